@@ -1,0 +1,121 @@
+"""Strict parsing of environment variables for settings.
+
+A wrong value fails loudly with the variable's name (``ImproperlyConfigured``) instead of
+being read as a default: ``DEBUG=flase`` must not quietly mean anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+TRUE_WORDS = {"1", "true", "yes", "on"}
+FALSE_WORDS = {"0", "false", "no", "off"}
+
+
+def env_bool(name: str, default: bool, environ: Mapping[str, str] = os.environ) -> bool:
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    word = raw.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(
+        f"{name}={raw!r} is not a boolean; use one of: true/false, yes/no, on/off, 1/0"
+    )
+
+
+def env_int(name: str, default: int, environ: Mapping[str, str] = os.environ) -> int:
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a whole number") from None
+
+
+def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.environ) -> list[str]:
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def database_config(environ: Mapping[str, str], base_dir) -> dict:
+    """SQLite by default; PostgreSQL from ``DATABASE_URL`` or the libpq ``PG*`` variables."""
+    url = environ.get("DATABASE_URL", "").strip()
+    if url:
+        return _database_from_url(url)
+    if environ.get("PGDATABASE") or environ.get("PGHOST"):
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": environ.get("PGDATABASE", "postgres"),
+            "USER": environ.get("PGUSER", ""),
+            "PASSWORD": environ.get("PGPASSWORD", ""),
+            "HOST": environ.get("PGHOST", ""),
+            "PORT": environ.get("PGPORT", ""),
+            "CONN_MAX_AGE": 0,
+        }
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": environ.get("SQLITE_PATH", "") or str(base_dir / "db.sqlite3"),
+        # Several team phones write at once; wait for the lock instead of failing at once.
+        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+    }
+
+
+def _database_from_url(url: str) -> dict:
+    parts = urlsplit(url)
+    if parts.scheme in ("postgres", "postgresql", "pgsql"):
+        name = unquote(parts.path.lstrip("/"))
+        if not name:
+            raise ImproperlyConfigured(f"DATABASE_URL={url!r} names no database (…/dbname)")
+        try:
+            port = parts.port
+        except ValueError:
+            raise ImproperlyConfigured(f"DATABASE_URL={url!r} has a bad port") from None
+        options = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": name,
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(port or ""),
+            "CONN_MAX_AGE": 0,
+            "OPTIONS": options,
+        }
+    if parts.scheme == "sqlite":
+        # sqlite:///relative.db or sqlite:////absolute/path.db
+        path = unquote(url[len("sqlite:///"):]) if url.startswith("sqlite:///") else ""
+        if not path:
+            raise ImproperlyConfigured(f"DATABASE_URL={url!r}: write sqlite:///path/to/file.db")
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path,
+                "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"}}
+    raise ImproperlyConfigured(
+        f"DATABASE_URL={url!r}: unsupported scheme {parts.scheme!r}; use postgresql:// or sqlite:///"
+    )
+
+
+def channel_layers_config(environ: Mapping[str, str]) -> dict:
+    """In-memory layer by default (one process); Redis from ``REDIS_URL`` (several workers)."""
+    url = environ.get("REDIS_URL", "").strip()
+    if not url:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    scheme = urlsplit(url).scheme
+    if scheme not in ("redis", "rediss", "unix"):
+        raise ImproperlyConfigured(
+            f"REDIS_URL={url!r}: unsupported scheme {scheme!r}; use redis://host:port/db"
+        )
+    return {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [url], "prefix": environ.get("CHANNELS_PREFIX", "clubgames")},
+        }
+    }

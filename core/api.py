@@ -1,0 +1,17 @@
+"""API glue shared by the apps: the error shape every endpoint answers with."""
+
+from __future__ import annotations
+
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from core.records import RecordError
+
+
+def exception_handler(exc, context):
+    """DRF's handler, plus: a domain error (RecordError or a service's ValidationError-like
+    ``DomainError``) is a 400 with ``{"detail": message}`` rather than a 500."""
+    if isinstance(exc, RecordError):
+        return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+    return drf_exception_handler(exc, context)
