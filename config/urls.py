@@ -8,5 +8,9 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("teams/", include("teams.urls")),
+    path("koth/", include("kingofhill.urls")),
+    path("gorod/", include("gorod.urls")),
+    path("rating/", include("rating.urls")),
     path("", include("core.urls")),
 ]

@@ -1,0 +1,27 @@
+"""Who may do what: the two staff roles are Django groups.
+
+Organizers set up games, rule and publish; hosts judge answers during a King of the Hill game.
+Superusers count as both. Teams never need an account (their phones join with a team secret).
+"""
+
+from __future__ import annotations
+
+ORGANIZER = "organizer"
+HOST = "host"
+
+
+def _in_group(user, name: str) -> bool:
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return False
+    if user.is_superuser:
+        return True
+    return user.groups.filter(name=name).exists()
+
+
+def is_organizer(user) -> bool:
+    return _in_group(user, ORGANIZER)
+
+
+def is_host(user) -> bool:
+    """Hosts judge answers; organizers may do everything a host does."""
+    return _in_group(user, HOST) or is_organizer(user)
