@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 DEFAULT_FEE = 400  # RUB, GoRoD 3.27
@@ -18,6 +17,9 @@ DEFAULT_FEE = 400  # RUB, GoRoD 3.27
 
 class Team(models.Model):
     name = models.CharField(_("name"), max_length=100)
+    # NFKC + casefold of the name, set by the services: "unique case-insensitively" for any
+    # script (SQLite's LOWER() folds ASCII only, so a functional constraint is not enough).
+    name_key = models.CharField(max_length=100, unique=True, editable=False)
     captain = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -30,9 +32,6 @@ class Team(models.Model):
         ordering = ["name"]
         verbose_name = _("team")
         verbose_name_plural = _("teams")
-        constraints = [
-            models.UniqueConstraint(Lower("name"), name="teams_team_name_ci_unique"),
-        ]
 
     def __str__(self) -> str:
         return self.name
@@ -46,6 +45,7 @@ class Member(models.Model):
         Team, on_delete=models.CASCADE, related_name="members", verbose_name=_("team")
     )
     nickname = models.CharField(_("nickname"), max_length=100)
+    nickname_key = models.CharField(max_length=100, editable=False)
     full_name = models.CharField(_("full name"), max_length=200, blank=True)
     phone = models.CharField(_("phone"), max_length=40, blank=True)
     email = models.EmailField(_("e-mail"), blank=True)
@@ -57,7 +57,7 @@ class Member(models.Model):
         verbose_name_plural = _("members")
         constraints = [
             models.UniqueConstraint(
-                "team", Lower("nickname"), name="teams_member_nickname_ci_unique"
+                fields=["team", "nickname_key"], name="teams_member_nickname_ci_unique"
             ),
         ]
 
