@@ -1,0 +1,735 @@
+"""The King of the Hill («Царь Горы») rules engine: a pure function from a game record to a board.
+
+The rules are ``rules/kingofhill.md``; the record and the replay output are
+``spec/record-format.md``. The live app, the replay command and the season rating all call this
+module, so every rule lives here and nowhere else: templates and JavaScript ask the helper
+functions below (``allowed_declarations``, ``projected_outcome``, ``challengers``…) instead of
+re-implementing a rule.
+
+What this module must not do:
+
+* import Django (or anything that needs settings) — it must run and be tested without them;
+* read the clock, the database, files or the network — the board depends on the record only, so
+  a changed verdict or partner mark is simply a different record, recomputed from scratch;
+* raise anything but ``core.records.RecordError`` for a bad record, whatever the input;
+* mutate its input or hand out mutable state — records and boards are frozen dataclasses.
+
+Decisions taken here where the rules page is silent are marked ``[decision]`` in comments.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any
+
+from core.records import RecordError, check_type, optional, parse_time, require
+
+__all__ = [
+    "JUMP", "REVOLUTION", "ORDINARY", "KING_HOLD_MOVES",
+    "KING_HELD", "QUESTIONS_EXHAUSTED", "NO_CHALLENGER",
+    "Declaration", "Answer", "Move", "GameRecord",
+    "TeamState", "Position", "MoveResult", "Board",
+    "Allowed", "Outcome", "Projection",
+    "parse_record", "parse_move", "compute", "advance", "initial_board", "replay", "board_to_dict",
+    "allowed_declarations", "projected_outcome", "moves_to_penultimate",
+    "could_still_depose", "challengers",
+]
+
+JUMP = "jump"
+REVOLUTION = "revolution"
+ORDINARY = "ordinary"
+DECLARABLE = (JUMP, REVOLUTION)
+KING_HOLD_MOVES = 3  # 2.5.1: the King wins after holding the summit this many moves
+
+KING_HELD = "king_held"
+QUESTIONS_EXHAUSTED = "questions_exhausted"
+NO_CHALLENGER = "no_challenger"
+
+# Reasons a declaration is ignored; the live app shows them as they are.
+LATE = "declared after the question was announced"
+FINISHED = "the game has finished"
+JUMP_FIRST_QUESTION = "jump not allowed on the first question"
+JUMP_KING = "the King cannot jump"
+JUMP_PENULTIMATE = "jump not allowed on the penultimate step"
+JUMP_AFTER_FAIL = "jump not allowed after a failed move"
+REV_KING = "the King cannot declare a revolution"
+REV_NO_KING = "revolution needs a King"
+REV_NOT_PENULTIMATE = "revolution only from the penultimate step"
+REV_NO_RIGHT = "no revolution right left"
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+# --------------------------------------------------------------------------------------------
+# The record
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    kind: str  # JUMP or REVOLUTION
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    correct: bool
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One question. ``declarations`` and ``answers`` are keyed by team name (read-only)."""
+
+    announced_at: datetime | None = None
+    partner: bool = False
+    declarations: Mapping[str, Declaration] = field(default_factory=lambda: _EMPTY)
+    answers: Mapping[str, Answer] = field(default_factory=lambda: _EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    teams: tuple[str, ...]
+    moves: tuple[Move, ...] = ()
+    summit: int = 7
+    main_questions: int | None = None
+    reserve_questions: int = 0
+
+    @property
+    def total_questions(self) -> int | None:
+        """main + reserve, or None when the game never ends by running out of questions."""
+        if self.main_questions is None:
+            return None
+        return self.main_questions + self.reserve_questions
+
+
+def parse_record(data: Any) -> GameRecord:
+    """Validate a record (``spec/record-format.md``) and return it as a frozen ``GameRecord``.
+
+    >>> rec = parse_record({"format": "kingofhill", "summit": 3, "teams": ["A", "B"],
+    ...     "moves": [{"answers": {"A": {"correct": True}}}]})
+    >>> rec.summit, rec.teams, rec.moves[0].answers["A"].correct
+    (3, ('A', 'B'), True)
+
+    Every problem raises ``RecordError`` naming the place, e.g.
+    ``moves[0].declarations.A.kind: expected "jump" or "revolution", got "hop"``.
+    A move after the game finished is found by ``compute``; a move beyond main+reserve
+    questions is refused here already.
+    """
+    if not isinstance(data, dict):
+        raise RecordError("the record must be a JSON object")
+    fmt = data.get("format")
+    if fmt != "kingofhill":
+        raise RecordError(f'format: expected "kingofhill", got {_show(fmt)}')
+
+    summit = optional(data, "summit", int, "record", 7)
+    if summit < 2:
+        raise RecordError(f"summit: must be at least 2, got {summit}")
+    main = optional(data, "main_questions", int, "record")
+    if main is not None and main < 1:
+        raise RecordError(f"main_questions: must be at least 1, got {main}")
+    reserve = optional(data, "reserve_questions", int, "record", 0)
+    if reserve < 0:
+        raise RecordError(f"reserve_questions: must not be negative, got {reserve}")
+
+    raw_teams = require(data, "teams", list, "record")
+    teams: list[str] = []
+    seen: set[str] = set()
+    for i, name in enumerate(raw_teams):
+        check_type(name, str, f"teams[{i}]")
+        if not name.strip():
+            raise RecordError(f"teams[{i}]: a team name must not be empty")
+        if name in seen:
+            raise RecordError(f"teams[{i}]: duplicate team name {name!r}")
+        seen.add(name)
+        teams.append(name)
+    if len(teams) < 2:
+        raise RecordError(f"teams: at least 2 teams are needed, got {len(teams)}")
+
+    raw_moves = optional(data, "moves", list, "record", [])
+    # [decision] reserve_questions alone sets no limit: the spec says the game runs out only
+    # when the numbers of questions are given, and the main count is the one that is required.
+    total = None if main is None else main + reserve
+    if total is not None and len(raw_moves) > total:
+        raise RecordError(
+            f"moves[{total}]: only {total} questions (main + reserve) exist, "
+            f"but the record has {len(raw_moves)} moves")
+    moves = tuple(parse_move(m, seen, f"moves[{i}]") for i, m in enumerate(raw_moves))
+    return GameRecord(teams=tuple(teams), moves=moves, summit=summit,
+                      main_questions=main, reserve_questions=reserve)
+
+
+def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move") -> Move:
+    """Validate one move object against the given team names."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: expected an object, got {_kind(data)}")
+    announced = data.get("announced_at")
+    announced_at = None if announced is None else parse_time(announced, f"{where}.announced_at")
+    partner = optional(data, "partner", bool, where, False)
+
+    declarations: dict[str, Declaration] = {}
+    raw = optional(data, "declarations", dict, where, {})
+    for team, value in raw.items():
+        here = f"{where}.declarations.{team}"
+        _known(team, teams, here)
+        kind = require(value, "kind", str, here)
+        if kind not in DECLARABLE:
+            raise RecordError(f'{here}.kind: expected "jump" or "revolution", got {_show(kind)}')
+        at = value.get("at")
+        declarations[team] = Declaration(kind, None if at is None else parse_time(at, f"{here}.at"))
+
+    answers: dict[str, Answer] = {}
+    raw = optional(data, "answers", dict, where, {})
+    for team, value in raw.items():
+        here = f"{where}.answers.{team}"
+        _known(team, teams, here)
+        correct = require(value, "correct", bool, here)
+        at = value.get("at")
+        answers[team] = Answer(correct, None if at is None else parse_time(at, f"{here}.at"))
+    # [decision] an answer stamped before announced_at is not refused: the server stamps
+    # arrivals, and a clock step on the host's laptop must not make a finished game unreplayable.
+    return Move(announced_at=announced_at, partner=partner,
+                declarations=MappingProxyType(declarations), answers=MappingProxyType(answers))
+
+
+def _known(team: str, teams, where: str) -> None:
+    if team not in teams:
+        raise RecordError(f"{where}: unknown team {team!r}")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value)
+    return _kind(value)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "a string", bool: "true or false",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+# --------------------------------------------------------------------------------------------
+# The board
+
+
+@dataclass(frozen=True, slots=True)
+class TeamState:
+    """One team after some move. ``place`` is 1-based, with no shared places."""
+
+    team: str
+    place: int
+    step: int
+    points: int
+    revolution_right: bool  # always False for the King (the contract's meaning)
+    is_king: bool
+    last_failed: bool  # its previous move failed: no jump on the next question
+    registration: int  # 0-based index in record.teams
+    changed_question: int  # question that last changed (step, points); 0 = never
+    changed_at: datetime | None  # arrival of this team's answer in that question
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """The board after ``question`` moves (0 = before the first question)."""
+
+    summit: int
+    question: int
+    total_questions: int | None
+    teams: tuple[TeamState, ...]  # standings order
+    king: str | None
+    king_holds: int
+    finished: bool
+    finish_reason: str | None
+    winner: str | None
+
+    def team(self, name: str) -> TeamState:
+        for state in self.teams:
+            if state.team == name:
+                return state
+        raise RecordError(f"unknown team {name!r}")
+
+    @property
+    def questions_left(self) -> int | None:
+        return None if self.total_questions is None else self.total_questions - self.question
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    """What one question did: the declarations that counted, those ignored (with why), who
+    answered correctly, and the position after it (for history and prefix checks)."""
+
+    question: int
+    partner: bool
+    effective: Mapping[str, str]  # team -> JUMP | REVOLUTION
+    ignored: Mapping[str, str]  # team -> reason
+    correct: tuple[str, ...]  # registration order
+    position: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Board(Position):
+    """The current position plus the history of every move that led to it."""
+
+    moves: tuple[MoveResult, ...] = ()
+
+
+def initial_board(record: GameRecord) -> Board:
+    """The board before question 1: every team on step 0 with 0 points and a right."""
+    teams = tuple(
+        TeamState(team=name, place=i + 1, step=0, points=0, revolution_right=True,
+                  is_king=False, last_failed=False, registration=i, changed_question=0,
+                  changed_at=None)
+        for i, name in enumerate(record.teams))
+    return Board(summit=record.summit, question=0, total_questions=record.total_questions,
+                 teams=teams, king=None, king_holds=0, finished=False, finish_reason=None,
+                 winner=None, moves=())
+
+
+def compute(record: GameRecord) -> Board:
+    """Replay every move of the record and return the final board with its history.
+
+    Worked example (summit 3, so step 2 is the penultimate step): on question 1 both teams
+    answer correctly (1 step, 1 point each); on question 2 Alpha jumps from step 1 straight onto
+    the summit and becomes King with 3 points, while Beta's ordinary correct answer takes it to
+    step 2 (its jump is refused: it declared after the announcement).
+
+    >>> rec = parse_record({"format": "kingofhill", "summit": 3, "teams": ["Alpha", "Beta"],
+    ...   "moves": [
+    ...     {"answers": {"Alpha": {"correct": True}, "Beta": {"correct": True}}},
+    ...     {"announced_at": "2026-12-05T19:05:00+03:00",
+    ...      "declarations": {"Alpha": {"kind": "jump"},
+    ...                       "Beta": {"kind": "jump", "at": "2026-12-05T19:05:01+03:00"}},
+    ...      "answers": {"Alpha": {"correct": True}, "Beta": {"correct": True}}}]})
+    >>> board = compute(rec)
+    >>> board.king, [(t.team, t.step, t.points) for t in board.teams]
+    ('Alpha', [('Alpha', 3, 3), ('Beta', 2, 2)])
+    >>> dict(board.moves[1].ignored)
+    {'Beta': 'declared after the question was announced'}
+
+    A move after the game finished raises ``RecordError``.
+    """
+    board = initial_board(record)
+    for i, move in enumerate(record.moves):
+        if board.finished:
+            raise RecordError(
+                f"moves[{i}]: the game already finished after question {board.question} "
+                f"({board.finish_reason}); no move may follow")
+        board = advance(board, move)
+    return board
+
+
+def advance(board: Board, move: Move) -> Board:
+    """Play one more question on ``board`` and return the new board (the live app's step).
+
+    >>> rec = parse_record({"format": "kingofhill", "summit": 2, "teams": ["A", "B"]})
+    >>> b = advance(initial_board(rec), parse_move({"answers": {"B": {"correct": True}}}, {"A", "B"}))
+    >>> [(t.team, t.step, t.points, t.last_failed) for t in b.teams]
+    [('B', 1, 1, False), ('A', 0, 0, True)]
+    """
+    if board.finished:
+        raise RecordError(f"question {board.question + 1}: the game has already finished")
+    q = board.question + 1
+    summit = board.summit
+    top = summit - 1
+    king = board.king
+    had_king = king is not None
+    states = sorted(board.teams, key=_by_registration)
+    names = [s.team for s in states]
+    for name in (*move.declarations, *move.answers):
+        if name not in names:
+            raise RecordError(f"question {q}: unknown team {name!r}")
+    n = len(states)
+    step = [s.step for s in states]
+    points = [s.points for s in states]
+    right = [s.revolution_right for s in states]
+    changed_q = [s.changed_question for s in states]
+    changed_at = [s.changed_at for s in states]
+    correct = [False] * n
+    at: list[datetime | None] = [None] * n
+    bonus = 1 if move.partner else 0
+
+    effective: dict[str, str] = {}
+    ignored: dict[str, str] = {}
+    kinds = [ORDINARY] * n
+    for i, s in enumerate(states):
+        answer = move.answers.get(s.team)
+        if answer is not None:
+            correct[i] = answer.correct
+            at[i] = answer.at
+        declared = move.declarations.get(s.team)
+        if declared is None:
+            continue
+        reason = _refusal(declared.kind, s, board)
+        if reason is None and _late(declared, move):
+            reason = LATE
+        if reason is None:
+            kinds[i] = declared.kind
+            effective[s.team] = declared.kind
+        else:
+            ignored[s.team] = reason
+
+    arriving: list[int] = []
+    revolutionaries: list[int] = []
+    king_index = -1
+    for i, s in enumerate(states):
+        kind = kinds[i]
+        ok = correct[i]
+        if s.is_king:
+            king_index = i
+            if ok:
+                points[i] += 1 + bonus
+            continue  # 2.4: the King never moves down because of a wrong answer
+        if kind == REVOLUTION:
+            right[i] = False  # declaring uses the right up, whatever happens
+            revolutionaries.append(i)
+            if ok:
+                points[i] += 1 + bonus
+            continue
+        if kind == JUMP:
+            if ok:
+                target = step[i] + 2
+                points[i] += 2 + bonus
+            else:
+                target = max(0, step[i] - 1)
+        else:
+            if not ok:
+                continue
+            target = step[i] + 1
+            points[i] += 1 + bonus
+        if target >= summit:
+            if had_king:
+                # [decision] on the page: with a King on the summit only a revolution gets
+                # there; the move stops on S-1 but keeps its points.
+                target = top
+            else:
+                arriving.append(i)
+                target = top  # the one that becomes King is lifted to the summit below
+        step[i] = target
+
+    new_king = -1
+    if arriving:
+        new_king = min(arriving, key=lambda i: _contest_key(i, points, at))
+    elif had_king and not correct[king_index]:
+        winners = [i for i in revolutionaries if correct[i]]
+        if winners:
+            new_king = min(winners, key=lambda i: _contest_key(i, points, at))
+            step[king_index] = top  # [decision] on the page: the deposed King goes to S-1
+
+    if new_king >= 0:
+        step[new_king] = summit
+        king = names[new_king]
+        holds = 0
+        # When the King changes every right is restored (2.4.5); the King holds none.
+        right = [True] * n
+        right[new_king] = False
+    else:
+        holds = board.king_holds + 1 if had_king else 0
+
+    for i, s in enumerate(states):
+        if step[i] != s.step or points[i] != s.points:
+            changed_q[i] = q
+            changed_at[i] = at[i]
+
+    finish_reason = None
+    total = board.total_questions
+    if king is not None and holds >= KING_HOLD_MOVES:
+        finish_reason = KING_HELD
+    elif total is not None and q >= total:
+        finish_reason = QUESTIONS_EXHAUSTED
+    elif king is not None:
+        last_failed = [not c for c in correct]
+        left = _moves_left(holds, None if total is None else total - q)
+        king_i = names.index(king)
+        holders = [i for i in range(n)
+                   if i != king_i and right[i] and _reachable(step[i], last_failed[i], summit, left)]
+        if not holders:
+            # Re-grant (2.4.5): nobody who still holds a right can make it in time, so every
+            # team that used its right gets it back; then rule 3 looks again.
+            right = [i != king_i for i in range(n)]
+            if not any(i != king_i and _reachable(step[i], last_failed[i], summit, left)
+                       for i in range(n)):
+                finish_reason = NO_CHALLENGER
+
+    new_states = [
+        TeamState(team=names[i], place=0, step=step[i], points=points[i],
+                  revolution_right=right[i] and names[i] != king, is_king=names[i] == king,
+                  last_failed=not correct[i], registration=i, changed_question=changed_q[i],
+                  changed_at=changed_at[i])
+        for i in range(n)]
+    ordered = _standings(new_states, king)
+    finished = finish_reason is not None
+    winner = None
+    if finished:
+        winner = king if king is not None else ordered[0].team
+    position = Position(summit=summit, question=q, total_questions=total, teams=ordered,
+                        king=king, king_holds=holds, finished=finished,
+                        finish_reason=finish_reason, winner=winner)
+    result = MoveResult(question=q, partner=move.partner, effective=MappingProxyType(effective),
+                        ignored=MappingProxyType(ignored),
+                        correct=tuple(names[i] for i in range(n) if correct[i]),
+                        position=position)
+    return Board(summit=summit, question=q, total_questions=total, teams=ordered, king=king,
+                 king_holds=holds, finished=finished, finish_reason=finish_reason,
+                 winner=winner, moves=(*board.moves, result))
+
+
+def _by_registration(state: TeamState) -> int:
+    return state.registration
+
+
+def _late(declared: Declaration, move: Move) -> bool:
+    # A declaration without a time, or in a move without an announcement time, is on time.
+    return (declared.at is not None and move.announced_at is not None
+            and declared.at >= move.announced_at)
+
+
+def _refusal(kind: str, state: TeamState, board: Position) -> str | None:
+    """Why ``state`` may not make a ``kind`` declaration on the next question, or None.
+
+    [decision] a declaration the team could not make anyway reports that rule, not lateness.
+    """
+    if board.finished:
+        return FINISHED
+    top = board.summit - 1
+    if kind == JUMP:
+        if board.question == 0:
+            return JUMP_FIRST_QUESTION
+        if state.is_king:
+            return JUMP_KING
+        if state.step == top:
+            return JUMP_PENULTIMATE
+        if state.last_failed:
+            return JUMP_AFTER_FAIL
+        return None
+    if state.is_king:
+        return REV_KING
+    if board.king is None:
+        return REV_NO_KING
+    if state.step != top:
+        return REV_NOT_PENULTIMATE
+    if not state.revolution_right:
+        return REV_NO_RIGHT
+    return None
+
+
+_NO_TIME = (1, 0.0)
+
+
+def _arrival_key(at: datetime | None) -> tuple[int, float]:
+    # Answers without a time rank after every answer with one (spec).
+    return _NO_TIME if at is None else (0, at.timestamp())
+
+
+def _contest_key(i: int, points: list[int], at: list[datetime | None]) -> tuple:
+    # 2.4.7: more points (this move's included), then the earliest correct answer, then
+    # registration order (i is the registration index).
+    return (-points[i], _arrival_key(at[i]), i)
+
+
+def _standings(states: list[TeamState], king: str | None) -> tuple[TeamState, ...]:
+    # King first; then step, points, and [decision on the page] whoever reached its
+    # (step, points) first: question, then answer arrival in it, then registration.
+    ordered = sorted(states, key=lambda s: (
+        s.team != king, -s.step, -s.points, s.changed_question,
+        _arrival_key(s.changed_at), s.registration))
+    return tuple(
+        TeamState(team=s.team, place=p, step=s.step, points=s.points,
+                  revolution_right=s.revolution_right, is_king=s.is_king,
+                  last_failed=s.last_failed, registration=s.registration,
+                  changed_question=s.changed_question, changed_at=s.changed_at)
+        for p, s in enumerate(ordered, start=1))
+
+
+# --------------------------------------------------------------------------------------------
+# Questions the screens ask
+
+
+def _moves_left(king_holds: int, questions_left: int | None) -> int:
+    left = KING_HOLD_MOVES - king_holds
+    return left if questions_left is None else min(left, questions_left)
+
+
+def moves_to_penultimate(step: int, last_failed: bool, summit: int) -> int:
+    """The least number of moves, all answered correctly, from ``step`` to S-1.
+
+    ``k = 0`` on S-1; otherwise with ``d = S-1-step``, ``ceil(d/2)`` (jumping every time), or
+    ``1 + ceil((d-1)/2)`` after a failed move (no jump at once).
+
+    >>> moves_to_penultimate(2, False, 7), moves_to_penultimate(2, True, 7)
+    (2, 3)
+    >>> moves_to_penultimate(6, True, 7)
+    0
+    """
+    d = summit - 1 - step
+    if d <= 0:
+        return 0
+    if last_failed:
+        return 1 + math.ceil((d - 1) / 2)
+    return math.ceil(d / 2)
+
+
+def _reachable(step: int, last_failed: bool, summit: int, left: int) -> bool:
+    return moves_to_penultimate(step, last_failed, summit) + 1 <= left
+
+
+def could_still_depose(board: Position, team: str, *, assume_right: bool = False) -> bool:
+    """Whether ``team`` could still depose the King before the game ends.
+
+    It needs a revolution right (unless ``assume_right``) and ``k + 1 <= left`` where ``k`` is
+    ``moves_to_penultimate`` and ``left = 3 - king_holds`` (no more than the questions left).
+
+    Example: summit 7, the King has held for 1 move (``left = 2``): a team with a right on
+    step 5 after a correct answer needs 1 move to step 6 and 1 to revolt → True; on step 4 it
+    would need 1 + 1 + 1 = 3 moves → False. The King itself, or no King, → False.
+    """
+    if board.king is None or board.finished:
+        return False
+    state = board.team(team)
+    if state.is_king or not (assume_right or state.revolution_right):
+        return False
+    left = _moves_left(board.king_holds, board.questions_left)
+    return _reachable(state.step, state.last_failed, board.summit, left)
+
+
+def challengers(board: Position) -> tuple[str, ...]:
+    """The teams (standings order) that hold a right and could still depose the King.
+
+    Empty when there is no King or the game has finished. Right after a re-grant every team in
+    reach appears again. Example: King ``A`` has held 2 moves; ``B`` on S-1 with its right is
+    the only challenger: ``challengers(board) == ("B",)``.
+    """
+    return tuple(s.team for s in board.teams if could_still_depose(board, s.team))
+
+
+@dataclass(frozen=True, slots=True)
+class Allowed:
+    """What a team may declare for the next question, with the reason when it may not."""
+
+    jump: bool
+    jump_reason: str | None
+    revolution: bool
+    revolution_reason: str | None
+
+
+def allowed_declarations(board: Position, team: str) -> Allowed:
+    """May ``team`` declare a jump / a revolution for the next question? Reasons when not.
+
+    Before question 1 nobody may jump ("jump not allowed on the first question") and nobody may
+    revolt ("revolution needs a King"). Later, a team on step 2 whose last answer was correct
+    may jump; on S-1 with its right, and a King on the summit, it may revolt but not jump.
+    Lateness is not judged here: it depends on when the declaration arrives.
+    """
+    state = board.team(team)
+    jump = _refusal(JUMP, state, board)
+    revolution = _refusal(REVOLUTION, state, board)
+    return Allowed(jump is None, jump, revolution is None, revolution)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    step: int  # the team's step after the move
+    points: int  # points gained in the move
+    note: str  # what else may happen (the summit), in plain English; "" when nothing
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    """What a team would get on the next question for a correct and an incorrect answer."""
+
+    kind: str  # the kind that would count: the declared one, or ORDINARY when it is refused
+    ignored_reason: str | None  # why the declared kind would be refused
+    correct: Outcome
+    incorrect: Outcome
+
+
+def projected_outcome(board: Position, team: str, kind: str = ORDINARY, *,
+                      partner: bool = False) -> Projection:
+    """What ``team`` would get for a ``kind`` move ("ordinary", "jump", "revolution") on the
+    next question, for a correct and an incorrect answer; ``partner`` marks a partner question.
+
+    Example (summit 7, no King, team on step 3 after a correct answer)::
+
+        jump, partner   → correct: step 5, +3 points; incorrect: step 2, +0
+        ordinary        → correct: step 4, +1;        incorrect: step 3, +0
+
+    A refused declaration is projected as the ordinary move it would become, with the reason.
+    Whether a team arriving on the summit becomes King depends on the others, so it is a note.
+    """
+    if kind not in (ORDINARY, JUMP, REVOLUTION):
+        raise RecordError(f'kind: expected "ordinary", "jump" or "revolution", got {_show(kind)}')
+    state = board.team(team)
+    reason = None if kind == ORDINARY else _refusal(kind, state, board)
+    if reason is not None:
+        kind = ORDINARY
+    bonus = 1 if partner else 0
+    summit, top, step = board.summit, board.summit - 1, state.step
+    if state.is_king:
+        note = "stays on the summit unless deposed by a correct revolutionary"
+        return Projection(kind, reason, Outcome(step, 1 + bonus, "stays on the summit"),
+                          Outcome(step, 0, note))
+    if kind == REVOLUTION:
+        return Projection(kind, reason, Outcome(
+            top, 1 + bonus,
+            "takes the summit if the King answers incorrectly and no other correct "
+            "revolutionary has more points (then the earlier answer)"), Outcome(top, 0, ""))
+    gain = 2 if kind == JUMP else 1
+    target = step + gain
+    note = ""
+    if target >= summit:
+        if board.king is None:
+            target = summit
+            note = ("reaches the summit: becomes King unless another arriving team has more "
+                    "points (then the earlier answer); otherwise stays on the penultimate step")
+        else:
+            target = top
+            note = "stops on the penultimate step: only a revolution takes the summit"
+    wrong = max(0, step - 1) if kind == JUMP else step
+    return Projection(kind, reason, Outcome(target, gain + bonus, note), Outcome(wrong, 0, ""))
+
+
+# --------------------------------------------------------------------------------------------
+# The replay contract
+
+
+def board_to_dict(board: Board) -> dict:
+    """The contract output of ``spec/record-format.md`` (plus ``summit``, ``question`` and,
+    per move, ``partner``, ``effective`` and ``correct`` for the season rating)."""
+    return {
+        "format": "kingofhill",
+        "summit": board.summit,
+        "question": board.question,
+        "finished": board.finished,
+        "finish_reason": board.finish_reason,
+        "winner": board.winner,
+        "king": board.king,
+        "king_holds": board.king_holds,
+        "teams": [
+            {"team": s.team, "place": s.place, "step": s.step, "points": s.points,
+             "revolution_right": s.revolution_right}
+            for s in board.teams],
+        "moves": [
+            {"question": m.question, "partner": m.partner, "effective": dict(m.effective),
+             "ignored": dict(m.ignored), "correct": list(m.correct), "king": m.position.king}
+            for m in board.moves],
+    }
+
+
+def replay(data: Any) -> dict:
+    """Recompute a ``"format": "kingofhill"`` record and return the contract's output.
+
+    >>> out = replay({"format": "kingofhill", "summit": 2, "teams": ["A", "B"], "moves": [
+    ...     {"answers": {"A": {"correct": True}}},
+    ...     {"answers": {"A": {"correct": True, "at": "2026-12-05T19:10:41+03:00"}}}]})
+    >>> out["king"], out["king_holds"], [t["team"] for t in out["teams"]]
+    ('A', 0, ['A', 'B'])
+    """
+    return board_to_dict(compute(parse_record(data)))
+
