@@ -1,0 +1,852 @@
+"""The GoRoD night-game timing engine: level clock, organizer rulings, totals and places.
+
+Pure: this module must not import Django, must not read the clock, the database, the network or
+the environment. The current time is always an argument (``compute(record, now)``), so the live
+app, ``manage.py replay`` and the tests all get the same answer for the same record.
+
+The rules are ``rules/gorod.md``; the record and the replay output are ``spec/record-format.md``.
+Every bad input raises ``core.records.RecordError`` with a "what and where" message, never
+another exception.
+
+Internally every instant is an ``int`` of microseconds since the Unix epoch: the arithmetic is
+exact (a code at exactly ``r + limit`` is compared without float noise) and runs on instants,
+so a daylight-saving change during the night cannot move a deadline. Datetimes are made only
+at the edges (parsing, results).
+
+Decisions the rules page leaves open are marked ``[decision]`` where they are implemented.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, tzinfo
+from types import MappingProxyType
+from typing import Any
+
+from core.records import RecordError, check_type, format_time, optional, parse_time, require
+
+__all__ = [
+    "DEFAULT_LIMIT_MIN",
+    "GameRecord",
+    "LevelResult",
+    "Results",
+    "TeamResult",
+    "compute",
+    "generate_routes",
+    "next_deadline",
+    "parse_record",
+    "replay",
+    "statistics_table",
+]
+
+DEFAULT_LIMIT_MIN = 70
+DEFAULT_HINT_OFFSETS_MIN = (25, 50)
+DEFAULT_SLIV_PENALTY_MIN = 15
+DEFAULT_MAX_DURATION_H = 24
+TIMEOUT_MIN_RANGE = (1, 30)
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = 1_000_000
+_MIN = 60 * _US
+_HOUR = 60 * _MIN
+
+CLOSING_TYPES = ("code", "sliv", "force_majeure")
+RULING_TYPES = ("penalty", "bonus", "average_time", "disqualify")
+EVENT_TYPES = (*CLOSING_TYPES, "timeout", *RULING_TYPES)
+
+#: How the statistics screen names each outcome (3.x: code / failed / organizer ruling).
+HOW = {
+    "code": "code",
+    "auto_sliv": "failed (time out)",
+    "sliv": "failed (organizer)",
+    "force_majeure": "force majeure (organizer)",
+    None: None,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# The record
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Level:
+    id: str
+    limit_min: float
+    limit_us: int
+
+
+@dataclass(frozen=True)
+class Event:
+    index: int  # position in the record's ``events``, for messages
+    team: str
+    type: str
+    at: datetime | None
+    at_us: int | None
+    level: str | None = None
+    minutes: float | None = None
+    reason: str | None = None
+    by: str | None = None
+
+    @property
+    def where(self) -> str:
+        return f"events[{self.index}]"
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    start: datetime
+    start_us: int
+    levels: tuple[Level, ...]
+    teams: tuple[str, ...]
+    routes: Mapping[str, tuple[str, ...]]  # every team, defaulting to the game order
+    events: tuple[Event, ...]
+    end: datetime | None
+    end_us: int | None
+    now: datetime | None
+    hint_offsets_min: tuple[float, ...]
+    sliv_penalty_min: float
+    max_duration_h: float
+
+    @property
+    def cap_us(self) -> int:
+        return self.start_us + round(self.max_duration_h * _HOUR)
+
+    @property
+    def level_by_id(self) -> Mapping[str, Level]:
+        return {level.id: level for level in self.levels}
+
+
+def _to_us(value: datetime, where: str) -> int:
+    try:
+        return (value - _EPOCH) // timedelta(microseconds=1)
+    except OverflowError:
+        raise RecordError(f"{where}: {value.isoformat()} is out of range") from None
+
+
+def _from_us(us: int, tz: tzinfo) -> datetime:
+    return (_EPOCH + timedelta(microseconds=us)).astimezone(tz)
+
+
+def _time(value: Any, where: str) -> tuple[datetime, int]:
+    parsed = parse_time(value, where)
+    # Far-away years would overflow once the engine adds hours to them; no game is played there.
+    if not 1900 <= parsed.year <= 9000:
+        raise RecordError(f"{where}: {value!r} is not a plausible game time (year 1900–9000)")
+    return parsed, _to_us(parsed, where)
+
+
+def _number(value: Any, where: str, low: float, high: float, *, low_open: bool = False) -> float:
+    check_type(value, (int, float), where)
+    if not math.isfinite(value):
+        raise RecordError(f"{where}: expected a finite number, got {value!r}")
+    too_low = value <= low if low_open else value < low
+    if too_low or value > high:
+        bracket = "(" if low_open else "["
+        raise RecordError(f"{where}: {value!r} is outside {bracket}{low:g}, {high:g}]")
+    return value
+
+
+def _text(mapping: dict, key: str, where: str) -> str | None:
+    return optional(mapping, key, str, where)
+
+
+def parse_record(data: Any) -> GameRecord:
+    """Check a GoRoD game record's shape and static consistency and return it typed.
+
+    Static checks only (types, names, routes, timeout length, events inside the game's span);
+    the timeline checks that need the level clock (a code after a fail time, a level closed
+    twice) happen in ``compute``.
+
+    >>> rec = parse_record({"format": "gorod", "start": "2026-12-05T22:00:00+03:00",
+    ...                     "levels": [{"id": "1"}], "teams": ["A"]})
+    >>> rec.levels[0].limit_min, rec.routes["A"]
+    (70, ('1',))
+    """
+    if not isinstance(data, dict):
+        raise RecordError("the record must be a JSON object")
+    fmt = data.get("format", "gorod")
+    if fmt != "gorod":
+        raise RecordError(f"format: expected 'gorod', got {fmt!r}")
+
+    start, start_us = _time(require(data, "start", str, "record"), "start")
+
+    max_h = _number(optional(data, "max_duration_h", (int, float), "record", DEFAULT_MAX_DURATION_H),
+                    "max_duration_h", 0, 1000, low_open=True)
+    sliv_min = _number(optional(data, "sliv_penalty_min", (int, float), "record", DEFAULT_SLIV_PENALTY_MIN),
+                       "sliv_penalty_min", 0, 1440)
+    raw_offsets = optional(data, "hint_offsets_min", list, "record", list(DEFAULT_HINT_OFFSETS_MIN))
+    offsets = tuple(_number(v, f"hint_offsets_min[{i}]", 0, 10080) for i, v in enumerate(raw_offsets))
+    if any(b <= a for a, b in zip(offsets, offsets[1:], strict=False)):
+        raise RecordError("hint_offsets_min: the hint times must increase")
+
+    levels = _parse_levels(require(data, "levels", list, "record"))
+    ids = [level.id for level in levels]
+    teams = _parse_teams(require(data, "teams", list, "record"))
+    routes = _parse_routes(optional(data, "routes", dict, "record", {}), ids, teams)
+
+    cap_us = start_us + round(max_h * _HOUR)
+    end = end_us = now = None
+    now_us = None
+    if data.get("now") is not None:
+        now, now_us = _time(data["now"], "now")
+    if data.get("end") is not None:
+        end, end_us = _time(data["end"], "end")
+        if end_us < start_us:
+            raise RecordError(f"end: {data['end']} is before the start {data['start']}")
+        if end_us > cap_us:
+            raise RecordError(f"end: {data['end']} is after the {max_h:g} h cap")
+        if now_us is not None and end_us > now_us:
+            raise RecordError(f"end: {data['end']} is later than now ({data['now']})")
+
+    events = _parse_events(optional(data, "events", list, "record", []), set(ids), set(teams))
+    limits = [("the game's end", end_us, "end"), ("now", now_us, "now"),
+              (f"the {max_h:g} h cap", cap_us, "cap")]
+    for event in events:
+        if event.at_us is None:
+            continue
+        if event.at_us < start_us:
+            raise RecordError(f"{event.where}.at: {format_time(event.at)} is before the start "
+                              f"{format_time(start)}")
+        for label, bound, _key in limits:
+            if bound is not None and event.at_us > bound:
+                raise RecordError(f"{event.where}.at: {format_time(event.at)} is later than {label}"
+                                  f" ({format_time(_from_us(bound, start.tzinfo))})")
+
+    return GameRecord(
+        start=start, start_us=start_us, levels=levels, teams=teams,
+        routes=MappingProxyType({t: routes.get(t, tuple(ids)) for t in teams}),
+        events=events, end=end, end_us=end_us, now=now, hint_offsets_min=offsets,
+        sliv_penalty_min=sliv_min, max_duration_h=max_h,
+    )
+
+
+def _parse_levels(raw: list) -> tuple[Level, ...]:
+    if not raw:
+        raise RecordError("levels: a game needs at least one level")
+    levels: list[Level] = []
+    seen: set[str] = set()
+    for i, item in enumerate(raw):
+        where = f"levels[{i}]"
+        level_id = require(item, "id", str, where)
+        if level_id in seen:
+            raise RecordError(f"{where}.id: level {level_id!r} is listed twice")
+        seen.add(level_id)
+        limit = _number(optional(item, "duration_min", (int, float), where, DEFAULT_LIMIT_MIN),
+                        f"{where}.duration_min", 0, 10080, low_open=True)
+        levels.append(Level(level_id, limit, round(limit * _MIN)))
+    return tuple(levels)
+
+
+def _parse_teams(raw: list) -> tuple[str, ...]:
+    if not raw:
+        raise RecordError("teams: a game needs at least one team")
+    seen: set[str] = set()
+    for i, name in enumerate(raw):
+        check_type(name, str, f"teams[{i}]")
+        if not name.strip():
+            raise RecordError(f"teams[{i}]: a team name cannot be empty")
+        if name in seen:
+            raise RecordError(f"teams[{i}]: team {name!r} is listed twice")
+        seen.add(name)
+    return tuple(raw)
+
+
+def _parse_routes(raw: dict, ids: list[str], teams: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    routes: dict[str, tuple[str, ...]] = {}
+    for team, route in raw.items():
+        where = f"routes.{team}"
+        if team not in teams:
+            raise RecordError(f"{where}: unknown team {team!r}")
+        check_type(route, list, where)
+        for j, level_id in enumerate(route):
+            check_type(level_id, str, f"{where}[{j}]")
+            if level_id not in ids:
+                raise RecordError(f"{where}[{j}]: unknown level {level_id!r}")
+        seen: set[str] = set()
+        for j, level_id in enumerate(route):
+            if level_id in seen:
+                raise RecordError(f"{where}[{j}]: level {level_id!r} is visited twice "
+                                  "(a route visits every level exactly once)")
+            seen.add(level_id)
+        missing = [level_id for level_id in ids if level_id not in seen]
+        if missing:
+            raise RecordError(f"{where}: the route misses level(s) {', '.join(missing)} "
+                              "(a route visits every level exactly once)")
+        routes[team] = tuple(route)
+    return routes
+
+
+def _parse_events(raw: list, level_ids: set[str], teams: set[str]) -> tuple[Event, ...]:
+    events: list[Event] = []
+    closings: dict[tuple[str, str], Event] = {}
+    timeouts: dict[str, Event] = {}
+    averages: dict[tuple[str, str], Event] = {}
+    disqualified: dict[str, Event] = {}
+    for i, item in enumerate(raw):
+        where = f"events[{i}]"
+        check_type(item, dict, where)
+        team = require(item, "team", str, where)
+        if team not in teams:
+            raise RecordError(f"{where}.team: unknown team {team!r}")
+        kind = require(item, "type", str, where)
+        if kind not in EVENT_TYPES:
+            raise RecordError(f"{where}.type: unknown event type {kind!r} "
+                              f"(expected one of {', '.join(EVENT_TYPES)})")
+        needs_at = kind in CLOSING_TYPES or kind == "timeout"
+        at = at_us = None
+        if needs_at or item.get("at") is not None:
+            at, at_us = _time(require(item, "at", str, where), f"{where}.at")
+        level = None
+        if kind in CLOSING_TYPES or kind == "average_time":
+            level = require(item, "level", str, where)
+            if level not in level_ids:
+                raise RecordError(f"{where}.level: unknown level {level!r}")
+        minutes = None
+        if kind == "timeout":
+            minutes = _number(require(item, "minutes", (int, float), where), f"{where}.minutes",
+                              *TIMEOUT_MIN_RANGE)
+        elif kind in ("penalty", "bonus"):
+            minutes = _number(require(item, "minutes", (int, float), where), f"{where}.minutes",
+                              0, 10080, low_open=True)
+        event = Event(i, team, kind, at, at_us, level, minutes,
+                      _text(item, "reason", where), _text(item, "by", where))
+
+        if kind in CLOSING_TYPES:
+            first = closings.get((team, level))
+            if first is not None:
+                raise RecordError(f"{where}: {team}'s level {level} is closed twice "
+                                  f"(already by {first.type} in {first.where})")
+            closings[(team, level)] = event
+        elif kind == "timeout":
+            if team in timeouts:
+                raise RecordError(f"{where}: {team} takes a second timeout (one per game, 3.10; "
+                                  f"the first is {timeouts[team].where})")
+            timeouts[team] = event
+        elif kind == "average_time":
+            if (team, level) in averages:
+                raise RecordError(f"{where}: average time for {team} on level {level} is "
+                                  f"already ruled in {averages[(team, level)].where}")
+            averages[(team, level)] = event
+        elif kind == "disqualify":
+            if team in disqualified:
+                raise RecordError(f"{where}: {team} is already disqualified in "
+                                  f"{disqualified[team].where}")
+            disqualified[team] = event
+        events.append(event)
+    return tuple(events)
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LevelResult:
+    level: str
+    received_at: datetime
+    #: Hints that appeared; for the open level of a playing team every scheduled hint.
+    hints_at: tuple[datetime, ...]
+    hints_shown: int  # how many had appeared by the computed moment
+    fail_at: datetime  # r + limit, moved by a timeout taken on this level
+    closed_at: datetime | None
+    outcome: str | None  # code | sliv | auto_sliv | force_majeure | None (open)
+    duration_s: float | None  # excludes a timeout taken on this level
+    timeout_s: float  # timeout taken on this level (0 if none)
+    average_s: float | None = None  # the average-time ruling's replacement, if applied
+
+    @property
+    def how(self) -> str | None:
+        return HOW[self.outcome]
+
+
+@dataclass(frozen=True)
+class Ruling:
+    type: str
+    minutes: float | None
+    level: str | None
+    at: datetime | None
+    reason: str | None
+    by: str | None
+
+
+@dataclass(frozen=True)
+class TeamResult:
+    team: str
+    registration: int  # index in the record's ``teams``
+    place: int | None
+    status: str  # finished | playing | stopped | disqualified
+    levels: tuple[LevelResult, ...]
+    current_level: str | None
+    next_deadline: datetime | None
+    levels_closed: int
+    failed_levels: tuple[str, ...]
+    finished_at: datetime | None
+    penalty_s: float
+    bonus_s: float
+    timeout_s: float
+    timeout_at: datetime | None
+    average_adjust_s: float
+    total_s: float
+    rulings: tuple[Ruling, ...]
+
+    @property
+    def slivs(self) -> int:
+        return len(self.failed_levels)
+
+
+@dataclass(frozen=True)
+class Results:
+    start: datetime
+    now: datetime | None  # None: the record is complete
+    game_over: bool
+    ended_at: datetime | None  # the moment the game ended, if it has
+    end_reason: str | None  # all_finished | organizer | cap | None
+    level_ids: tuple[str, ...]  # game order
+    teams: tuple[TeamResult, ...]  # standings order
+    cap: datetime
+
+    @property
+    def finished_share(self) -> float:
+        """Share of teams that have finished (3.9: the organizer may end the game at 80 %)."""
+        if not self.teams:
+            return 0.0
+        return sum(t.finished_at is not None for t in self.teams) / len(self.teams)
+
+
+@dataclass
+class _Played:
+    level: str
+    r: int
+    fail: int
+    close: int | None
+    outcome: str | None
+    timeout_us: int
+    timeout_start: int | None
+    average_s: float | None = None
+
+
+def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
+    """The state of every team as of ``now`` (or of the record's ``now``; without either the
+    record is complete and the game is computed to its end).
+
+    Worked example: level 1 (70 min) received at 22:00 and a code at 22:31:10 → hint 1 at
+    22:25 was shown, the level took 1870 s and level 2 is received at 22:31:10; if no code
+    comes for level 2 it fails at 23:41:10 with 15 min of penalty.
+
+    >>> rec = parse_record({"start": "2026-12-05T22:00:00+03:00", "levels": [{"id": "1"}],
+    ...     "teams": ["A"], "events": [{"team": "A", "type": "code", "level": "1",
+    ...     "at": "2026-12-05T22:31:10+03:00"}]})
+    >>> team = compute(rec).teams[0]
+    >>> team.status, team.total_s, [h.isoformat() for h in team.levels[0].hints_at]
+    ('finished', 1870.0, ['2026-12-05T22:25:00+03:00'])
+    """
+    if not isinstance(record, GameRecord):
+        record = parse_record(record)
+    tz = record.start.tzinfo
+    if now is None:
+        now = record.now
+    now_us = None
+    if now is not None:
+        if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
+            raise RecordError("now: expected an aware datetime (with a UTC offset)")
+        now_us = _to_us(now, "now")
+        for event in record.events:
+            if event.at_us is not None and event.at_us > now_us:
+                raise RecordError(f"{event.where}.at: {format_time(event.at)} is later than now "
+                                  f"({format_time(now)})")
+        if record.end_us is not None and record.end_us > now_us:
+            raise RecordError(f"end: {format_time(record.end)} is later than now ({format_time(now)})")
+
+    cap_us = record.cap_us
+    game_end = cap_us if record.end_us is None else record.end_us
+    horizon = game_end if now_us is None else min(now_us, game_end)
+    # Without `now` the record is complete; with it, the game is over once `now` reaches the
+    # organizer's end or the cap.
+    clock_over = now_us is None or now_us >= game_end
+
+    by_team: dict[str, list[Event]] = {team: [] for team in record.teams}
+    for event in record.events:
+        by_team[event.team].append(event)
+
+    level_by_id = record.level_by_id
+    offsets_us = tuple(round(o * _MIN) for o in record.hint_offsets_min)
+    played = {team: _play(record, team, by_team[team], level_by_id, horizon)
+              for team in record.teams}
+
+    # Average time (section 12) compares with every other team that closed the level by any
+    # means; the gorod-random example counts auto-failed levels as closed.
+    sums: dict[str, list[float]] = {level.id: [0.0, 0] for level in record.levels}
+    for rows in played.values():
+        for row in rows:
+            if row.close is not None:
+                acc = sums[row.level]
+                acc[0] += (row.close - row.r - row.timeout_us) / _US
+                acc[1] += 1
+
+    all_finished = all(len(played[t]) == len(record.levels) and played[t][-1].close is not None
+                       for t in record.teams)
+    game_over = clock_over or all_finished
+
+    sliv_s = record.sliv_penalty_min * 60
+    unplaced: list[tuple[tuple, TeamResult]] = []
+    for reg, team in enumerate(record.teams):
+        result = _team_result(record, team, reg, by_team[team], played[team], sums, sliv_s,
+                              offsets_us, horizon, game_over, now_us, cap_us, tz)
+        unplaced.append(result)
+
+    placed = sorted((item for item in unplaced if item[0] is not None), key=lambda item: item[0])
+    teams: list[TeamResult] = []
+    for place, (_key, result) in enumerate(placed, start=1):
+        teams.append(_replace(result, place=place))
+    # [decision] Disqualified teams come last, in registration order, with no place.
+    teams.extend(result for key, result in unplaced if key is None)
+
+    # The game ended at the earliest of: the last team's finish, the organizer's end, the cap.
+    ends: list[tuple[int, str]] = []
+    if all_finished:
+        ends.append((max(rows[-1].close for rows in played.values()), "all_finished"))
+    if record.end_us is not None:
+        ends.append((record.end_us, "organizer"))
+    elif now_us is None or now_us >= cap_us:
+        ends.append((cap_us, "cap"))
+    ended_at, end_reason = min(ends) if game_over and ends else (None, None)
+
+    return Results(
+        start=record.start, now=now, game_over=game_over,
+        ended_at=None if ended_at is None else _from_us(ended_at, tz), end_reason=end_reason,
+        level_ids=tuple(level.id for level in record.levels), teams=tuple(teams),
+        cap=_from_us(cap_us, tz),
+    )
+
+
+def _replace(result: TeamResult, **changes: Any) -> TeamResult:
+    from dataclasses import replace
+
+    return replace(result, **changes)
+
+
+def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mapping[str, Level],
+          horizon: int) -> list[_Played]:
+    """Walk the team's route with the level clock up to ``horizon``; check every closing
+    event and the timeout against the timeline."""
+    closings = {e.level: e for e in events if e.type in CLOSING_TYPES}
+    timeout = next((e for e in events if e.type == "timeout"), None)
+    timeout_left = timeout is not None
+    rows: list[_Played] = []
+    r = record.start_us
+    for level_id in record.routes[team]:
+        if r > horizon:
+            break
+        fail = r + level_by_id[level_id].limit_us
+        event = closings.pop(level_id, None)
+        t_us = t_start = 0
+        if timeout_left:
+            start_t = timeout.at_us
+            # The timeout belongs to the level the team is on at its start: received at or
+            # before it and still open (a level that closes at that very instant hands the
+            # timeout to the next level, received at that instant).
+            if r <= start_t < fail and (event is None or event.at_us > start_t):
+                t_us, t_start = round(timeout.minutes * _MIN), start_t
+                fail += t_us
+                timeout_left = False
+        if event is not None:
+            at = event.at_us
+            label = f"{event.where}: {team}'s {event.type} on level {level_id} at {format_time(event.at)}"
+            if at < r:
+                raise RecordError(f"{label}: the team received that level only at "
+                                  f"{_fmt(r, record)}{_was_on(rows, at, record)}")
+            if at > fail:
+                raise RecordError(f"{label}: after the level's fail time {_fmt(fail, record)} "
+                                  "(the level was already failed by the clock)")
+            if t_us and t_start <= at < t_start + t_us:
+                # [decision] Nothing closes a level during the team's timeout, an organizer
+                # ruling neither: the team's clock is stopped (3.10).
+                raise RecordError(f"{label}: during the team's timeout ({_fmt(t_start, record)}"
+                                  f" – {_fmt(t_start + t_us, record)})")
+            close, outcome = at, event.type
+        else:
+            close, outcome = fail, "auto_sliv"
+        if close > horizon:
+            if event is not None:  # pragma: no cover - events after the horizon are refused earlier
+                raise RecordError(f"{event.where}: later than the computed moment")
+            rows.append(_Played(level_id, r, fail, None, None, t_us, t_start if t_us else None))
+            break
+        rows.append(_Played(level_id, r, fail, close, outcome, t_us, t_start if t_us else None))
+        r = close
+
+    if closings:
+        event = min(closings.values(), key=lambda e: e.index)
+        finished = rows and rows[-1].close is not None and len(rows) == len(record.levels)
+        why = (f"after the team finished at {_fmt(rows[-1].close, record)}" if finished
+               else f"before the team received that level{_was_on(rows, event.at_us, record)}")
+        raise RecordError(f"{event.where}: {team}'s {event.type} on level {event.level} at "
+                          f"{format_time(event.at)}: {why}")
+    if timeout_left:
+        finished = rows and rows[-1].close is not None and len(rows) == len(record.levels)
+        why = (f"after the team finished at {_fmt(rows[-1].close, record)}" if finished
+               else "while the team was not on any level")
+        raise RecordError(f"{timeout.where}: {team}'s timeout at {format_time(timeout.at)}: {why}")
+    return rows
+
+
+def _fmt(us: int, record: GameRecord) -> str:
+    return _from_us(us, record.start.tzinfo).isoformat()
+
+
+def _was_on(rows: list[_Played], at: int, record: GameRecord) -> str:
+    for row in rows:
+        if row.r <= at and (row.close is None or at < row.close):
+            return f" (it was on level {row.level} then)"
+    return ""
+
+
+def _team_result(record: GameRecord, team: str, reg: int, events: list[Event],
+                 rows: list[_Played], sums: dict[str, list[float]], sliv_s: float,
+                 offsets_us: tuple[int, ...], horizon: int, game_over: bool,
+                 now_us: int | None, cap_us: int, tz: tzinfo) -> tuple[tuple | None, TeamResult]:
+    averaged = {e.level for e in events if e.type == "average_time"}
+    disqualified = any(e.type == "disqualify" for e in events)
+    penalty_s = sum(e.minutes for e in events if e.type == "penalty") * 60.0
+    bonus_s = sum(e.minutes for e in events if e.type == "bonus") * 60.0
+    timeout = next((e for e in events if e.type == "timeout"), None)
+
+    levels: list[LevelResult] = []
+    failed: list[str] = []
+    adjust = 0.0
+    timeout_closed_us = 0
+    last_close = record.start_us
+    closed = 0
+    for row in rows:
+        t_start = row.timeout_start
+        hints = []
+        for off in offsets_us:
+            h = row.r + off
+            # [decision] A hint due at the very instant the timeout starts has appeared; only
+            # later hints move.
+            if t_start is not None and h > t_start:
+                h += row.timeout_us
+            hints.append(h)
+        if row.close is not None:
+            # [decision] A hint due at the instant the level closes does not appear (the level
+            # is no longer open then), e.g. a 50-min level never shows its 50-min hint.
+            listed = [h for h in hints if h < row.close]
+            shown = len(listed)
+            duration_us = row.close - row.r - row.timeout_us
+            duration = duration_us / _US
+            closed += 1
+            last_close = row.close
+            if row.timeout_us:
+                timeout_closed_us = row.timeout_us
+            if row.outcome in ("sliv", "auto_sliv"):
+                failed.append(row.level)
+            avg = None
+            if row.level in averaged:
+                total, count = sums[row.level]
+                if count > 1:
+                    avg = (total - duration) / (count - 1)
+                    adjust += avg - duration
+        else:
+            shown = sum(1 for h in hints if h <= horizon and h < row.fail)
+            # [decision] For the open level of a playing team every scheduled hint is listed,
+            # with the time it will show (gorod-live lists a 45-min level's 50-min hint); once
+            # the game is over only the hints that appeared remain.
+            listed = [h for h in hints if h < horizon] if game_over else hints
+            duration = avg = None
+        levels.append(LevelResult(
+            level=row.level, received_at=_from_us(row.r, tz),
+            hints_at=tuple(_from_us(h, tz) for h in listed), hints_shown=shown,
+            fail_at=_from_us(row.fail, tz), closed_at=None if row.close is None else _from_us(row.close, tz),
+            outcome=row.outcome, duration_s=duration, timeout_s=row.timeout_us / _US, average_s=avg,
+        ))
+
+    finished = closed == len(record.levels)
+    finished_at = _from_us(last_close, tz) if finished else None
+    # The total counts the timeout only when it was taken on a level already closed: for a team
+    # still on that level the total stops at its last close, before the timeout.
+    total = ((last_close - record.start_us - timeout_closed_us) / _US + sliv_s * len(failed)
+             + penalty_s - bonus_s + adjust)
+
+    if disqualified:
+        status = "disqualified"
+    elif finished:
+        status = "finished"
+    elif game_over:
+        status = "stopped"
+    else:
+        status = "playing"
+
+    open_row = rows[-1] if rows and rows[-1].close is None else None
+    current = open_row.level if open_row is not None and not game_over else None
+    deadline = None
+    if now_us is not None and not game_over:
+        if not rows and now_us < record.start_us:
+            deadline = record.start_us
+        elif open_row is not None:
+            deadline = _team_deadline(open_row, offsets_us, now_us, cap_us)
+
+    rulings = tuple(Ruling(e.type, e.minutes, e.level, e.at, e.reason, e.by)
+                    for e in events if e.type in RULING_TYPES or e.type in ("sliv", "force_majeure"))
+    result = TeamResult(
+        team=team, registration=reg, place=None, status=status, levels=tuple(levels),
+        current_level=current, next_deadline=None if deadline is None else _from_us(deadline, tz),
+        levels_closed=closed, failed_levels=tuple(failed), finished_at=finished_at,
+        penalty_s=penalty_s, bonus_s=bonus_s,
+        timeout_s=0.0 if timeout is None else timeout.minutes * 60.0,
+        timeout_at=None if timeout is None else timeout.at,
+        average_adjust_s=adjust, total_s=total, rulings=rulings,
+    )
+    if disqualified:
+        return None, result
+    if finished:
+        key = (0, total, last_close, reg)
+    else:
+        key = (1, -closed, total, reg)
+    return key, result
+
+
+def _team_deadline(row: _Played, offsets_us: tuple[int, ...], now_us: int, cap_us: int) -> int:
+    candidates = [row.fail]
+    for off in offsets_us:
+        h = row.r + off
+        if row.timeout_start is not None and h > row.timeout_start:
+            h += row.timeout_us
+        if now_us < h < row.fail:
+            candidates.append(h)
+    if row.timeout_start is not None and now_us < row.timeout_start + row.timeout_us:
+        # Codes are accepted again when the timeout ends; the live screen should know.
+        candidates.append(row.timeout_start + row.timeout_us)
+    return min(min(c for c in candidates if c > now_us), cap_us)
+
+
+def next_deadline(results: Results) -> datetime | None:
+    """The earliest future moment at which some team's state changes by the clock alone: a hint
+    appears, a level fails, a timeout ends, the first level arrives or the cap ends the game.
+    None when the game is over (or the results are of a complete record).
+
+    Worked example: at 23:30 a team on a level received at 23:25 (limit 45) next changes at
+    23:50 (hint 1); a team whose level fails at 23:41:10 makes the answer 23:41:10.
+    """
+    moments = [t.next_deadline for t in results.teams if t.next_deadline is not None]
+    return min(moments) if moments else None
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics and replay
+# --------------------------------------------------------------------------------------------
+
+
+def statistics_table(results: Results) -> dict:
+    """The statistics screen: one row per team (standings order) with one cell per level in game
+    order (received, hints shown, closed, how, time on level; None for a level not received
+    yet), and the team's penalties, bonuses, timeout, total and place.
+
+    Worked example: a team that closed level 1 by code after 31 min 10 s has the cell
+    ``{"received_at": 22:00, "hints_shown": 1, "closed_at": 22:31:10, "how": "code",
+    "time_s": 1870.0, ...}``.
+    """
+    rows = []
+    for team in results.teams:
+        cells: dict[str, dict | None] = dict.fromkeys(results.level_ids)
+        for order, level in enumerate(team.levels, start=1):
+            cells[level.level] = {
+                "order": order,
+                "received_at": level.received_at,
+                "hints_shown": level.hints_shown,
+                "closed_at": level.closed_at,
+                "outcome": level.outcome,
+                "how": level.how,
+                "time_s": level.duration_s,
+                "average_s": level.average_s,
+                "timeout_s": level.timeout_s,
+            }
+        rows.append({
+            "team": team.team, "place": team.place, "status": team.status,
+            "cells": [cells[level_id] for level_id in results.level_ids],
+            "levels_closed": team.levels_closed, "slivs": team.slivs,
+            "penalty_s": team.penalty_s, "bonus_s": team.bonus_s, "timeout_s": team.timeout_s,
+            "average_adjust_s": team.average_adjust_s, "total_s": team.total_s,
+            "finished_at": team.finished_at, "rulings": team.rulings,
+        })
+    return {"levels": list(results.level_ids), "rows": rows,
+            "finished_share": results.finished_share}
+
+
+def replay(data: dict) -> dict:
+    """``manage.py replay`` for ``"format": "gorod"``: the contract output of
+    ``spec/record-format.md`` plus a few extra fields (fail times, hints shown, rulings)."""
+    results = compute(parse_record(data))
+    return {
+        "format": "gorod",
+        "finished": results.game_over,
+        "ended_at": format_time(results.ended_at),
+        "end_reason": results.end_reason,
+        "finished_share": results.finished_share,
+        "next_deadline": format_time(next_deadline(results)),
+        "teams": [_team_json(team) for team in results.teams],
+    }
+
+
+def _team_json(team: TeamResult) -> dict:
+    return {
+        "team": team.team, "place": team.place, "status": team.status,
+        "levels_closed": team.levels_closed, "slivs": team.slivs,
+        "finished_at": format_time(team.finished_at), "total_s": team.total_s,
+        "penalty_s": team.penalty_s, "bonus_s": team.bonus_s, "timeout_s": team.timeout_s,
+        "timeout_at": format_time(team.timeout_at),
+        "average_adjust_s": team.average_adjust_s,
+        "failed_levels": list(team.failed_levels), "current_level": team.current_level,
+        "next_deadline": format_time(team.next_deadline),
+        "rulings": [{"type": r.type, "minutes": r.minutes, "level": r.level,
+                     "at": format_time(r.at), "reason": r.reason, "by": r.by}
+                    for r in team.rulings],
+        "levels": [{
+            "level": level.level, "received_at": format_time(level.received_at),
+            "hints_at": [format_time(h) for h in level.hints_at],
+            "hints_shown": level.hints_shown, "fail_at": format_time(level.fail_at),
+            "closed_at": format_time(level.closed_at), "outcome": level.outcome,
+            "duration_s": level.duration_s, "timeout_s": level.timeout_s,
+            "average_s": level.average_s,
+        } for level in team.levels],
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Routes for a non-linear game
+# --------------------------------------------------------------------------------------------
+
+
+def generate_routes(level_ids: list[str], team_names: list[str], seed: int | str) -> dict[str, list[str]]:
+    """Routes for a non-linear game (4.2) that spread teams across levels.
+
+    A seeded shuffle of the levels, then a Latin-square rotation: team ``i`` starts at position
+    ``i * n // t`` of the shuffled cycle and follows it around, so (with ``t`` teams and ``n``
+    levels, ``t <= n``) no two teams start on the same level, and teams moving at the same pace
+    never meet on a level. Teams are assigned to rotations in a seeded order too. With more teams
+    than levels the rotations repeat as evenly as possible. The same seed gives the same routes.
+
+    >>> generate_routes(["1", "2", "3"], ["A", "B", "C"], seed=7) == generate_routes(
+    ...     ["1", "2", "3"], ["A", "B", "C"], seed=7)
+    True
+    >>> sorted(route[0] for route in generate_routes(["1", "2", "3"], ["A", "B", "C"], 1).values())
+    ['1', '2', '3']
+    """
+    if len(set(level_ids)) != len(level_ids) or not level_ids:
+        raise ValueError("level_ids must be distinct and not empty")
+    if len(set(team_names)) != len(team_names):
+        raise ValueError("team_names must be distinct")
+    rng = random.Random(seed)
+    cycle = list(level_ids)
+    rng.shuffle(cycle)
+    order = list(team_names)
+    rng.shuffle(order)
+    n, t = len(cycle), max(len(order), 1)
+    routes = {}
+    for i, team in enumerate(order):
+        shift = (i * n // t) if t <= n else i % n
+        routes[team] = cycle[shift:] + cycle[:shift]
+    return {team: routes[team] for team in team_names}
