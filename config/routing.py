@@ -1,7 +1,9 @@
+"""WebSocket routes of every app, in one place for ``config.asgi``."""
+
 from django.urls import path
 
-from core.consumers import PingConsumer
+from core.consumers import SiteConsumer
 
 websocket_urlpatterns = [
-    path("ws/ping/", PingConsumer.as_asgi()),
+    path("ws/site/", SiteConsumer.as_asgi()),
 ]

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import sys
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
 
+from core.management.base import ClearCommand
 from core.records import RecordError
 from core.replay import replay
 
 
-class Command(BaseCommand):
+class Command(ClearCommand):
     help = "Replay a game record (King of the Hill, GoRoD or season) and print the result as JSON."
 
     def add_arguments(self, parser):
@@ -26,8 +27,9 @@ class Command(BaseCommand):
                 raise RecordError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
             result = replay(record)
         except RecordError as exc:
-            self.stderr.write(f"error: {exc}")
-            sys.exit(2)
+            raise CommandError(str(exc)) from None
+        except Exception as exc:  # an engine bug must still not print a traceback to users
+            raise CommandError(f"cannot replay this record ({type(exc).__name__}: {exc})") from None
         self.stdout.write(json.dumps(result, ensure_ascii=False, indent=1))
 
     def _read(self, file: str) -> str:

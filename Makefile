@@ -1,0 +1,45 @@
+# The two commands a newcomer needs: `make run` and `make test` (see README).
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test bench lint serve setup messages clean
+
+# Re-install only when the dependency list changes.
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput -v 0
+	$(BIN)/python manage.py demo --host $(HOST) --port $(PORT)
+	$(BIN)/python -m daphne -b $(HOST) -p $(PORT) config.asgi:application
+
+# Serve without loading the demo (e.g. on PostgreSQL + Redis; see README: Deployment).
+serve: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput -v 0
+	$(BIN)/python -m daphne -b $(HOST) -p $(PORT) config.asgi:application
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+messages: $(STAMP)
+	$(BIN)/python manage.py makemessages -l ru -l en --ignore=.venv --ignore=tests --ignore=bench
+	$(BIN)/python manage.py compilemessages --ignore=.venv
+
+clean:
+	rm -rf $(VENV) artifacts staticfiles

@@ -1,0 +1,150 @@
+"""Shared test wiring: real services when the environment names them, browser tests last.
+
+Under CI (``CI=true``) a test that needs PostgreSQL, Redis or Chromium and does not find it
+fails; on a developer machine it is skipped with the reason, so ``make test`` still works with
+nothing but Python installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "artifacts"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def need(condition: bool, what: str) -> None:
+    """Skip locally, fail under CI, when a real service or browser is missing."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is required under CI but is not available", pytrace=False)
+    pytest.skip(f"{what} is not available here (set it up or run .ci/run)")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    # Browser tests run last: Playwright's event loop breaks pytest-asyncio tests after it.
+    items.sort(key=lambda item: "/e2e/" in str(item.fspath).replace(os.sep, "/"))
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """SQLite tests use a file database so a separate ASGI server process can share it."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        db.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    url = os.environ.get("REDIS_URL", "")
+    need(bool(url), "Redis (REDIS_URL)")
+    return url
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    """The environment of a child process that must use this test run's database."""
+    from django.conf import settings
+
+    env = dict(os.environ)
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        env.pop("DATABASE_URL", None)
+        env["SQLITE_PATH"] = str(db["NAME"])
+    else:
+        env.pop("DATABASE_URL", None)
+        env.update(PGDATABASE=db["NAME"], PGHOST=db["HOST"] or "localhost", PGPORT=str(db["PORT"] or ""),
+                   PGUSER=db["USER"] or "", PGPASSWORD=db["PASSWORD"] or "")
+    env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="session")
+def asgi_server(django_db_setup, django_db_blocker):
+    """A real daphne server (HTTP + WebSocket) on a free port, sharing the test database."""
+    port = free_port()
+    log = open(artifacts_dir() / "asgi-server.log", "w")  # closed at teardown
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+        cwd=ROOT, env=server_env(DEBUG="true"), stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the ASGI server exited early; see {log.name}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        raise RuntimeError("the ASGI server did not start within 30 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def artifacts_dir() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+def chromium_path() -> str | None:
+    return os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = chromium_path()
+    need(path is not None, "Chromium")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop running in this thread; Django would then refuse
+    # the database calls that set up and flush test data. They are not concurrent, so allow them.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=path,
+            args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    """Open pages in fresh contexts (separate cookies: a host, several phones, a projector)."""
+    contexts = []
+
+    def open_page(viewport=None):
+        context = browser.new_context(viewport=viewport or {"width": 1280, "height": 800}, locale="ru-RU")
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_page
+    for context in contexts:
+        context.close()

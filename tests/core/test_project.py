@@ -1,0 +1,57 @@
+"""Project hygiene that CI enforces: migrations in step with models, lint clean, roles exist."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.core.management import call_command
+
+from core.roles import is_host, is_organizer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.django_db
+def test_models_and_migrations_are_in_step():
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+
+
+def test_ruff_finds_nothing():
+    ruff = Path(sys.executable).with_name("ruff")
+    result = subprocess.run([str(ruff), "check", "."], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.django_db
+def test_the_organizer_and_host_groups_exist_after_migrate():
+    assert set(Group.objects.values_list("name", flat=True)) >= {"organizer", "host"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("groups", "superuser", "organizer", "host"),
+    [
+        pytest.param([], False, False, False, id="a plain user is neither"),
+        pytest.param(["host"], False, False, True, id="a host judges but does not organize"),
+        pytest.param(["organizer"], False, True, True, id="an organizer may also host"),
+        pytest.param([], True, True, True, id="a superuser is both"),
+    ],
+)
+def test_roles_come_from_groups(groups, superuser, organizer, host):
+    user = User.objects.create_user("u", password="x", is_superuser=superuser)
+    user.groups.set(Group.objects.filter(name__in=groups))
+    assert (is_organizer(user), is_host(user)) == (organizer, host)
+
+
+def test_an_anonymous_visitor_has_no_role():
+    from django.contrib.auth.models import AnonymousUser
+
+    assert not is_organizer(AnonymousUser()) and not is_host(AnonymousUser())
+
+
+def test_the_home_page_renders_with_the_site_name(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    assert "Клубные игры" in response.content.decode()

@@ -1,0 +1,146 @@
+"""Settings choose their backends from the environment and refuse bad values loudly."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import channel_layers_config, database_config, env_bool, env_int
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = Path("/srv/app")
+
+
+@pytest.mark.parametrize(
+    ("environ", "engine"),
+    [
+        pytest.param({}, "django.db.backends.sqlite3", id="nothing set means sqlite"),
+        pytest.param({"DATABASE_URL": "postgresql://u:p@db:5433/games"}, "django.db.backends.postgresql",
+                     id="a postgresql url means postgresql"),
+        pytest.param({"DATABASE_URL": "postgres://u@db/games"}, "django.db.backends.postgresql",
+                     id="the short postgres scheme works too"),
+        pytest.param({"PGDATABASE": "games", "PGHOST": "127.0.0.1"}, "django.db.backends.postgresql",
+                     id="libpq PG variables mean postgresql"),
+        pytest.param({"DATABASE_URL": "sqlite:////tmp/x.db"}, "django.db.backends.sqlite3",
+                     id="an sqlite url means sqlite at that path"),
+    ],
+)
+def test_the_database_engine_follows_the_environment(environ, engine):
+    assert database_config(environ, BASE)["ENGINE"] == engine
+
+
+def test_a_database_url_is_split_into_its_parts():
+    config = database_config({"DATABASE_URL": "postgresql://user:p%40ss@db.local:5433/games?sslmode=require"}, BASE)
+    assert (config["NAME"], config["USER"], config["PASSWORD"], config["HOST"], config["PORT"]) == (
+        "games", "user", "p@ss", "db.local", "5433")
+    assert config["OPTIONS"] == {"sslmode": "require"}
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        pytest.param("mysql://u@h/db", "unsupported scheme 'mysql'", id="mysql is refused by name"),
+        pytest.param("postgresql://u@h/", "names no database", id="a url without a database name is refused"),
+        pytest.param("postgresql://u@h:port/db", "bad port", id="a non numeric port is refused"),
+    ],
+)
+def test_a_bad_database_url_says_what_is_wrong(url, message):
+    with pytest.raises(ImproperlyConfigured, match=message):
+        database_config({"DATABASE_URL": url}, BASE)
+
+
+def test_the_channel_layer_is_in_memory_without_redis_and_redis_with_it():
+    assert channel_layers_config({})["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    redis = channel_layers_config({"REDIS_URL": "redis://127.0.0.1:6390/0"})["default"]
+    assert redis["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert redis["CONFIG"]["hosts"] == ["redis://127.0.0.1:6390/0"]
+
+
+def test_a_redis_url_with_a_wrong_scheme_is_refused():
+    with pytest.raises(ImproperlyConfigured, match="REDIS_URL"):
+        channel_layers_config({"REDIS_URL": "http://127.0.0.1:6379"})
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [("true", True), ("YES", True), (" on ", True), ("1", True), ("false", False), ("no", False),
+     ("Off", False), ("0", False), ("", True)],
+)
+def test_booleans_accept_the_usual_words_and_empty_means_default(raw, value):
+    assert env_bool("DEBUG", True, {"DEBUG": raw}) is value
+
+
+@pytest.mark.parametrize("raw", ["flase", "2", "y", "enabled"])
+def test_a_boolean_that_is_not_a_boolean_fails_with_its_name(raw):
+    with pytest.raises(ImproperlyConfigured, match=f"DEBUG={raw!r} is not a boolean"):
+        env_bool("DEBUG", True, {"DEBUG": raw})
+
+
+def test_a_number_that_is_not_a_number_fails_with_its_name():
+    with pytest.raises(ImproperlyConfigured, match="SECURE_HSTS_SECONDS='a year'"):
+        env_int("SECURE_HSTS_SECONDS", 0, {"SECURE_HSTS_SECONDS": "a year"})
+
+
+def load_settings(**env):
+    """Import the real settings module in a fresh process with exactly this environment."""
+    clean = {k: v for k, v in os.environ.items()
+             if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY", "PGDATABASE", "PGHOST",
+                          "ALLOWED_HOSTS"}}
+    clean.update(env)
+    code = ("import json, django; django.setup(); from django.conf import settings as s; "
+            "print(json.dumps([s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'], "
+            "s.DEBUG, s.TIME_ZONE, s.USE_TZ, s.LANGUAGE_CODE, [c for c, _ in s.LANGUAGES]]))")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=clean | {"DJANGO_SETTINGS_MODULE": "config.settings"},
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_settings_module_defaults_to_sqlite_in_memory_moscow_and_russian():
+    result = load_settings()
+    assert result.returncode == 0, result.stderr
+    engine, layer, debug, zone, use_tz, language, languages = json.loads(result.stdout)
+    assert engine.endswith("sqlite3") and layer.endswith("InMemoryChannelLayer")
+    assert (debug, zone, use_tz, language, languages) == (True, "Europe/Moscow", True, "ru", ["ru", "en"])
+
+
+def test_the_settings_module_picks_postgresql_and_redis_from_the_environment():
+    result = load_settings(DATABASE_URL="postgresql://u:p@127.0.0.1:1/games", REDIS_URL="redis://127.0.0.1:1/0")
+    assert result.returncode == 0, result.stderr
+    engine, layer, *_ = json.loads(result.stdout)
+    assert engine == "django.db.backends.postgresql"
+    assert layer == "channels_redis.core.RedisChannelLayer"
+
+
+def test_production_refuses_to_start_without_a_real_secret_key():
+    result = load_settings(DEBUG="false")
+    assert result.returncode != 0
+    assert "DEBUG=false needs SECRET_KEY" in result.stderr
+
+
+def test_a_misspelled_debug_value_stops_the_site_with_a_clear_message():
+    result = load_settings(DEBUG="flase")
+    assert result.returncode != 0
+    assert "DEBUG='flase' is not a boolean" in result.stderr
+
+
+def test_check_deploy_passes_with_production_like_variables():
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env.update(DEBUG="false", SECRET_KEY="x9" * 30 + "-production-secret", ALLOWED_HOSTS="games.example.org",
+               DJANGO_SETTINGS_MODULE="config.settings")
+    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_this_test_run_uses_the_services_the_environment_names():
+    """Under CI the suite must really run on PostgreSQL and Redis, not fall back silently."""
+    from channels.layers import get_channel_layer
+    from django.db import connection
+
+    expected_vendor = "postgresql" if (os.environ.get("DATABASE_URL") or os.environ.get("PGDATABASE")) else "sqlite"
+    assert connection.vendor == expected_vendor
+    layer = type(get_channel_layer()).__name__
+    assert layer == ("RedisChannelLayer" if os.environ.get("REDIS_URL") else "InMemoryChannelLayer")
