@@ -57,6 +57,23 @@ VOTES = (0, 25, 50, 75, 100)
 BEYOND = ("decrement", "repeat")
 
 
+def _whole(value: Any, where: str) -> int:
+    # check_type would say "expected a number, got a number" for 2.5: points are whole.
+    if type(value) is not int:
+        raise RecordError(f"{where}: expected a whole number, got {_show(value)}")
+    return value
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return "a list" if isinstance(value, list) else "an object"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
 @dataclass(frozen=True)
 class Scale:
     """Points by place: ``points[0]`` for 1st, then how places past the list score."""
@@ -80,7 +97,7 @@ def _check_scale(points: Any, beyond: Any, where: str, points_where: str | None 
         raise RecordError(f"{points_where}: a scale needs points for at least 1st place")
     for index, value in enumerate(points):
         spot = f"{points_where}[{index}]"
-        check_type(value, int, spot)
+        _whole(value, spot)
         if value < 0:
             raise RecordError(f"{spot}: points may not be negative, got {value}")
         # A better place earning less would make the table reward finishing lower.
@@ -162,7 +179,7 @@ def points_for_place(place: int, scale: Scale = GOROD_SCALE) -> int:
     >>> points_for_place(5, Scale((10, 8, 7)))
     5
     """
-    check_type(place, int, "place")
+    _whole(place, "place")
     if place < 1:
         raise RecordError(f"place: expected 1 or more, got {place}")
     if not isinstance(scale, Scale):
@@ -219,7 +236,7 @@ def organizer_points(teams_played: int, votes: Iterable[int | None],
     >>> organizer_points(10, [None, None])      # no votes: Q = 0, K = R11
     66
     """
-    check_type(teams_played, int, "teams_played")
+    _whole(teams_played, "teams_played")
     if teams_played < 0:
         raise RecordError(f"teams_played: expected 0 or more, got {teams_played}")
     if isinstance(votes, (str, bytes, Mapping)) or not isinstance(votes, Iterable):
@@ -478,7 +495,7 @@ def _parse_game(game: Any, where: str) -> Game:
     for team, amount in deductions.items():
         spot = f"{where}.deductions.{team}"
         _in_game(team, in_game, spot)
-        check_type(amount, int, spot)
+        _whole(amount, spot)
         if amount < 0:
             raise RecordError(f"{spot}: write a deduction as the positive number of points to "
                               f"subtract, got {amount}")
@@ -539,14 +556,6 @@ def _name(value: Any, where: str) -> str:
     if not value.strip():
         raise RecordError(f"{where}: a name may not be empty")
     return value
-
-
-def _show(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value) if isinstance(value, str) else str(value)
 
 
 # --- replay ---------------------------------------------------------------------------------
