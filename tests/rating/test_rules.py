@@ -22,6 +22,7 @@ from rating.rules import (
     Tally,
     koth_bonuses,
     koth_bonuses_by_team,
+    koth_bonuses_from_record,
     organizer_points,
     points_for_place,
     rank,
@@ -488,3 +489,50 @@ def test_junk_input_raises_only_record_error(data):
         assert str(exc)
     else:
         assert output["format"] == "season"
+
+
+# --- King of the Hill bonuses from a real record (through kingofhill.rules) -----------------
+
+KOTH_RECORD = {
+    "format": "kingofhill",
+    "teams": ["A", "B", "C"],
+    "moves": [
+        {"partner": True, "answers": {"A": {"correct": True}, "B": {"correct": True}}},
+        {"announced_at": "2026-12-05T19:10:00+03:00",
+         "declarations": {"A": {"kind": "jump", "at": "2026-12-05T19:09:00+03:00"},
+                          "B": {"kind": "jump", "at": "2026-12-05T19:10:00+03:00"}},
+         "answers": {"A": {"correct": True}, "B": {"correct": True}}},
+        {"declarations": {"A": {"kind": "jump"}}, "answers": {"A": {"correct": True}}},
+        {"declarations": {"A": {"kind": "jump"}}, "answers": {"A": {"correct": True}}},
+    ],
+}
+
+
+def test_bonuses_from_a_king_of_the_hill_record_count_only_effective_declarations():
+    # A: 4 answers + 3 jumps + 1 partner + 3 (all partner) + 3 (3 jumps, all correct) = 14.
+    # B: 2 answers + 1 partner + 3 (all partner); its late jump was ignored, so no jump bonus.
+    assert koth_bonuses_from_record(KOTH_RECORD) == {"A": 14, "B": 6, "C": 0}
+
+
+def test_a_season_game_with_its_king_of_the_hill_record_gives_players_the_bonuses():
+    output = replay(season({"results": ["A", "B", "C"], "kingofhill": KOTH_RECORD,
+                            "players": {"A": ["ann", "al"], "B": ["bob"], "C": ["cid"]}},
+                           scale="kingofhill"))
+    assert [(p["player"], p["place"], p["points"]) for p in output["players"]] == [
+        ("al", 1, 115 + 14), ("ann", 1, 115 + 14), ("bob", 3, 110 + 6), ("cid", 4, 105)]
+    assert rows(output, "team", "points") == [("A", 115), ("B", 110), ("C", 105)]
+
+
+@pytest.mark.parametrize("koth, message", [
+    pytest.param({**KOTH_RECORD, "teams": ["A", "B", "C", "Z"]},
+                 "games[0].kingofhill.teams: 'Z' is not in this game's results or disqualified",
+                 id="a King of the Hill team that is not in the season game"),
+    pytest.param({**KOTH_RECORD, "teams": ["A"], "moves": []}, "games[0].kingofhill: teams:",
+                 id="an error inside the King of the Hill record says it is in that record"),
+    pytest.param({**KOTH_RECORD, "format": None}, "games[0].kingofhill.format: expected",
+                 id="a King of the Hill record without its format"),
+])
+def test_a_bad_king_of_the_hill_record_in_a_season_is_a_record_error(koth, message):
+    with pytest.raises(RecordError) as exc:
+        replay(season({"results": ["A", "B", "C"], "kingofhill": koth}))
+    assert str(exc.value).startswith(message)
