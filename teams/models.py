@@ -148,7 +148,7 @@ class Application(models.Model):
     join_token = models.CharField(
         _("join token"), max_length=64, unique=True, null=True, blank=True, editable=False
     )
-    join_pin = models.CharField(
+    join_pin = models.CharField(  # noqa: DJ001 - NULL = no PIN; unique per game when set
         _("join PIN"), max_length=6, null=True, blank=True, editable=False
     )
     join_version = models.PositiveIntegerField(_("join version"), default=1, editable=False)

@@ -1,0 +1,78 @@
+"""Who may do what with teams, for pages and the API.
+
+- Organizers (``core.roles.is_organizer``) may do everything.
+- A team's captain manages that team: name, roster with private data, applications, ledger,
+  the join link and PIN. [decision] The captain sees and edits their own members' private data.
+- A team phone (a browser joined with the link or PIN) acts for its team in one game only:
+  ``get_team_entry(request, game)``; it never sees private data.
+- Hosts have no extra rights here; everybody else sees public data only (team names and
+  nicknames, game list).
+"""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from rest_framework.permissions import BasePermission
+
+from core.roles import is_organizer
+from teams.models import Application, Game, Team
+from teams.selectors import team_entry_for_session
+
+
+def can_manage_team(user, team: Team) -> bool:
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return False
+    return team.captain_id == user.pk or is_organizer(user)
+
+
+can_see_private = can_manage_team
+
+
+def can_manage_application(user, application: Application) -> bool:
+    return can_manage_team(user, application.team)
+
+
+def get_team_entry(request, game: Game | int) -> Application | None:
+    """The approved application the requesting browser plays for in ``game`` (cached on the
+    request), or None."""
+    game_id = game if isinstance(game, int) else game.pk
+    cache = getattr(request, "_teams_entries", None)
+    if cache is None:
+        cache = {}
+        try:
+            request._teams_entries = cache
+        except AttributeError:  # pragma: no cover - exotic request objects
+            pass
+    if game_id not in cache:
+        session = getattr(request, "session", None)
+        cache[game_id] = team_entry_for_session(session, game_id)
+    return cache[game_id]
+
+
+class IsOrganizer(BasePermission):
+    message = "Only organizers may do this."
+
+    def has_permission(self, request, view) -> bool:
+        return is_organizer(request.user)
+
+
+def _view_game(view) -> Game:
+    getter = getattr(view, "get_game", None)
+    if callable(getter):
+        return getter()
+    kwargs = getattr(view, "kwargs", {}) or {}
+    pk = kwargs.get("game_id", kwargs.get("game_pk", kwargs.get("game")))
+    return get_object_or_404(Game, pk=pk)
+
+
+class IsTeamPhone(BasePermission):
+    """The request comes from a browser joined to a team for the view's game.
+
+    The view provides the game with ``get_game()`` or a ``game_id`` URL argument. On success
+    the entry is available as ``get_team_entry(request, game)``.
+    """
+
+    message = "Join your team first (open the team's link or enter its PIN)."
+
+    def has_permission(self, request, view) -> bool:
+        return get_team_entry(request, _view_game(view)) is not None

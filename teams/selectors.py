@@ -1,0 +1,228 @@
+"""Reads that need care: which team a phone plays for, what a user may see, the fee ledger.
+
+``team_entry_for_session`` is the one way every team-facing page, API call and WebSocket
+consumer learns which team a browser plays for. It reads the database, so from async code
+(a Channels consumer) call it through ``database_sync_to_async``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from core.roles import is_organizer
+from teams import rules
+from teams.models import Application, Ban, Benefit, Game, Notice, Team
+from teams.services import JOIN_SESSION_KEY
+
+
+def session_binding(session, game_id: int) -> dict | None:
+    """The raw binding stored in a session for a game, or None. Works with
+    ``request.session`` and Channels' ``scope["session"]`` (both are SessionStores)."""
+    if session is None:
+        return None
+    joined = session.get(JOIN_SESSION_KEY) or {}
+    binding = joined.get(str(game_id)) if isinstance(joined, dict) else None
+    if not isinstance(binding, dict):
+        return None
+    if not isinstance(binding.get("application"), int) or not isinstance(
+        binding.get("join_version"), int
+    ):
+        return None
+    return binding
+
+
+def team_entry_for_session(session, game: Game | int) -> Application | None:
+    """The approved application this session joined for ``game``, if the binding is still
+    valid (same ``join_version``: not revoked, not withdrawn or rejected since) and the game is
+    not cancelled. The result has ``team`` and ``game`` loaded."""
+    game_id = game if isinstance(game, int) else game.pk
+    binding = session_binding(session, game_id)
+    if binding is None:
+        return None
+    return (
+        Application.objects.select_related("team", "game")
+        .filter(
+            pk=binding["application"],
+            game_id=game_id,
+            join_version=binding["join_version"],
+            status=Application.Status.APPROVED,
+        )
+        .exclude(game__status=Game.Status.CANCELLED)
+        .first()
+    )
+
+
+def session_entries(session) -> list[Application]:
+    """Every still-valid team entry of this session, one per game."""
+    joined = (session.get(JOIN_SESSION_KEY) or {}) if session is not None else {}
+    entries = []
+    for key in joined if isinstance(joined, dict) else []:
+        if key.isdigit():
+            entry = team_entry_for_session(session, int(key))
+            if entry is not None:
+                entries.append(entry)
+    return entries
+
+
+def teams_for_user(user) -> QuerySet[Team]:
+    """Teams the user manages: all for an organizer, their own for a captain."""
+    if not getattr(user, "is_authenticated", False):
+        return Team.objects.none()
+    qs = Team.objects.select_related("captain")
+    return qs if is_organizer(user) else qs.filter(captain=user)
+
+
+def games_upcoming(*, now: datetime | None = None) -> QuerySet[Game]:
+    now = now or timezone.now()
+    return (
+        Game.objects.filter(starts_at__gt=now - timezone.timedelta(hours=12))
+        .exclude(status=Game.Status.CANCELLED)
+        .order_by("starts_at")
+    )
+
+
+def games_open_for_applications(*, now: datetime | None = None) -> list[Game]:
+    now = now or timezone.now()
+    return [
+        g
+        for g in games_upcoming(now=now).filter(status=Game.Status.SCHEDULED)
+        if now < rules.applications_close_at(g.starts_at)
+    ]
+
+
+def games_with_counts() -> QuerySet[Game]:
+    active = Q(applications__status__in=[Application.Status.PENDING, Application.Status.APPROVED])
+    return Game.objects.annotate(application_count=Count("applications", filter=active))
+
+
+def game_applications(game: Game) -> QuerySet[Application]:
+    return (
+        Application.objects.filter(game=game)
+        .select_related("team", "team__captain")
+        .prefetch_related("members")
+        .order_by("created_at")
+    )
+
+
+def game_active_application_count(game: Game) -> int:
+    return Application.objects.filter(
+        game=game, status__in=[Application.Status.PENDING, Application.Status.APPROVED]
+    ).count()
+
+
+def game_few_applications(game: Game) -> bool:
+    """The ≤ 4 applications warning (8.3), for a scheduled game."""
+    return game.status == Game.Status.SCHEDULED and rules.few_applications(
+        game_active_application_count(game)
+    )
+
+
+def game_approved_applications(game: Game) -> QuerySet[Application]:
+    return game_applications(game).filter(status=Application.Status.APPROVED).order_by(
+        "team__name"
+    )
+
+
+def team_applications(team: Team) -> QuerySet[Application]:
+    return (
+        Application.objects.filter(team=team)
+        .select_related("game")
+        .prefetch_related("members")
+        .order_by("-game__starts_at")
+    )
+
+
+def team_notices(team: Team, limit: int = 50) -> list[Notice]:
+    return list(Notice.objects.filter(team=team).select_related("game")[:limit])
+
+
+def team_active_ban(team: Team, *, now: datetime | None = None) -> Ban | None:
+    now = now or timezone.now()
+    return Ban.objects.filter(team=team, until__gt=now).order_by("-until").first()
+
+
+@dataclass(frozen=True)
+class LedgerLine:
+    game: Game
+    fee: int
+    percent: int
+    benefit_from: Game | None
+    due: int
+    paid: bool
+    application_id: int
+
+
+@dataclass(frozen=True)
+class BenefitLine:
+    benefit: Benefit
+    used_at: Game | None
+    lapsed: bool
+
+
+@dataclass(frozen=True)
+class TeamLedger:
+    lines: list[LedgerLine]
+    benefits: list[BenefitLine]
+    total_due: int
+
+
+def team_ledger(team: Team, *, now: datetime | None = None) -> TeamLedger:
+    """The fee ledger: approved applications in games that are not cancelled, with benefits."""
+    now = now or timezone.now()
+    applications = list(
+        Application.objects.filter(team=team, status=Application.Status.APPROVED)
+        .exclude(game__status=Game.Status.CANCELLED)
+        .select_related("game")
+    )
+    benefits = list(Benefit.objects.filter(team=team).select_related("game"))
+    formats = {a.game.format for a in applications} | {b.game.format for b in benefits}
+    games = {
+        g.pk: g
+        for g in Game.objects.filter(format__in=formats).exclude(status=Game.Status.CANCELLED)
+    }
+    ledger = rules.fee_ledger(
+        games=[
+            rules.LedgerGame(game_id=g.pk, game_format=g.format, starts_at=g.starts_at, fee=g.fee)
+            for g in games.values()
+        ],
+        entries=[rules.Entry(game_id=a.game_id, paid=a.paid) for a in applications],
+        prizes=[rules.Prize(game_id=b.game_id, percent=b.percent, place=b.place) for b in benefits],
+        now=now,
+    )
+    by_game = {a.game_id: a for a in applications}
+    benefit_by_game = {b.game_id: b for b in benefits}
+    lines = [
+        LedgerLine(
+            game=games[row.game_id],
+            fee=row.fee,
+            percent=row.percent,
+            benefit_from=games.get(row.benefit_from) if row.benefit_from else None,
+            due=row.due,
+            paid=row.paid,
+            application_id=by_game[row.game_id].pk,
+        )
+        for row in ledger.rows
+    ]
+    lines.reverse()  # newest first on the page
+    benefit_lines = [
+        BenefitLine(
+            benefit=benefit_by_game[state.prize.game_id],
+            used_at=games.get(state.used_at) if state.used_at else None,
+            lapsed=state.lapsed,
+        )
+        for state in ledger.prizes
+        if state.prize.game_id in benefit_by_game
+    ]
+    return TeamLedger(lines=lines, benefits=benefit_lines, total_due=ledger.total_due)
+
+
+def application_amount_due(application: Application, *, now: datetime | None = None) -> int:
+    """What this approved application owes (its line in the team's ledger), else the fee."""
+    for line in team_ledger(application.team, now=now).lines:
+        if line.application_id == application.pk:
+            return line.due
+    return application.game.fee

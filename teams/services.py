@@ -1,0 +1,520 @@
+"""Writes for teams, games, applications, bans, benefits and phone joins.
+
+Keyword-only, typed, ``<entity>_<action>``, each in one transaction. Rules come from the pure
+``teams.rules``; a broken rule becomes ``TeamsError`` with a translated message (the API answers
+it with 400 ``{"detail": ...}``, pages show it as a message). Authorization is the caller's job
+(``teams.permissions``); services trust the actor they are given.
+"""
+
+from __future__ import annotations
+
+import secrets
+import unicodedata
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from teams import rules
+from teams.models import DEFAULT_FEE, Application, Ban, Benefit, Game, Member, Notice, Team
+
+NAME_MAX = 100
+JOIN_SESSION_KEY = "teams_join"
+PIN_FAILURES_KEY = "teams_pin_failures"
+PIN_MAX_FAILURES = 10
+PIN_WINDOW_SECONDS = 10 * 60
+
+
+class TeamsError(Exception):
+    """A domain error with a message fit for the user."""
+
+    def __init__(self, message: str) -> None:
+        self.message = str(message)
+        super().__init__(self.message)
+
+
+def _rule_error(exc: rules.RuleViolation) -> TeamsError:
+    return TeamsError(_(exc.template).format(**exc.params))
+
+
+# --- names ---------------------------------------------------------------------------------
+
+
+def _clean_name(value: Any, *, what: str, max_length: int = NAME_MAX) -> str:
+    """Strip; 1..max_length characters; at least one visible character; no control chars."""
+    if not isinstance(value, str):
+        raise TeamsError(_("%(what)s must be text.") % {"what": what})
+    name = unicodedata.normalize("NFC", value).strip()
+    if not name or not any(unicodedata.category(c)[0] not in "CZ" for c in name):
+        raise TeamsError(_("%(what)s must not be empty.") % {"what": what})
+    if len(name) > max_length:
+        raise TeamsError(
+            _("%(what)s is too long: at most %(max)d characters, got %(len)d.")
+            % {"what": what, "max": max_length, "len": len(name)}
+        )
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        raise TeamsError(_("%(what)s must not contain control characters.") % {"what": what})
+    return name
+
+
+def name_key(name: str) -> str:
+    """The form in which two names are "the same": NFKC, case-folded, inner spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())[:NAME_MAX]
+
+
+def _clean_private(
+    *, full_name: str = "", phone: str = "", email: str = ""
+) -> dict[str, str]:
+    full_name = (full_name or "").strip()
+    phone = (phone or "").strip()
+    email = (email or "").strip()
+    if len(full_name) > 200:
+        raise TeamsError(_("Full name is too long: at most 200 characters."))
+    if len(phone) > 40:
+        raise TeamsError(_("Phone is too long: at most 40 characters."))
+    if any(unicodedata.category(c) == "Cc" for c in full_name + phone + email):
+        raise TeamsError(_("Private data must not contain control characters."))
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise TeamsError(_("Enter a valid e-mail address.")) from None
+    return {"full_name": full_name, "phone": phone, "email": email}
+
+
+# --- teams and members ---------------------------------------------------------------------
+
+
+@transaction.atomic
+def team_create(*, captain, name: str) -> Team:
+    clean = _clean_name(name, what=_("Team name"))
+    key = name_key(clean)
+    if Team.objects.filter(name_key=key).exists():
+        raise TeamsError(_("A team named «%(name)s» already exists.") % {"name": clean})
+    try:
+        with transaction.atomic():
+            return Team.objects.create(name=clean, name_key=key, captain=captain)
+    except IntegrityError:
+        raise TeamsError(_("A team named «%(name)s» already exists.") % {"name": clean}) from None
+
+
+@transaction.atomic
+def team_rename(*, team: Team, name: str) -> Team:
+    clean = _clean_name(name, what=_("Team name"))
+    key = name_key(clean)
+    if Team.objects.filter(name_key=key).exclude(pk=team.pk).exists():
+        raise TeamsError(_("A team named «%(name)s» already exists.") % {"name": clean})
+    team.name, team.name_key = clean, key
+    team.save(update_fields=["name", "name_key"])
+    return team
+
+
+def _check_nickname_free(team: Team, key: str, nickname: str, exclude: int | None = None):
+    others = Member.objects.filter(team=team, nickname_key=key)
+    if exclude is not None:
+        others = others.exclude(pk=exclude)
+    if others.exists():
+        raise TeamsError(
+            _("The team already has a member nicknamed «%(name)s».") % {"name": nickname}
+        )
+
+
+@transaction.atomic
+def member_create(
+    *, team: Team, nickname: str, full_name: str = "", phone: str = "", email: str = ""
+) -> Member:
+    clean = _clean_name(nickname, what=_("Nickname"))
+    key = name_key(clean)
+    _check_nickname_free(team, key, clean)
+    private = _clean_private(full_name=full_name, phone=phone, email=email)
+    return Member.objects.create(team=team, nickname=clean, nickname_key=key, **private)
+
+
+@transaction.atomic
+def member_update(
+    *,
+    member: Member,
+    nickname: str | None = None,
+    full_name: str | None = None,
+    phone: str | None = None,
+    email: str | None = None,
+) -> Member:
+    if nickname is not None:
+        clean = _clean_name(nickname, what=_("Nickname"))
+        key = name_key(clean)
+        _check_nickname_free(member.team, key, clean, exclude=member.pk)
+        member.nickname, member.nickname_key = clean, key
+    private = _clean_private(
+        full_name=member.full_name if full_name is None else full_name,
+        phone=member.phone if phone is None else phone,
+        email=member.email if email is None else email,
+    )
+    for field, value in private.items():
+        setattr(member, field, value)
+    member.save()
+    return member
+
+
+@transaction.atomic
+def member_delete(*, member: Member) -> None:
+    member.delete()
+
+
+# --- games ---------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def game_create(
+    *,
+    actor,
+    title: str,
+    game_format: str,
+    starts_at: datetime,
+    fee: int = DEFAULT_FEE,
+    rated: bool = True,
+) -> Game:
+    """Publish a game (applications open at once). A start less than 4 days away is allowed;
+    ``game_publication_warning`` tells the organizer about it."""
+    clean = _clean_name(title, what=_("Title"), max_length=200)
+    if game_format not in Game.Format.values:
+        raise TeamsError(_("Unknown game format: %(format)s.") % {"format": game_format})
+    if timezone.is_naive(starts_at):
+        raise TeamsError(_("The start time must carry a time zone."))
+    if not isinstance(fee, int) or isinstance(fee, bool) or fee < 0:
+        raise TeamsError(_("The fee must be a whole number of roubles, 0 or more."))
+    return Game.objects.create(
+        title=clean,
+        format=game_format,
+        starts_at=starts_at,
+        fee=fee,
+        rated=bool(rated),
+        created_by=actor,
+    )
+
+
+def game_publication_warning(*, game: Game) -> str | None:
+    if rules.publication_too_late(starts_at=game.starts_at, now=game.created_at):
+        return _(
+            "The game was published less than 4 days before its start: the rules (8.6) want "
+            "applications open for at least 4 days."
+        )
+    return None
+
+
+@transaction.atomic
+def game_cancel(*, game: Game, actor, reason: str = "") -> Game:
+    """Cancel the game; every team that applied (pending or approved) gets a notice."""
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    if game.status == Game.Status.CANCELLED:
+        raise TeamsError(_("The game is already cancelled."))
+    if game.status == Game.Status.FINISHED:
+        raise TeamsError(_("A finished game cannot be cancelled."))
+    game.status = Game.Status.CANCELLED
+    game.save(update_fields=["status"])
+    note = (reason or "").strip()[:1000]
+    applied = Application.objects.filter(
+        game=game, status__in=[Application.Status.PENDING, Application.Status.APPROVED]
+    ).select_related("team")
+    Notice.objects.bulk_create(
+        Notice(team=a.team, game=game, kind=Notice.Kind.GAME_CANCELLED, text=note)
+        for a in applied
+    )
+    return game
+
+
+# --- applications --------------------------------------------------------------------------
+
+
+def _now(now: datetime | None) -> datetime:
+    return now if now is not None else timezone.now()
+
+
+def _bans(team: Team) -> list[rules.BanInfo]:
+    return [rules.BanInfo(until=b.until, reason=b.reason) for b in team.bans.all()]
+
+
+@transaction.atomic
+def application_submit(
+    *, game: Game, team: Team, members: Iterable[Member], now: datetime | None = None
+) -> Application:
+    """Apply (or change the roster of an existing application) for a game.
+
+    A pending or approved application keeps its status with the new roster; a withdrawn or
+    rejected one is submitted again as pending.
+    """
+    now = _now(now)
+    game = Game.objects.select_for_update().get(pk=game.pk)
+    roster = list({m.pk: m for m in members}.values())
+    if any(m.team_id != team.pk for m in roster):
+        raise TeamsError(_("The roster may only list members of the team."))
+    try:
+        rules.check_application(
+            game_format=game.format,
+            starts_at=game.starts_at,
+            scheduled=game.status == Game.Status.SCHEDULED,
+            roster_size=len(roster),
+            bans=_bans(team),
+            now=now,
+        )
+    except rules.RuleViolation as exc:
+        raise _rule_error(exc) from None
+    application, created = Application.objects.get_or_create(game=game, team=team)
+    if not created and application.status in (
+        Application.Status.WITHDRAWN,
+        Application.Status.REJECTED,
+    ):
+        application.status = Application.Status.PENDING
+        application.decided_at = None
+        application.decided_by = None
+        application.save()
+    elif not created:
+        application.save(update_fields=["updated_at"])
+    application.members.set(roster)
+    return application
+
+
+@transaction.atomic
+def application_withdraw(*, application: Application, now: datetime | None = None) -> Application:
+    now = _now(now)
+    application = Application.objects.select_for_update().select_related("game").get(
+        pk=application.pk
+    )
+    if application.status not in (Application.Status.PENDING, Application.Status.APPROVED):
+        raise TeamsError(_("Only a pending or approved application can be withdrawn."))
+    if application.game.starts_at <= now:
+        raise TeamsError(_("The game has started; the application can no longer be withdrawn."))
+    application.status = Application.Status.WITHDRAWN
+    _clear_join(application)
+    application.save()
+    return application
+
+
+def _decide(application: Application, actor, status: str, now: datetime) -> None:
+    application.status = status
+    application.decided_at = now
+    application.decided_by = actor
+
+
+@transaction.atomic
+def application_approve(
+    *, application: Application, actor, now: datetime | None = None
+) -> Application:
+    now = _now(now)
+    application = Application.objects.select_for_update().select_related("game", "team").get(
+        pk=application.pk
+    )
+    if application.status != Application.Status.PENDING:
+        raise TeamsError(_("Only a pending application can be approved."))
+    if application.game.status == Game.Status.CANCELLED:
+        raise TeamsError(_("The game is cancelled."))
+    size = application.members.count()
+    try:
+        rules.check_roster_size(game_format=application.game.format, size=size)
+        rules.check_not_banned(_bans(application.team), now)
+    except rules.RuleViolation as exc:
+        raise _rule_error(exc) from None
+    _decide(application, actor, Application.Status.APPROVED, now)
+    _issue_join(application)
+    application.save()
+    Notice.objects.create(
+        team=application.team, game=application.game, kind=Notice.Kind.APPLICATION_APPROVED
+    )
+    return application
+
+
+@transaction.atomic
+def application_reject(
+    *, application: Application, actor, reason: str = "", now: datetime | None = None
+) -> Application:
+    now = _now(now)
+    application = Application.objects.select_for_update().select_related("game", "team").get(
+        pk=application.pk
+    )
+    if application.status not in (Application.Status.PENDING, Application.Status.APPROVED):
+        raise TeamsError(_("Only a pending or approved application can be rejected."))
+    _decide(application, actor, Application.Status.REJECTED, now)
+    _clear_join(application)
+    application.save()
+    Notice.objects.create(
+        team=application.team,
+        game=application.game,
+        kind=Notice.Kind.APPLICATION_REJECTED,
+        text=(reason or "").strip()[:1000],
+    )
+    return application
+
+
+@transaction.atomic
+def application_mark_paid(
+    *, application: Application, paid: bool = True, now: datetime | None = None
+) -> Application:
+    application = Application.objects.select_for_update().get(pk=application.pk)
+    if application.status != Application.Status.APPROVED:
+        raise TeamsError(_("Only an approved application has a fee to pay."))
+    application.paid = bool(paid)
+    application.paid_at = _now(now) if paid else None
+    application.save(update_fields=["paid", "paid_at", "updated_at"])
+    return application
+
+
+# --- join secrets ----------------------------------------------------------------------------
+
+
+def _new_pin(game_id: int, exclude: int | None) -> str:
+    taken = set(
+        Application.objects.filter(game_id=game_id)
+        .exclude(pk=exclude)
+        .exclude(join_pin=None)
+        .values_list("join_pin", flat=True)
+    )
+    while True:
+        pin = f"{secrets.randbelow(10**6):06d}"
+        if pin not in taken:
+            return pin
+
+
+def _issue_join(application: Application) -> None:
+    application.join_token = secrets.token_urlsafe(24)
+    application.join_pin = _new_pin(application.game_id, application.pk)
+    application.join_version += 1
+
+
+def _clear_join(application: Application) -> None:
+    """No link, no PIN, and every phone bound to the old version is out."""
+    application.join_token = None
+    application.join_pin = None
+    application.join_version += 1
+
+
+@transaction.atomic
+def application_revoke_join(*, application: Application) -> Application:
+    """Issue a new link and PIN; phones that joined with the old ones are logged out."""
+    application = Application.objects.select_for_update().select_related("team", "game").get(
+        pk=application.pk
+    )
+    if application.status != Application.Status.APPROVED:
+        raise TeamsError(_("Only an approved application has a join link."))
+    _issue_join(application)
+    application.save()
+    Notice.objects.create(
+        team=application.team, game=application.game, kind=Notice.Kind.JOIN_REVOKED
+    )
+    return application
+
+
+def _bind(session, application: Application) -> None:
+    joined = dict(session.get(JOIN_SESSION_KEY) or {})
+    joined[str(application.game_id)] = {
+        "application": application.pk,
+        "join_version": application.join_version,
+    }
+    session[JOIN_SESSION_KEY] = joined
+
+
+def _check_joinable(application: Application) -> None:
+    if application.game.status == Game.Status.CANCELLED:
+        raise TeamsError(_("This game is cancelled."))
+
+
+def join_by_token(*, session, token: str) -> Application:
+    """Bind this browser (its session) to the team whose join link carries ``token``."""
+    token = (token or "").strip() if isinstance(token, str) else ""
+    application = None
+    if token:
+        application = (
+            Application.objects.select_related("team", "game")
+            .filter(join_token=token, status=Application.Status.APPROVED)
+            .first()
+        )
+    if application is None:
+        raise TeamsError(
+            _("This join link is not valid (it may have been replaced). Ask your captain.")
+        )
+    _check_joinable(application)
+    _bind(session, application)
+    return application
+
+
+def join_by_pin(
+    *, session, game: Game, pin: str, now: datetime | None = None
+) -> Application:
+    """Bind this browser to the team with ``pin`` in ``game``; at most 10 wrong PINs per
+    session in 10 minutes."""
+    moment = _now(now).timestamp()
+    failures = [
+        t for t in (session.get(PIN_FAILURES_KEY) or []) if moment - t < PIN_WINDOW_SECONDS
+    ]
+    if len(failures) >= PIN_MAX_FAILURES:
+        wait = int(PIN_WINDOW_SECONDS - (moment - min(failures))) // 60 + 1
+        raise TeamsError(
+            _("Too many wrong PINs. Try again in %(minutes)d min or scan the QR code.")
+            % {"minutes": wait}
+        )
+    pin = "".join((pin or "").split()) if isinstance(pin, str) else ""
+    application = None
+    if len(pin) == 6 and pin.isascii() and pin.isdigit():
+        application = (
+            Application.objects.select_related("team", "game")
+            .filter(game=game, join_pin=pin, status=Application.Status.APPROVED)
+            .first()
+        )
+    if application is None:
+        failures.append(moment)
+        session[PIN_FAILURES_KEY] = failures
+        raise TeamsError(_("Wrong PIN for this game."))
+    _check_joinable(application)
+    session[PIN_FAILURES_KEY] = []
+    _bind(session, application)
+    return application
+
+
+def join_leave(*, session, game: Game) -> None:
+    joined = dict(session.get(JOIN_SESSION_KEY) or {})
+    if joined.pop(str(game.pk), None) is not None:
+        session[JOIN_SESSION_KEY] = joined
+
+
+# --- bans and benefits -----------------------------------------------------------------------
+
+
+@transaction.atomic
+def ban_create(*, team: Team, actor, reason: str, until: datetime) -> Ban:
+    reason = (reason or "").strip()
+    if not reason:
+        raise TeamsError(_("Give the reason for the ban."))
+    if timezone.is_naive(until):
+        raise TeamsError(_("The end of the ban must carry a time zone."))
+    ban = Ban.objects.create(team=team, reason=reason[:2000], until=until, created_by=actor)
+    Notice.objects.create(team=team, kind=Notice.Kind.BANNED, text=ban.reason)
+    return ban
+
+
+@transaction.atomic
+def ban_lift(*, ban: Ban) -> None:
+    ban.delete()
+
+
+@transaction.atomic
+def benefits_grant(game: Game, places: Mapping[int, int]) -> list[Benefit]:
+    """Record the prize benefits of ``game``'s final results: ``places`` maps team id to place.
+
+    Idempotent: benefits of this game are replaced (results may be re-published after a
+    protest). Places other than 1–3 get nothing. Called by the results apps.
+    """
+    Benefit.objects.filter(game=game).delete()
+    Notice.objects.filter(game=game, kind=Notice.Kind.BENEFIT).delete()
+    granted = []
+    teams = Team.objects.in_bulk(list(places))
+    for team_id, place in places.items():
+        percent = rules.prize_percent(int(place))
+        team = teams.get(team_id)
+        if percent is None or team is None:
+            continue
+        granted.append(Benefit(team=team, game=game, place=int(place), percent=percent))
+        Notice.objects.create(team=team, game=game, kind=Notice.Kind.BENEFIT, text="")
+    return Benefit.objects.bulk_create(granted)
