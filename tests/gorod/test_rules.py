@@ -1,0 +1,649 @@
+"""The GoRoD rules (rules/gorod.md) and our decisions, one readable case each, plus properties."""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.records import RecordError
+from gorod.rules import (
+    compute,
+    generate_routes,
+    next_deadline,
+    parse_record,
+    replay,
+    statistics_table,
+)
+from tests.gorod.conftest import (
+    START,
+    at,
+    average,
+    bonus,
+    code,
+    disqualify,
+    force_majeure,
+    penalty,
+    record,
+    sliv,
+    timeout,
+)
+
+
+def pick(out: dict, path: str):
+    """``"A.levels.0.hints_at"`` → that value of team A in the replay output."""
+    team, *rest = path.split(".")
+    node = next(t for t in out["teams"] if t["team"] == team) if team else out
+    for key in rest:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    return node
+
+
+def same(actual, expected) -> bool:
+    if isinstance(expected, str) and expected[:4] == "2026" and isinstance(actual, str):
+        return datetime.fromisoformat(actual) == datetime.fromisoformat(expected)
+    if isinstance(expected, list):
+        return isinstance(actual, list) and len(actual) == len(expected) and all(
+            same(a, e) for a, e in zip(actual, expected, strict=True))
+    if isinstance(expected, float) and isinstance(actual, int | float):
+        return abs(actual - expected) < 1e-6
+    return actual == expected
+
+
+ONE = (70,)
+
+RULES = [
+    pytest.param(record(ONE, ["A"], [code("A", "1", 10)]),
+                 {"A.levels.0.hints_at": [], "A.levels.0.duration_s": 600.0},
+                 id="a code before the first hint shows no hints and counts its own time"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 30)]),
+                 {"A.levels.0.hints_at": [at(25)]},
+                 id="hint one appears 25 minutes after the level was received"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 55)]),
+                 {"A.levels.0.hints_at": [at(25), at(50)]},
+                 id="hint two appears 50 minutes after the level was received"),
+    pytest.param(record(ONE, ["A"]),
+                 {"A.levels.0.closed_at": at(70), "A.levels.0.outcome": "auto_sliv",
+                  "A.levels.0.hints_at": [at(25), at(50)]},
+                 id="a level without a code fails by the clock 70 minutes after it was received"),
+    pytest.param(record((70, 70), ["A"], [code("A", "1", 12.5)]),
+                 {"A.levels.1.received_at": at(12.5)},
+                 id="the next level is received at the moment the previous one closed"),
+    pytest.param(record((70, 70), ["A"]),
+                 {"A.levels.1.received_at": at(70), "A.levels.1.closed_at": at(140)},
+                 id="after a fail the next level is received at the fail time"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 70)]),
+                 {"A.levels.0.outcome": "code", "A.slivs": 0, "A.total_s": 4200.0},
+                 id="a code at exactly the fail time counts"),
+    pytest.param(record(ONE, ["A"]),
+                 {"A.total_s": 4200.0 + 900.0, "A.slivs": 1, "A.failed_levels": ["1"]},
+                 id="a failed level adds 15 minutes of penalty to the total"),
+    pytest.param(record((45,), ["A"]),
+                 {"A.levels.0.closed_at": at(45), "A.levels.0.hints_at": [at(25)]},
+                 id="a 45 minute level fails at 45 minutes and shows only hint one"),
+    pytest.param(record((100,), ["A"], [code("A", "1", 90)]),
+                 {"A.levels.0.hints_at": [at(25), at(50)], "A.levels.0.closed_at": at(90)},
+                 id="a 100 minute level keeps its hints at 25 and 50 minutes"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 25)]),
+                 {"A.levels.0.hints_at": []},
+                 id="a hint due at the instant a code closes the level does not appear"),
+    pytest.param(record((50,), ["A"]),
+                 {"A.levels.0.hints_at": [at(25)], "A.levels.0.closed_at": at(50)},
+                 id="a 50 minute level never shows its 50 minute hint"),
+    pytest.param(record((70, 70, 70), ["A"]),
+                 {"A.levels.0.level": "1", "A.levels.1.level": "2", "A.levels.2.level": "3"},
+                 id="a team without a route plays the levels in game order"),
+    pytest.param(record((70, 70, 45), ["A", "B"], routes={"B": ["3", "1", "2"]}),
+                 {"B.levels.0.level": "3", "B.levels.1.received_at": at(45),
+                  "A.levels.0.level": "1"},
+                 id="a team with a route plays its own order"),
+    pytest.param(record(ONE, ["A"], [sliv("A", "1", 20)]),
+                 {"A.levels.0.outcome": "sliv", "A.levels.0.closed_at": at(20),
+                  "A.slivs": 1, "A.total_s": 1200.0 + 900.0},
+                 id="an organizer-confirmed fail closes the level at once with the 15 minute penalty"),
+    pytest.param(record(ONE, ["A"], [force_majeure("A", "1", 20)]),
+                 {"A.levels.0.outcome": "force_majeure", "A.slivs": 0, "A.total_s": 1200.0},
+                 id="force majeure moves the team on at that moment without penalty"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 30, 20)]),
+                 {"A.levels.0.closed_at": at(90), "A.levels.0.duration_s": 4200.0,
+                  "A.timeout_s": 1200.0},
+                 id="a timeout moves the fail time later by its length"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 30, 20)]),
+                 {"A.levels.0.hints_at": [at(25), at(70)]},
+                 id="a timeout moves the hints still to come but not those already shown"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 25, 10)]),
+                 {"A.levels.0.hints_at": [at(25), at(60)]},
+                 id="a hint due at the very start of a timeout has appeared and does not move"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 30, 20), code("A", "1", 60)]),
+                 {"A.total_s": 2400.0, "A.levels.0.duration_s": 2400.0},
+                 id="a timeout is not counted in the total nor in the time on the level"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 30, 20), code("A", "1", 50)]),
+                 {"A.levels.0.outcome": "code", "A.levels.0.duration_s": 1800.0},
+                 id="a code right when the timeout ends is accepted"),
+    pytest.param(record((70, 70), ["A"], [code("A", "1", 30), timeout("A", 30, 10)]),
+                 {"A.levels.1.closed_at": at(110), "A.levels.0.timeout_s": 0.0,
+                  "A.levels.1.timeout_s": 600.0},
+                 id="a timeout starting at the instant a level closes belongs to the next level"),
+    pytest.param(record((70, 70), ["A"], [code("A", "1", 10), timeout("A", 20, 20)],
+                        now=at(30)),
+                 {"A.total_s": 600.0, "A.timeout_s": 1200.0},
+                 id="a timeout on the level still open is not yet subtracted from the total"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 10), penalty("A", 20)]),
+                 {"A.total_s": 600.0 + 1200.0, "A.penalty_s": 1200.0},
+                 id="penalty minutes add to the total"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 30), bonus("A", 5)]),
+                 {"A.total_s": 1800.0 - 300.0, "A.bonus_s": 300.0},
+                 id="bonus minutes subtract from the total"),
+    pytest.param(record(ONE, ["A", "B", "C"], [code("A", "1", 10), code("B", "1", 20),
+                                               code("C", "1", 40), average("A", "1")]),
+                 {"A.total_s": 1800.0, "A.levels.0.average_s": 1800.0,
+                  "A.levels.0.duration_s": 600.0, "A.average_adjust_s": 1200.0},
+                 id="average time replaces the team's time by the other teams' average"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 10), average("A", "1")]),
+                 {"A.total_s": 600.0, "A.levels.0.average_s": None},
+                 id="average time changes nothing when no other team closed the level"),
+    pytest.param(record(ONE, ["A", "B"], [code("B", "1", 20), average("A", "1")], now=at(30)),
+                 {"A.total_s": 0.0, "A.average_adjust_s": 0.0},
+                 id="average time changes nothing while the team itself has not closed the level"),
+    pytest.param(record(ONE, ["A", "B", "C"], [code("A", "1", 10), code("B", "1", 20),
+                                               average("A", "1")]),
+                 {"A.total_s": (1200.0 + 4200.0) / 2},
+                 id="average time counts another team's failed level as closed"),
+    pytest.param(record((70, 70), ["A", "B"], [code("A", "1", 10), code("B", "1", 30),
+                                               average("A", "1")]),
+                 {"A.levels.1.received_at": at(10)},
+                 id="average time does not move the team's timeline"),
+    pytest.param(record(ONE, ["A", "B"], [code("A", "1", 30), code("B", "1", 20)]),
+                 {"B.place": 1, "A.place": 2},
+                 id="finished teams are ranked by total time"),
+    pytest.param(record(ONE, ["A", "B"], [code("A", "1", 30), bonus("A", 10), code("B", "1", 20)]),
+                 {"B.place": 1, "A.place": 2, "A.total_s": 1200.0, "B.total_s": 1200.0},
+                 id="equal totals are ranked by the earlier finish"),
+    pytest.param(record(ONE, ["A", "B"], [code("B", "1", 20), code("A", "1", 20)]),
+                 {"A.place": 1, "B.place": 2},
+                 id="equal totals and finish times go by registration order"),
+    pytest.param(record((70, 70), ["A", "B"], [code("A", "1", 5), code("A", "2", 10),
+                                               penalty("A", 600), code("B", "1", 5)],
+                        end=at(20)),
+                 {"A.place": 1, "B.place": 2, "B.status": "stopped"},
+                 id="a finished team ranks above every team that did not finish"),
+    pytest.param(record((70, 70, 70), ["A", "B"], [code("A", "1", 5), code("B", "1", 5),
+                                                   code("B", "2", 60)], end=at(65)),
+                 {"B.place": 1, "A.place": 2},
+                 id="unfinished teams rank by levels closed, more first"),
+    pytest.param(record((70, 70), ["A", "B"], [code("A", "1", 30), code("B", "1", 20)],
+                        end=at(40)),
+                 {"B.place": 1, "A.place": 2, "A.total_s": 1800.0, "B.total_s": 1200.0},
+                 id="unfinished teams with as many levels closed rank by the total over them"),
+    pytest.param(record(ONE, ["A", "B"], [code("A", "1", 5), disqualify("A"), code("B", "1", 50)]),
+                 {"A.place": None, "A.status": "disqualified", "B.place": 1,
+                  "A.levels.0.outcome": "code", ".teams.1.team": "A"},
+                 id="a disqualified team keeps its record but gets no place and is listed last"),
+    pytest.param(record((70, 70), ["A"], end=at(100)),
+                 {"A.status": "stopped", "A.levels_closed": 1, "A.levels.1.closed_at": None,
+                  ".end_reason": "organizer", ".finished": True},
+                 id="the organizer's end stops the teams still playing"),
+    pytest.param(record((70, 70, 70), ["A"], max_duration_h=2),
+                 {"A.status": "stopped", "A.levels_closed": 1, ".end_reason": "cap",
+                  ".ended_at": at(120)},
+                 id="the game stops at the duration cap after the start"),
+    pytest.param(record((70,) * 25, ["A"]),
+                 {"A.status": "stopped", "A.levels_closed": 20, ".ended_at": at(24 * 60)},
+                 id="by default the cap is 24 hours after the start"),
+    pytest.param(record((70, 70), ["A", "B"], [code("A", "1", 10), code("A", "2", 15)]),
+                 {"A.status": "finished", "A.finished_at": at(15), "B.finished_at": at(140),
+                  ".end_reason": "all_finished", ".ended_at": at(140)},
+                 id="a team finishes when it closes its last level and the game when all have"),
+    pytest.param(record((70, 70), ["A"], [code("A", "1", 10)], now=at(20)),
+                 {"A.status": "playing", "A.current_level": "2", "A.finished_at": None,
+                  ".finished": False},
+                 id="a live view marks a team that has not finished as playing"),
+    pytest.param(record((70, 45), ["A"], [code("A", "1", 10)], now=at(20)),
+                 {"A.levels.1.hints_at": [at(35), at(60)], "A.levels.1.hints_shown": 0,
+                  "A.levels.1.closed_at": None, "A.levels.1.duration_s": None},
+                 id="a live view lists every future hint of the open level"),
+    pytest.param(record((70, 70), ["A"], now=at(75)),
+                 {"A.levels.0.outcome": "auto_sliv", "A.levels.1.received_at": at(70),
+                  "A.current_level": "2", "A.total_s": 4200.0 + 900.0},
+                 id="a live view after the fail time shows the team moved on by the clock"),
+    pytest.param(record((70, 70), ["A"], end=at(100)),
+                 {"A.levels.1.hints_at": [at(95)]},
+                 id="a stopped team's open level lists only the hints that appeared"),
+    pytest.param(record((70,), ["A"], [code("A", "1", 30)],
+                        hint_offsets_min=[10], sliv_penalty_min=20),
+                 {"A.levels.0.hints_at": [at(10)]},
+                 id="hint times are a setting of the game"),
+    pytest.param(record((70,), ["A"], sliv_penalty_min=20),
+                 {"A.total_s": 4200.0 + 1200.0},
+                 id="the fail penalty is a setting of the game"),
+    pytest.param(record(ONE, ["A"], [{"team": "A", "type": "code", "level": "1",
+                                      "at": "2026-12-05T19:31:10+00:00"}]),
+                 {"A.levels.0.duration_s": 1870.0},
+                 id="times written with another offset are compared as instants"),
+    pytest.param(record((70, 70), ["A", "B"], [code("B", "2", 40), bonus("A", 1), code("B", "1", 10),
+                                               code("A", "1", 5)]),
+                 {"B.levels.1.closed_at": at(40), "A.levels.0.closed_at": at(5)},
+                 id="events may come in any order"),
+]
+
+
+@pytest.mark.parametrize(("data", "expected"), RULES)
+def test_rule(data, expected):
+    out = replay(data)
+    for path, value in expected.items():
+        assert same(pick(out, path), value), (path, pick(out, path), value)
+
+
+INVALID = [
+    pytest.param(record(ONE, ["A"], [code("A", "1", 10), code("A", "1", 20)]), "closed twice",
+                 id="a level closed twice by two codes is refused"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 10), sliv("A", "1", 20)]), "closed twice",
+                 id="a fail ruling on a level already closed by code is refused"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 70.5)]), "fail time",
+                 id="a code after the level's fail time is refused"),
+    pytest.param(record((70, 70), ["A"], [code("A", "2", 30)]), "received",
+                 id="a code for a level the team has not received yet is refused"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 30, 20), code("A", "1", 40)]), "timeout",
+                 id="a code during the team's timeout is refused"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 30, 20), code("A", "1", 30)]), "timeout",
+                 id="a code at the very start of the timeout is refused"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 30, 20), sliv("A", "1", 35)]), "timeout",
+                 id="an organizer fail during the timeout is refused"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 10, 5), timeout("A", 30, 5)]), "second timeout",
+                 id="a second timeout is refused"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 10, 0)]), "minutes",
+                 id="a timeout of zero minutes is refused"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 10, 31)]), "minutes",
+                 id="a timeout over 30 minutes is refused"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 5), timeout("A", 10, 5)], now=at(20)),
+                 "finished", id="a timeout after the team finished is refused"),
+    pytest.param(record(ONE, ["A"], [code("Z", "1", 5)]), "unknown team",
+                 id="an event of an unknown team is refused"),
+    pytest.param(record(ONE, ["A"], [code("A", "9", 5)]), "unknown level",
+                 id="an event on an unknown level is refused"),
+    pytest.param(record((70, 70), ["A"], routes={"Z": ["1", "2"]}), "unknown team",
+                 id="a route of an unknown team is refused"),
+    pytest.param(record((70, 70), ["A"], routes={"A": ["1"]}), "misses",
+                 id="a route that misses a level is refused"),
+    pytest.param(record((70, 70), ["A"], routes={"A": ["1", "1", "2"]}), "twice",
+                 id="a route that visits a level twice is refused"),
+    pytest.param(record((70, 70), ["A"], routes={"A": ["1", "2", "7"]}), "unknown level",
+                 id="a route through an unknown level is refused"),
+    pytest.param(record(ONE, ["A"], start="2026-12-05T22:00:00"), "offset",
+                 id="a start time without a UTC offset is refused"),
+    pytest.param(record(ONE, ["A"], [{"team": "A", "type": "code", "level": "1",
+                                      "at": "2026-12-05T22:10:00"}]), "offset",
+                 id="an event time without a UTC offset is refused"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 50)], end=at(40)), "later than the game's end",
+                 id="an event later than the organizer's end is refused"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 50)], now=at(40)), "later than now",
+                 id="an event later than now is refused"),
+    pytest.param(record((70, 70), ["A"], [code("A", "1", 10), code("A", "2", 70)],
+                        max_duration_h=1), "cap", id="an event later than the cap is refused"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", -5)]), "before the start",
+                 id="an event before the start is refused"),
+    pytest.param(record(ONE, ["A"], end=at(-5)), "before the start",
+                 id="an end before the start is refused"),
+    pytest.param(record(ONE, ["A"], end=at(25 * 60)), "cap", id="an end after the cap is refused"),
+    pytest.param(record(ONE, ["A"], end=at(30), now=at(20)), "later than now",
+                 id="an end later than now is refused"),
+    pytest.param(record(ONE, ["A"], [{"team": "A", "type": "kiss", "at": at(1)}]),
+                 "unknown event type", id="an unknown event type is refused"),
+    pytest.param(record(ONE, ["A"], [{"team": "A", "type": "code", "level": "1"}]),
+                 "events[0].at: missing", id="a code without a time is refused"),
+    pytest.param(record(ONE, ["A"], [{"team": "A", "type": "penalty", "minutes": True}]),
+                 "boolean", id="a boolean where minutes belong is refused"),
+    pytest.param(record(ONE, ["A"], [{"team": "A", "type": "penalty", "minutes": "20"}]),
+                 "expected a number", id="minutes written as text are refused"),
+    pytest.param(record(ONE, ["A", "A"]), "twice", id="a team listed twice is refused"),
+    pytest.param(dict(record(ONE, ["A"]), levels=[{"id": "1"}, {"id": "1"}]), "twice",
+                 id="a level listed twice is refused"),
+    pytest.param(dict(record(ONE, ["A"]), levels=[{"id": 1}]), "levels[0].id",
+                 id="a level id that is not a string is refused"),
+    pytest.param(dict(record(ONE, ["A"]), levels=[{"id": "1", "duration_min": 0}]),
+                 "duration_min", id="a level of zero minutes is refused"),
+    pytest.param(record(ONE, ["A"], hint_offsets_min=[50, 25]), "increase",
+                 id="hint times that do not increase are refused"),
+    pytest.param({k: v for k, v in record(ONE, ["A"]).items() if k != "start"}, "start: missing",
+                 id="a record without a start is refused"),
+    pytest.param(record(ONE, ["A"], [average("A", "1"), average("A", "1")]), "already ruled",
+                 id="a second average-time ruling on the same level is refused"),
+    pytest.param(record(ONE, ["A"], [disqualify("A"), disqualify("A")]), "already disqualified",
+                 id="a second disqualification is refused"),
+    pytest.param(dict(record(ONE, ["A"]), teams="A"), "teams", id="teams not given as a list are refused"),
+    pytest.param([], "object", id="a record that is not an object is refused"),
+]
+
+
+@pytest.mark.parametrize(("data", "fragment"), INVALID)
+def test_invalid_record(data, fragment):
+    with pytest.raises(RecordError) as exc:
+        replay(data)
+    assert fragment in str(exc.value)
+
+
+def test_a_game_across_a_daylight_saving_change_keeps_exact_minutes():
+    # Berlin leaves summer time at 03:00 CEST on 2026-10-25 (clocks go back to 02:00 CET):
+    # wall-clock arithmetic would put level 2's fail an hour off.
+    data = record((70, 70), ["A"], start="2026-10-25T01:30:00+02:00",
+                  events=[{"team": "A", "type": "code", "level": "1",
+                           "at": "2026-10-25T02:30:00+02:00"}])
+    level_one, level_two = pick(replay(data), "A.levels")
+    assert level_one["duration_s"] == 3600.0
+    assert _t(level_two["closed_at"]) == _t("2026-10-25T02:40:00+01:00")
+    berlin_now = datetime(2026, 10, 25, 2, 30, tzinfo=ZoneInfo("Europe/Berlin"), fold=1)
+    live = compute(parse_record(data), berlin_now)
+    assert live.teams[0].levels[1].closed_at is None
+    assert next_deadline(live) == _t("2026-10-25T02:40:00+01:00")
+
+
+def test_now_given_as_an_argument_overrides_the_record():
+    rec = parse_record(record((70, 70), ["A"], [code("A", "1", 10)]))
+    live = compute(rec, START + timedelta(minutes=20))
+    assert live.teams[0].status == "playing"
+    assert compute(rec).teams[0].status == "finished"
+
+
+def test_a_naive_now_is_refused():
+    rec = parse_record(record(ONE, ["A"]))
+    with pytest.raises(RecordError, match="now"):
+        compute(rec, datetime(2026, 12, 5, 22, 30))
+
+
+def test_an_event_after_the_now_argument_is_refused():
+    rec = parse_record(record(ONE, ["A"], [code("A", "1", 30)]))
+    with pytest.raises(RecordError, match="later than now"):
+        compute(rec, START + timedelta(minutes=20))
+
+
+def test_next_deadline_is_the_earliest_hint_or_fail_time_of_any_team():
+    rec = parse_record(record((70, 45), ["A", "B"], [code("A", "1", 10)], routes={"B": ["2", "1"]}))
+    live = compute(rec, START + timedelta(minutes=30))
+    # A: level 2 from 10 → hint at 35; B: level 2 (45 min) from 0 → fails at 45.
+    assert live.teams[0].next_deadline == START + timedelta(minutes=35)
+    assert next_deadline(live) == START + timedelta(minutes=35)
+    later = compute(rec, START + timedelta(minutes=36))
+    assert next_deadline(later) == START + timedelta(minutes=45)
+
+
+def test_next_deadline_skips_a_hint_that_falls_after_the_fail_time():
+    rec = parse_record(record((45,), ["A"]))
+    assert next_deadline(compute(rec, START + timedelta(minutes=30))) == START + timedelta(minutes=45)
+
+
+def test_next_deadline_includes_the_end_of_a_running_timeout():
+    rec = parse_record(record(ONE, ["A"], [timeout("A", 26, 10)]))
+    assert next_deadline(compute(rec, START + timedelta(minutes=30))) == START + timedelta(minutes=36)
+
+
+def test_next_deadline_never_goes_past_the_cap():
+    rec = parse_record(record((70, 70), ["A"], max_duration_h=1))
+    assert next_deadline(compute(rec, START + timedelta(minutes=55))) == START + timedelta(hours=1)
+
+
+def test_next_deadline_before_the_start_is_the_start():
+    rec = parse_record(record(ONE, ["A"]))
+    live = compute(rec, START - timedelta(minutes=5))
+    assert next_deadline(live) == START
+    assert live.teams[0].levels == () and live.teams[0].status == "playing"
+
+
+def test_next_deadline_is_none_once_the_game_is_over():
+    assert next_deadline(compute(parse_record(record(ONE, ["A"])))) is None
+
+
+def test_statistics_table_has_a_cell_per_level_in_game_order():
+    rec = parse_record(record((70, 70), ["A", "B"], [code("A", "1", 30), penalty("B", 10)],
+                              routes={"B": ["2", "1"]}, now=at(40)))
+    table = statistics_table(compute(rec))
+    assert table["levels"] == ["1", "2"]
+    a_row, b_row = table["rows"]
+    assert a_row["team"] == "A" and a_row["place"] == 1
+    first = a_row["cells"][0]
+    assert (first["hints_shown"], first["how"], first["time_s"]) == (1, "code", 1800.0)
+    assert b_row["cells"][0] is None  # B has not received level 1 yet
+    assert b_row["cells"][1]["order"] == 1 and b_row["penalty_s"] == 600.0
+    assert b_row["rulings"][0].reason == "test"
+
+
+def test_statistics_table_names_how_each_level_closed():
+    rec = parse_record(record((70, 70, 70), ["A"], [sliv("A", "1", 5), force_majeure("A", "2", 10)]))
+    cells = statistics_table(compute(rec))["rows"][0]["cells"]
+    assert [c["how"] for c in cells] == ["failed (organizer)", "force majeure (organizer)",
+                                         "failed (time out)"]
+
+
+def test_finished_share_counts_finished_teams():
+    rec = parse_record(record(ONE, ["A", "B", "C", "D", "E"], [code("A", "1", 5), code("B", "1", 6),
+                                                               code("C", "1", 7), code("D", "1", 8)],
+                              now=at(9)))
+    assert compute(rec).finished_share == pytest.approx(0.8)
+
+
+# ---- routes ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("levels", "teams"), [(5, 5), (8, 3), (3, 7), (1, 2)])
+def test_generated_routes_visit_every_level_once(levels, teams):
+    ids = [str(i) for i in range(1, levels + 1)]
+    names = [f"T{i}" for i in range(teams)]
+    routes = generate_routes(ids, names, seed=42)
+    assert list(routes) == names
+    assert all(sorted(route) == sorted(ids) for route in routes.values())
+    parse_record(record((70,) * levels, names, routes=routes))
+
+
+@pytest.mark.parametrize(("levels", "teams"), [(5, 5), (8, 3), (30, 30), (30, 7)])
+def test_generated_routes_start_teams_on_different_levels(levels, teams):
+    routes = generate_routes([str(i) for i in range(levels)], [f"T{i}" for i in range(teams)], 1)
+    firsts = [route[0] for route in routes.values()]
+    assert len(set(firsts)) == teams
+    # Moving at the same pace, no two teams meet on a level.
+    for step in range(levels):
+        assert len({route[step] for route in routes.values()}) == teams
+
+
+def test_generated_routes_are_deterministic_for_a_seed_and_vary_with_it():
+    ids, names = [str(i) for i in range(10)], [f"T{i}" for i in range(6)]
+    assert generate_routes(ids, names, 3) == generate_routes(ids, names, 3)
+    assert any(generate_routes(ids, names, s) != generate_routes(ids, names, 3) for s in range(4, 9))
+
+
+# ---- properties -----------------------------------------------------------------------------
+
+LIMITS = st.sampled_from([30, 45, 50, 70, 70, 90])
+
+
+@st.composite
+def valid_games(draw, with_now=None):
+    """A valid record built by playing each team forward with the level clock."""
+    limits = draw(st.lists(LIMITS, min_size=1, max_size=5))
+    ids = [str(i) for i in range(1, len(limits) + 1)]
+    limit_of = dict(zip(ids, limits, strict=True))
+    teams = [f"T{i}" for i in range(draw(st.integers(1, 4)))]
+    cap_h = draw(st.sampled_from([2, 5, 24]))
+    cap_s = cap_h * 3600
+    routes, events = {}, []
+    for team in teams:
+        route = draw(st.permutations(ids)) if draw(st.booleans()) else ids
+        if route is not ids:
+            routes[team] = list(route)
+        r, timeout_free = 0, True
+        for level in route:
+            limit_s = limit_of[level] * 60
+            fail, earliest = r + limit_s, r
+            if timeout_free and draw(st.integers(0, 4)) == 0:
+                t_at = r + draw(st.integers(0, limit_s - 1))
+                length = draw(st.integers(1, 30))
+                events.append({"team": team, "type": "timeout", "minutes": length, "at": t_at})
+                fail += length * 60
+                earliest = t_at + length * 60
+                timeout_free = False
+            how = draw(st.sampled_from(["code", "code", "code", "clock", "sliv", "force_majeure"]))
+            if how == "clock":
+                close = fail
+            else:
+                close = draw(st.integers(earliest, fail))
+                events.append({"team": team, "type": how, "level": level, "at": close})
+            r = close
+        for _ in range(draw(st.integers(0, 2))):
+            events.append({"team": team, "type": draw(st.sampled_from(["penalty", "bonus"])),
+                           "minutes": draw(st.integers(1, 90))})
+        if draw(st.integers(0, 3)) == 0:
+            events.append({"team": team, "type": "average_time", "level": draw(st.sampled_from(ids))})
+    horizon = cap_s
+    if with_now if with_now is not None else draw(st.booleans()):
+        horizon = draw(st.integers(0, cap_s))
+    end = None
+    if with_now is None and draw(st.integers(0, 3)) == 0:
+        end = draw(st.integers(0, horizon))
+        horizon = end
+    kept = [e for e in events if "at" not in e or e["at"] <= horizon]
+    for e in kept:
+        if "at" in e:
+            e["at"] = at(e["at"] / 60)
+    draw(st.randoms()).shuffle(kept)
+    data = record(limits, teams, kept, routes=routes, max_duration_h=cap_h)
+    if horizon < cap_s and end is None:
+        data["now"] = at(horizon / 60)
+    if end is not None:
+        data["end"] = at(end / 60)
+        if draw(st.booleans()):
+            data["now"] = at(draw(st.integers(end, end + 600)) / 60)
+    return data
+
+
+PROPS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _t(text):
+    return datetime.fromisoformat(text)
+
+
+@PROPS
+@given(valid_games())
+def test_a_teams_levels_follow_each_other_without_overlap(data):
+    out = replay(data)
+    for team in out["teams"]:
+        received = _t(data["start"])
+        for level in team["levels"]:
+            assert _t(level["received_at"]) == received
+            if level["closed_at"] is None:
+                assert level is team["levels"][-1]
+                break
+            assert _t(level["closed_at"]) >= received
+            received = _t(level["closed_at"])
+
+
+@PROPS
+@given(valid_games())
+def test_no_level_lasts_past_its_limit_plus_the_timeout(data):
+    out = replay(data)
+    limits = {lv["id"]: lv["duration_min"] * 60 for lv in data["levels"]}
+    for team in out["teams"]:
+        for level in team["levels"]:
+            if level["closed_at"] is not None:
+                span = (_t(level["closed_at"]) - _t(level["received_at"])).total_seconds()
+                assert span <= limits[level["level"]] + level["timeout_s"] + 1e-6
+                assert level["duration_s"] <= limits[level["level"]] + 1e-6
+
+
+@PROPS
+@given(valid_games())
+def test_total_time_is_the_formula_of_the_rules(data):
+    out = replay(data)
+    start = _t(data["start"])
+    durations: dict[str, dict[str, float]] = {}
+    for team in out["teams"]:
+        for level in team["levels"]:
+            if level["duration_s"] is not None:
+                durations.setdefault(level["level"], {})[team["team"]] = level["duration_s"]
+    for team in out["teams"]:
+        closed = [lv for lv in team["levels"] if lv["closed_at"] is not None]
+        last = _t(closed[-1]["closed_at"]) if closed else start
+        timeout_s = sum(lv["timeout_s"] for lv in closed)
+        slivs = sum(lv["outcome"] in ("sliv", "auto_sliv") for lv in closed)
+        adjust = 0.0
+        for event in data["events"]:
+            if event["team"] == team["team"] and event["type"] == "average_time":
+                times = durations.get(event["level"], {})
+                own = times.get(team["team"])
+                others = [v for k, v in times.items() if k != team["team"]]
+                if own is not None and others:
+                    adjust += sum(others) / len(others) - own
+        expected = ((last - start).total_seconds() - timeout_s + 900 * slivs
+                    + team["penalty_s"] - team["bonus_s"] + adjust)
+        assert team["total_s"] == pytest.approx(expected, abs=1e-6)
+        assert team["slivs"] == slivs
+
+
+@PROPS
+@given(valid_games(with_now=True), st.integers(1, 3000))
+def test_a_later_now_never_changes_a_closed_level(data, later_s):
+    rec = parse_record(data)
+    now = rec.now or (START + timedelta(hours=rec.max_duration_h))
+    first = compute(rec, now)
+    second = compute(rec, now + timedelta(seconds=later_s))
+    for a, b in zip(first.teams and sorted(first.teams, key=lambda t: t.team),
+                    sorted(second.teams, key=lambda t: t.team), strict=True):
+        for level_a, level_b in zip(a.levels, b.levels, strict=False):
+            if level_a.closed_at is not None:
+                assert level_a == level_b
+        assert len(b.levels) >= len(a.levels)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=True)
+    | st.text(max_size=30) | st.sampled_from(["2026-12-05T22:00:00+03:00", "1", "code", "A"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["format", "start", "levels", "teams", "events", "routes", "id", "team",
+                         "type", "at", "level", "minutes", "end", "now", "duration_min",
+                         "max_duration_h", "hint_offsets_min", "sliv_penalty_min"]) | st.text(max_size=5),
+        inner, max_size=6),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(JSON)
+def test_junk_raises_only_record_errors(junk):
+    try:
+        replay(junk)
+    except RecordError:
+        pass
+
+
+@st.composite
+def mutated_games(draw):
+    data = copy.deepcopy(draw(valid_games()))
+    for _ in range(draw(st.integers(1, 3))):
+        node = data
+        # Walk to a random container, then break one of its values.
+        while True:
+            keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+            if not keys:
+                break
+            key = draw(st.sampled_from(keys))
+            child = node[key]
+            if isinstance(child, dict | list) and child and draw(st.booleans()):
+                node = child
+                continue
+            if draw(st.booleans()) and isinstance(node, dict):
+                del node[key]
+            else:
+                node[key] = draw(JSON)
+            break
+    return data
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_games())
+def test_broken_records_raise_only_record_errors(data):
+    try:
+        replay(data)
+    except RecordError:
+        pass
