@@ -1,0 +1,228 @@
+"""Code matching (3.2, 3.24–3.25, 4.1.6) and the brute-force limiter."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from gorod.codes import (
+    CodeSpecError,
+    LevelCodes,
+    Sector,
+    check_attempt_limit,
+    is_standard_code,
+    level_codes_from_dict,
+    match_attempt,
+    normalize_code,
+    standard_code,
+)
+
+T0 = datetime(2026, 12, 5, 19, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("typed", "expected"), [
+    pytest.param("g1r12345d", "G1R12345D", id="lower case is upper-cased"),
+    pytest.param("  G1R12345D\n", "G1R12345D", id="surrounding white space is dropped"),
+    pytest.param("G1 R123\t45 D", "G1R12345D", id="inner white space is dropped"),
+    pytest.param("G1R12345D\u00a0", "G1R12345D", id="a no-break space is white space too"),
+    pytest.param("G1R1\u200b2345D", "G1R12345D", id="a zero-width space pasted from a chat is dropped"),
+    pytest.param("АВЕКМНОРСТХУ", "ABEKMHOPCTXY", id="every Cyrillic capital look-alike becomes Latin"),
+    pytest.param("авекмнорстху", "ABEKMHOPCTXY", id="every Cyrillic lowercase look-alike becomes Latin"),
+    pytest.param("ДЖЗ", "ДЖЗ", id="Cyrillic letters without a Latin twin stay"),
+    pytest.param("Ｇ１Ｒ２Ｄ", "G1R2D", id="full-width characters fold to plain ones"),
+])
+def test_normalisation(typed, expected):
+    assert normalize_code(typed) == expected
+
+
+def test_a_code_typed_on_a_russian_layout_matches_its_latin_original():
+    spec = LevelCodes.single("TOPCEKPET")
+    assert match_attempt(spec, "A", "торсекрет").verdict == "accepted"
+
+
+def test_standard_codes_are_recognised_and_generated_for_a_game():
+    assert is_standard_code("G12R0042D")
+    assert is_standard_code("g 3 r 1 d", game=3)
+    assert not is_standard_code("G3R1D", game=4)
+    assert not is_standard_code("G!R@#$D")
+    code = standard_code(7, digits=6, rng=random.Random(1))
+    assert is_standard_code(code, game=7) and len(code) == len("G7R") + 6 + 1
+    assert standard_code(7, rng=random.Random(1)) == standard_code(7, rng=random.Random(1))
+    assert is_standard_code(standard_code(2))
+
+
+@pytest.mark.parametrize("bad", [-1, "1", True])
+def test_a_standard_code_needs_a_game_number(bad):
+    with pytest.raises(ValueError):
+        standard_code(bad)
+
+
+def test_a_free_text_code_matches_whatever_its_form():
+    spec = LevelCodes.single("G!R@#$D")
+    assert match_attempt(spec, "A", "g!r@#$d").closed
+    assert match_attempt(spec, "A", "G!R@#D").verdict == "wrong"
+
+
+def test_a_wrong_code_leaves_the_level_open():
+    result = match_attempt(LevelCodes.single("G1R1D"), "A", "G1R2D")
+    assert (result.verdict, result.sector, result.closed, result.is_wrong) == ("wrong", None, False, True)
+
+
+def test_an_empty_attempt_is_wrong():
+    assert match_attempt(LevelCodes.single("G1R1D"), "A", "   ").verdict == "wrong"
+
+
+SECTORS = LevelCodes((Sector("north", codes=("G1R11D",)), Sector("south", codes=("G1R22D",)),
+                      Sector("bridge", codes=("G1R33D", "МОСТ"))))
+
+
+def test_sectors_close_in_any_order_each_reported_as_found():
+    found: set[str] = set()
+    for typed, sector in [("G1R33D", "bridge"), ("g1r11d", "north"), ("G1R22D", "south")]:
+        result = match_attempt(SECTORS, "A", typed, found)
+        assert (result.verdict, result.sector) == ("accepted", sector)
+        found = set(result.found)
+    assert result.closed and result.remaining == 0
+
+
+def test_a_sector_may_accept_alternative_texts():
+    assert match_attempt(SECTORS, "A", "мост").sector == "bridge"
+
+
+def test_a_level_with_sectors_stays_open_until_all_are_found():
+    result = match_attempt(SECTORS, "A", "G1R11D", {"south"})
+    assert not result.closed and result.remaining == 1 and result.found == {"north", "south"}
+
+
+def test_a_sector_found_again_is_a_repeat_not_a_wrong_attempt():
+    result = match_attempt(SECTORS, "A", "G1R11D", {"north"})
+    assert (result.verdict, result.sector, result.is_wrong) == ("repeat", "north", False)
+
+
+def test_already_found_must_name_known_sectors():
+    with pytest.raises(CodeSpecError):
+        match_attempt(SECTORS, "A", "x", {"east"})
+
+
+def test_two_sectors_with_the_same_text_are_found_one_after_the_other():
+    spec = LevelCodes((Sector("a", codes=("X1",)), Sector("b", codes=("X1",))))
+    first = match_attempt(spec, "T", "x1")
+    second = match_attempt(spec, "T", "x1", first.found)
+    assert (first.sector, second.sector, second.closed) == ("a", "b", True)
+
+
+PERSONAL = LevelCodes((Sector("code", "personal", ("R777D",), {"Alpha": "G1A", "Beta": "G1B"}),))
+
+
+def test_a_personal_code_is_the_teams_part_followed_by_the_common_part():
+    assert match_attempt(PERSONAL, "Alpha", "g1a r777d").closed
+    assert match_attempt(PERSONAL, "Beta", "G1BR777D").closed
+
+
+def test_another_teams_personal_code_is_wrong():
+    assert match_attempt(PERSONAL, "Alpha", "G1BR777D").verdict == "wrong"
+
+
+def test_the_common_part_alone_is_not_a_personal_code():
+    assert match_attempt(PERSONAL, "Alpha", "R777D").verdict == "wrong"
+
+
+def test_a_team_without_a_personal_part_is_a_spec_error_found_before_the_game():
+    assert PERSONAL.missing_for(["Alpha", "Gamma"]) == ["Gamma"]
+    with pytest.raises(CodeSpecError, match="Gamma"):
+        match_attempt(PERSONAL, "Gamma", "G1GR777D")
+
+
+DIGIT = LevelCodes((Sector("code", "personal_digit", ("G2R123D",), {"Alpha": "4", "Beta": 7}),))
+
+
+def test_the_personal_digit_is_appended_to_the_common_code():
+    assert match_attempt(DIGIT, "Alpha", "G2R123D4").closed
+    assert match_attempt(DIGIT, "Beta", "g2r123d 7").closed
+    assert match_attempt(DIGIT, "Alpha", "G2R123D7").verdict == "wrong"
+    assert match_attempt(DIGIT, "Alpha", "G2R123D").verdict == "wrong"
+
+
+def test_sectors_of_different_kinds_combine_on_one_level():
+    spec = LevelCodes((Sector("agent", codes=("ПАРОЛЬ",)),
+                       Sector("place", "personal_digit", ("G1R5D",), {"A": "1"})))
+    first = match_attempt(spec, "A", "G1R5D1")
+    assert first.sector == "place" and not first.closed
+    assert match_attempt(spec, "A", "пароль", first.found).closed
+
+
+def test_code_descriptions_load_from_their_stored_json():
+    assert level_codes_from_dict({"code": "G1R1D"}) == LevelCodes.single("G1R1D")
+    spec = level_codes_from_dict({"sectors": [
+        {"name": "one", "codes": ["A1"]},
+        {"name": "two", "kind": "personal", "codes": ["Z"], "personal": {"T": "P"}}]})
+    assert match_attempt(spec, "T", "pz").sector == "two"
+    with pytest.raises(CodeSpecError):
+        level_codes_from_dict({"sectors": [{"codes": ["A1"]}]})
+
+
+@pytest.mark.parametrize("build", [
+    pytest.param(lambda: LevelCodes(()), id="a level without codes"),
+    pytest.param(lambda: LevelCodes((Sector("a", codes=("1",)), Sector("a", codes=("2",)))),
+                 id="two sectors with one name"),
+    pytest.param(lambda: Sector("a", "secret", ("1",)), id="an unknown sector kind"),
+    pytest.param(lambda: Sector("a", codes=("  ",)), id="a code that is only white space"),
+    pytest.param(lambda: Sector("a"), id="a common sector without a code"),
+])
+def test_unusable_code_descriptions_are_refused(build):
+    with pytest.raises(CodeSpecError):
+        build()
+
+
+# ---- brute-force limiter --------------------------------------------------------------------
+
+
+def seconds(*offsets: float) -> list[datetime]:
+    return [T0 + timedelta(seconds=s) for s in offsets]
+
+
+def test_nine_wrong_attempts_in_a_minute_still_allow_another():
+    limit = check_attempt_limit(seconds(*range(9)), T0 + timedelta(seconds=10))
+    assert limit.allowed and limit.wait_s == 0 and limit.wrong_in_window == 9
+
+
+def test_ten_wrong_attempts_in_a_minute_make_the_team_wait_until_the_minute_has_passed():
+    limit = check_attempt_limit(seconds(*range(10)), T0 + timedelta(seconds=15))
+    assert not limit.allowed and limit.wait_s == 45
+    assert limit.message() == "Too many wrong codes: wait 45 s."
+
+
+def test_the_wait_counts_down_and_ends_when_the_oldest_attempt_leaves_the_window():
+    times = seconds(*range(10))
+    assert check_attempt_limit(times, T0 + timedelta(seconds=59.5)).wait_s == 1
+    assert check_attempt_limit(times, T0 + timedelta(seconds=60)).allowed
+
+
+def test_the_wait_is_rounded_up_to_whole_seconds():
+    assert check_attempt_limit(seconds(*range(10)), T0 + timedelta(seconds=20.2)).wait_s == 40
+
+
+def test_with_more_attempts_than_the_limit_the_wait_follows_the_newest_ten():
+    times = seconds(0, 1, 2, 30, 31, 32, 33, 34, 35, 36, 37, 38)
+    # 12 in the window: the team may try again once only 9 are left, i.e. after the 3rd leaves.
+    assert check_attempt_limit(times, T0 + timedelta(seconds=40)).wait_s == 22
+
+
+def test_old_wrong_attempts_do_not_count():
+    assert check_attempt_limit(seconds(*range(10)), T0 + timedelta(minutes=5)).allowed
+
+
+def test_the_limit_and_the_window_are_configurable():
+    times = seconds(0, 1, 2)
+    assert not check_attempt_limit(times, T0 + timedelta(seconds=3), max_wrong=3).allowed
+    limit = check_attempt_limit(times, T0 + timedelta(seconds=3), max_wrong=3, window_s=10)
+    assert limit.wait_s == 7
+    assert check_attempt_limit(seconds(*range(10)), T0 + timedelta(seconds=31), window_s=30).allowed
+
+
+@pytest.mark.parametrize(("max_wrong", "window_s"), [(0, 60), (10, 0)])
+def test_a_limit_that_makes_no_sense_is_refused(max_wrong, window_s):
+    with pytest.raises(ValueError):
+        check_attempt_limit([], T0, max_wrong=max_wrong, window_s=window_s)
