@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from types import MappingProxyType
 from typing import Any
@@ -502,7 +502,7 @@ def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
     placed = sorted((item for item in unplaced if item[0] is not None), key=lambda item: item[0])
     teams: list[TeamResult] = []
     for place, (_key, result) in enumerate(placed, start=1):
-        teams.append(_replace(result, place=place))
+        teams.append(replace(result, place=place))
     # [decision] Disqualified teams come last, in registration order, with no place.
     teams.extend(result for key, result in unplaced if key is None)
 
@@ -522,12 +522,6 @@ def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
         level_ids=tuple(level.id for level in record.levels), teams=tuple(teams),
         cap=_from_us(cap_us, tz),
     )
-
-
-def _replace(result: TeamResult, **changes: Any) -> TeamResult:
-    from dataclasses import replace
-
-    return replace(result, **changes)
 
 
 def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mapping[str, Level],
@@ -778,7 +772,14 @@ def statistics_table(results: Results) -> dict:
 
 def replay(data: dict) -> dict:
     """``manage.py replay`` for ``"format": "gorod"``: the contract output of
-    ``spec/record-format.md`` plus a few extra fields (fail times, hints shown, rulings)."""
+    ``spec/record-format.md`` plus a few extra fields (fail times, hints shown, rulings).
+
+    >>> out = replay({"format": "gorod", "start": "2026-12-05T22:00:00+03:00",
+    ...               "levels": [{"id": "1"}], "teams": ["A"]})
+    >>> team = out["teams"][0]
+    >>> team["status"], team["levels"][0]["outcome"], team["total_s"]  # 70 min + 15 min penalty
+    ('finished', 'auto_sliv', 5100.0)
+    """
     results = compute(parse_record(data))
     return {
         "format": "gorod",

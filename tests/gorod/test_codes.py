@@ -226,3 +226,11 @@ def test_the_limit_and_the_window_are_configurable():
 def test_a_limit_that_makes_no_sense_is_refused(max_wrong, window_s):
     with pytest.raises(ValueError):
         check_attempt_limit([], T0, max_wrong=max_wrong, window_s=window_s)
+
+
+def test_the_worked_examples_in_the_code_docstrings_hold():
+    import doctest
+
+    import gorod.codes
+
+    assert doctest.testmod(gorod.codes).failed == 0

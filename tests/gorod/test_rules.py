@@ -647,3 +647,11 @@ def test_broken_records_raise_only_record_errors(data):
         replay(data)
     except RecordError:
         pass
+
+
+def test_the_worked_examples_in_the_rule_docstrings_hold():
+    import doctest
+
+    import gorod.rules
+
+    assert doctest.testmod(gorod.rules).failed == 0
