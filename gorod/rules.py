@@ -411,6 +411,23 @@ class Results:
     cap: datetime
 
     @property
+    def protests_until(self) -> datetime | None:
+        """Results stay preliminary and captains may protest for 12 h after the game ended
+        (3.15; [decision] for stopped teams "the last finish" is the game's end)."""
+        return None if self.ended_at is None else self.ended_at + timedelta(hours=12)
+
+    @property
+    def final_by(self) -> datetime | None:
+        """Final results are due at the latest 72 h after the game ended (3.16).
+
+        >>> from datetime import timezone
+        >>> end = datetime(2026, 12, 6, 2, 0, tzinfo=timezone.utc)
+        >>> Results(end, None, True, end, "organizer", (), (), end).final_by.isoformat()
+        '2026-12-09T02:00:00+00:00'
+        """
+        return None if self.ended_at is None else self.ended_at + timedelta(hours=72)
+
+    @property
     def finished_share(self) -> float:
         """Share of teams that have finished (3.9: the organizer may end the game at 80 %)."""
         if not self.teams:
@@ -787,6 +804,8 @@ def replay(data: dict) -> dict:
         "ended_at": format_time(results.ended_at),
         "end_reason": results.end_reason,
         "finished_share": results.finished_share,
+        "protests_until": format_time(results.protests_until),
+        "final_by": format_time(results.final_by),
         "next_deadline": format_time(next_deadline(results)),
         "teams": [_team_json(team) for team in results.teams],
     }

@@ -655,3 +655,12 @@ def test_the_worked_examples_in_the_rule_docstrings_hold():
     import gorod.rules
 
     assert doctest.testmod(gorod.rules).failed == 0
+
+
+def test_protests_run_12_hours_and_final_results_come_72_hours_after_the_game_ended():
+    out = replay(record((70,), ["A"], [code("A", "1", 30)]))
+    assert same(out["ended_at"], at(30))
+    assert same(out["protests_until"], at(30 + 12 * 60))
+    assert same(out["final_by"], at(30 + 72 * 60))
+    live = replay(record((70,), ["A"], now=at(10)))
+    assert live["protests_until"] is None and live["final_by"] is None
