@@ -1,0 +1,218 @@
+"""King of the Hill live data: the game's settings and snapshot, questions and what teams sent.
+
+Models hold data and constraints only. The board is never edited here: every write in
+``kingofhill.services`` rebuilds the record from these rows, recomputes it with the pure
+``kingofhill.rules`` and stores the result in ``KothGame.board`` with ``version + 1``.
+Teams are ``teams.Application`` rows (approved ones play); a team's name in the record is its
+``teams.Team`` name.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from teams.models import Application, Game
+
+# Distinct on a projector and for the colour-blind as far as 24 colours go; registration order
+# picks the colour, so a team keeps it for the whole evening and across reloads.
+PALETTE = (
+    "#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6", "#bcf60c",
+    "#008080", "#9a6324", "#800000", "#808000", "#000075", "#ffe119", "#fabebe", "#e6beff",
+    "#aaffc3", "#ffd8b1", "#808080", "#469990", "#dcbeff", "#a9a9a9", "#fffac8", "#000000",
+)
+
+
+def team_colour(index: int) -> str:
+    """The colour of the team registered ``index``-th (0-based); the palette repeats past 24."""
+    return PALETTE[index % len(PALETTE)]
+
+
+class KothGame(models.Model):
+    """The live King of the Hill state of one scheduled ``teams.Game``.
+
+    The primary key *is* the game's id, so ``/koth/<id>/…`` and the team-phone binding (keyed
+    by ``teams.Game`` id) always speak of the same number.
+    """
+
+    class Status(models.TextChoices):
+        SETUP = "setup", _("setup")
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="koth",
+        verbose_name=_("game"),
+    )
+    summit = models.PositiveSmallIntegerField(_("summit step"), default=7)
+    main_questions = models.PositiveSmallIntegerField(_("main questions"), default=30)
+    reserve_questions = models.PositiveSmallIntegerField(_("reserve questions"), default=5)
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.SETUP
+    )
+    # Bumped by every write; clients that miss one resync over HTTP.
+    version = models.PositiveIntegerField(_("version"), default=0)
+    board = models.JSONField(_("board"), default=dict, blank=True)
+    # Application ids in registration (slope) order, frozen when the game starts so a late
+    # change of applications cannot reshuffle the record of a running game.
+    team_order = models.JSONField(_("team order"), default=list, blank=True)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("King of the Hill game")
+        verbose_name_plural = _("King of the Hill games")
+
+    def __str__(self) -> str:
+        return str(self.game)
+
+    @property
+    def id(self) -> int:  # the views and templates speak of the game id
+        return self.pk
+
+
+class Question(models.Model):
+    class Phase(models.TextChoices):
+        DECLARING = "declaring", _("declaring")
+        ANSWERING = "answering", _("answering")
+        CLOSED = "closed", _("closed")
+
+    koth = models.ForeignKey(
+        KothGame, on_delete=models.CASCADE, related_name="questions", verbose_name=_("game")
+    )
+    number = models.PositiveSmallIntegerField(_("number"))
+    text = models.TextField(_("text"), blank=True)
+    answer_key = models.CharField(_("answer"), max_length=300, blank=True)
+    # Other accepted answers, as typed by the host (normalised when compared).
+    variants = models.JSONField(_("accepted variants"), default=list, blank=True)
+    partner = models.BooleanField(_("partner question"), default=False)
+    announced_at = models.DateTimeField(_("announced at"), null=True, blank=True)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["koth", "number"]
+        verbose_name = _("question")
+        verbose_name_plural = _("questions")
+        constraints = [
+            models.UniqueConstraint(fields=["koth", "number"], name="koth_question_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.koth} #{self.number}"
+
+    @property
+    def phase(self) -> str:
+        if self.closed_at is not None:
+            return self.Phase.CLOSED
+        if self.announced_at is not None:
+            return self.Phase.ANSWERING
+        return self.Phase.DECLARING
+
+
+class Declaration(models.Model):
+    class Kind(models.TextChoices):
+        JUMP = "jump", _("jump")
+        REVOLUTION = "revolution", _("revolution")
+
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="declarations",
+        verbose_name=_("question"),
+    )
+    application = models.ForeignKey(
+        Application, on_delete=models.CASCADE, related_name="koth_declarations",
+        verbose_name=_("team"),
+    )
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    at = models.DateTimeField(_("declared at"))
+
+    class Meta:
+        ordering = ["question", "at"]
+        verbose_name = _("declaration")
+        verbose_name_plural = _("declarations")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question", "application"], name="koth_declaration_once"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.application_id}: {self.kind} ({self.question})"
+
+
+class Answer(models.Model):
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="answers", verbose_name=_("question")
+    )
+    application = models.ForeignKey(
+        Application, on_delete=models.CASCADE, related_name="koth_answers",
+        verbose_name=_("team"),
+    )
+    text = models.CharField(_("answer"), max_length=300)
+    normalized = models.CharField(_("normalised answer"), max_length=300, db_index=True)
+    at = models.DateTimeField(_("arrived at"))
+    verdict = models.BooleanField(_("correct"), null=True, blank=True)
+    judged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", verbose_name=_("judged by"),
+    )
+    judged_at = models.DateTimeField(_("judged at"), null=True, blank=True)
+    # Generated once per question by the phone: a retried send carries the same id and gets
+    # the stored answer back instead of an error.
+    client_id = models.UUIDField(_("client id"))
+
+    class Meta:
+        ordering = ["question", "at", "pk"]
+        verbose_name = _("answer")
+        verbose_name_plural = _("answers")
+        constraints = [
+            models.UniqueConstraint(fields=["question", "application"], name="koth_answer_once"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class VerdictChange(models.Model):
+    """Every verdict an answer ever had (automatic key matches have ``changed_by`` empty)."""
+
+    answer = models.ForeignKey(
+        Answer, on_delete=models.CASCADE, related_name="changes", verbose_name=_("answer")
+    )
+    old = models.BooleanField(_("old verdict"), null=True)
+    new = models.BooleanField(_("new verdict"), null=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", verbose_name=_("changed by"),
+    )
+    changed_at = models.DateTimeField(_("changed at"))
+
+    class Meta:
+        ordering = ["changed_at", "pk"]
+        verbose_name = _("verdict change")
+        verbose_name_plural = _("verdict changes")
+
+    def __str__(self) -> str:
+        return f"{self.answer_id}: {self.old} → {self.new}"
+
+
+class PartnerChange(models.Model):
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="partner_changes",
+        verbose_name=_("question"),
+    )
+    old = models.BooleanField(_("old mark"))
+    new = models.BooleanField(_("new mark"))
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", verbose_name=_("changed by"),
+    )
+    changed_at = models.DateTimeField(_("changed at"))
+
+    class Meta:
+        ordering = ["changed_at", "pk"]
+        verbose_name = _("partner mark change")
+        verbose_name_plural = _("partner mark changes")
+
+    def __str__(self) -> str:
+        return f"{self.question_id}: {self.old} → {self.new}"

@@ -1,0 +1,87 @@
+"""King of the Hill real time: the group names and the broadcasts. Nobody else names a group.
+
+Groups, per game (``<id>`` is the ``teams.Game`` id, which is also ``KothGame.pk``):
+
+- public ``koth.<id>.public`` — the projector and anyone; socket ``/ws/koth/<id>/public/``,
+  resync ``GET /koth/api/games/<id>/state/`` (no auth);
+- host ``koth.<id>.host`` — host/organizer logins; ``/ws/koth/<id>/host/``, resync
+  ``GET /koth/api/games/<id>/host/state/``;
+- team ``koth.<id>.team.<application id>`` — the phones of one team; ``/ws/koth/<id>/team/``,
+  resync ``GET /koth/api/games/<id>/team/state/``.
+
+Every write bumps ``KothGame.version`` once and, after the transaction commits, sends each group
+one message ``{"type": "koth.state", "version": N, "state": S}`` with that same version, so a
+client that sees a gap (or reconnects) fetches its state URL, which answers
+``{"version": N, "state": S}``.
+
+The public state ``S`` (the projector relies on exactly this)::
+
+    {
+      "game": {"id", "title", "status": "setup" | "running" | "finished",
+               "summit", "main_questions", "reserve_questions"},
+      "teams": [{"name", "colour"}],          # registration order = slope order
+      "board": kingofhill.rules.board_to_dict(board),
+               # summit, question, finished, finish_reason, winner, king, king_holds,
+               # teams [{team, place, step, points, revolution_right}] in standings order,
+               # moves [{question, partner, effective, ignored, correct, king}]
+      "question": null | {"number", "phase": "declaring" | "answering" | "closed",
+                          "partner", "answered", "total",
+                          "revolutions": [team names whose revolution counts],
+                          "jumps": [team names whose jump counts]},
+    }
+
+The host state is ``S`` plus ``"host"``: the current question's text and key, its declarations
+(with whether each counts and the engine's reason when not), its answers grouped by normalised
+text with verdicts, the "answered of total" counter, every question's history (answers with
+verdicts, partner mark, ignored declarations) so earlier verdicts can be changed, and the
+challengers. The team state is ``S`` plus ``"me"``: the team's own place, step, points, right,
+what it may declare now (with reasons), what each kind would give (``projected_outcome``), its
+declaration and its own answer with the server's arrival time — never another team's answer.
+"""
+
+from __future__ import annotations
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+STATE = "koth.state"
+
+
+def public_group(game_id: int) -> str:
+    return f"koth.{game_id}.public"
+
+
+def host_group(game_id: int) -> str:
+    return f"koth.{game_id}.host"
+
+
+def team_group(game_id: int, application_id: int) -> str:
+    return f"koth.{game_id}.team.{application_id}"
+
+
+def state_message(version: int, state: dict) -> dict:
+    return {"type": STATE, "version": version, "state": state}
+
+
+def broadcast_states(
+    game_id: int, version: int, *, public: dict, host: dict, teams: dict[int, dict]
+) -> int:
+    """Send one versioned state to every group of the game; returns the number of messages.
+
+    Called from ``transaction.on_commit`` only, so nobody sees a state that was rolled back.
+    """
+    layer = get_channel_layer()
+    if layer is None:
+        return 0
+    messages = [(public_group(game_id), state_message(version, public)),
+                (host_group(game_id), state_message(version, host))]
+    messages += [(team_group(game_id, app_id), state_message(version, state))
+                 for app_id, state in teams.items()]
+
+    async def send_all() -> None:
+        for group, message in messages:
+            await layer.group_send(group, message)
+
+    # One event-loop hop for all groups rather than one per group.
+    async_to_sync(send_all)()
+    return len(messages)

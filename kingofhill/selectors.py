@@ -1,0 +1,369 @@
+"""Reads: the game as the pure engine sees it (the record), and the states the screens show.
+
+``load_snapshot`` reads everything a state needs in a fixed, small number of queries and
+computes the board once; ``public_state``, ``host_state`` and ``team_state`` only shape it.
+No rule is decided here: whether a declaration counts and what a move would give come from
+``kingofhill.rules``. The state shapes are documented in ``kingofhill.realtime``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.utils.translation import gettext_lazy as _
+
+from core.records import RecordError, format_time
+from kingofhill import rules
+from kingofhill.models import Answer, Declaration, KothGame, Question, team_colour
+from teams.models import Application
+
+NOT_STARTED = "the game has not started"
+NOT_DECLARING = rules.LATE
+
+# The engine's reasons are English constants; pages show them through this table.
+REASON_LABELS = {
+    NOT_STARTED: _("the game has not started"),
+    rules.LATE: _("declarations are closed: the question has been announced"),
+    rules.FINISHED: _("the game has finished"),
+    rules.JUMP_FIRST_QUESTION: _("no jump on the first question"),
+    rules.JUMP_KING: _("the King cannot jump"),
+    rules.JUMP_PENULTIMATE: _("no jump from the penultimate step"),
+    rules.JUMP_AFTER_FAIL: _("no jump right after a failed move"),
+    rules.REV_KING: _("the King cannot declare a revolution"),
+    rules.REV_NO_KING: _("a revolution needs a King on the summit"),
+    rules.REV_NOT_PENULTIMATE: _("a revolution only from the penultimate step"),
+    rules.REV_NO_RIGHT: _("the revolution right is used up"),
+}
+
+
+def reason_labels() -> dict[str, str]:
+    """Engine reason → text in the active language, for a page's ``json_script``."""
+    return {key: str(label) for key, label in REASON_LABELS.items()}
+
+
+def normalize_answer(text: str) -> str:
+    """The form in which two answers are "the same": NFKC, case-folded, ё → е, punctuation
+    dropped, spaces collapsed. Hosts judge groups of these at once."""
+    text = unicodedata.normalize("NFKC", text).casefold().replace("ё", "е")
+    kept = "".join(c if unicodedata.category(c)[0] in "LN" else " " for c in text)
+    return " ".join(kept.split())
+
+
+def game_entries(koth: KothGame) -> list[Application]:
+    """The teams of the game in registration (slope) order: frozen at the start, before it the
+    approved applications."""
+    if koth.team_order:
+        by_id = Application.objects.select_related("team").in_bulk(koth.team_order)
+        return [by_id[pk] for pk in koth.team_order if pk in by_id]
+    return list(
+        Application.objects.filter(game_id=koth.pk, status=Application.Status.APPROVED)
+        .select_related("team")
+        .order_by("created_at", "pk")
+    )
+
+
+@dataclass
+class Snapshot:
+    koth: KothGame
+    entries: list[Application]
+    questions: list[Question]
+    record: dict
+    board: rules.Board | None
+    names: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def current(self) -> Question | None:
+        return self.questions[-1] if self.questions else None
+
+    def board_dict(self) -> dict:
+        if self.board is not None:
+            return rules.board_to_dict(self.board)
+        # Fewer than two teams: the engine has no board yet; show everyone at the start.
+        return {
+            "format": "kingofhill", "summit": self.koth.summit, "question": 0,
+            "finished": False, "finish_reason": None, "winner": None, "king": None,
+            "king_holds": 0, "moves": [],
+            "teams": [{"team": n, "place": i, "step": 0, "points": 0, "revolution_right": True}
+                      for i, n in enumerate(self.names.values(), start=1)],
+        }
+
+
+def build_record(koth: KothGame, entries: list[Application], questions: list[Question]) -> dict:
+    """The contract record (``spec/record-format.md``): closed questions are the moves."""
+    names = {a.pk: a.team.name for a in entries}
+    moves = []
+    for question in questions:
+        if question.closed_at is None:
+            continue
+        moves.append({
+            "announced_at": format_time(question.announced_at),
+            "partner": question.partner,
+            "declarations": {
+                names[d.application_id]: {"kind": d.kind, "at": format_time(d.at)}
+                for d in question.declarations.all() if d.application_id in names
+            },
+            "answers": {
+                names[a.application_id]: {"correct": a.verdict, "at": format_time(a.at)}
+                for a in question.answers.all()
+                if a.application_id in names and a.verdict is not None
+            },
+        })
+    return {
+        "format": "kingofhill",
+        "summit": koth.summit,
+        "main_questions": koth.main_questions,
+        "reserve_questions": koth.reserve_questions,
+        "teams": [names[a.pk] for a in entries],
+        "moves": moves,
+    }
+
+
+def load_snapshot(koth: KothGame) -> Snapshot:
+    """Everything the states need, in four queries, with the board computed once.
+
+    Raises ``RecordError`` when the stored events make an impossible record (a service turns
+    that into a refusal before anything is committed).
+    """
+    entries = game_entries(koth)
+    questions = list(
+        Question.objects.filter(koth=koth).order_by("number")
+        .prefetch_related("declarations", "answers")
+    )
+    record = build_record(koth, entries, questions)
+    board = rules.compute(rules.parse_record(record)) if len(entries) >= 2 else None
+    return Snapshot(koth=koth, entries=entries, questions=questions, record=record, board=board,
+                    names={a.pk: a.team.name for a in entries})
+
+
+def _time(value: datetime | None) -> str | None:
+    return format_time(value)
+
+
+def _declaration_status(snap: Snapshot, question: Question, d: Declaration) -> str | None:
+    """Why ``d`` does not count (None when it does), from the engine."""
+    name = snap.names.get(d.application_id)
+    if name is None or snap.board is None:
+        return NOT_STARTED
+    if question.closed_at is not None:
+        move = snap.board.moves[question.number - 1]
+        return move.ignored.get(name)
+    if question.announced_at is not None and d.at >= question.announced_at:
+        return rules.LATE
+    allowed = rules.allowed_declarations(snap.board, name)
+    return allowed.jump_reason if d.kind == rules.JUMP else allowed.revolution_reason
+
+
+def _counting(snap: Snapshot, question: Question, kind: str) -> list[str]:
+    if question.closed_at is not None and snap.board is not None:
+        effective = snap.board.moves[question.number - 1].effective
+        return [n for n in snap.names.values() if effective.get(n) == kind]
+    found = {snap.names.get(d.application_id) for d in question.declarations.all()
+             if d.kind == kind and _declaration_status(snap, question, d) is None}
+    return [n for n in snap.names.values() if n in found]
+
+
+def public_state(snap: Snapshot) -> dict:
+    koth = snap.koth
+    question = snap.current
+    q = None
+    if question is not None:
+        q = {
+            "number": question.number,
+            "phase": question.phase,
+            "partner": question.partner,
+            "answered": sum(1 for a in question.answers.all() if a.application_id in snap.names),
+            "total": len(snap.entries),
+            "revolutions": _counting(snap, question, rules.REVOLUTION),
+            "jumps": _counting(snap, question, rules.JUMP),
+        }
+    return {
+        "game": {
+            "id": koth.pk,
+            "title": koth.game.title,
+            "status": koth.status,
+            "summit": koth.summit,
+            "main_questions": koth.main_questions,
+            "reserve_questions": koth.reserve_questions,
+        },
+        "teams": [{"name": a.team.name, "colour": team_colour(i)}
+                  for i, a in enumerate(snap.entries)],
+        "board": snap.board_dict(),
+        "question": q,
+    }
+
+
+def _answer_row(snap: Snapshot, answer: Answer) -> dict:
+    return {"id": answer.pk, "team": snap.names.get(answer.application_id), "text": answer.text,
+            "normalized": answer.normalized, "at": _time(answer.at), "verdict": answer.verdict}
+
+
+def _keys(question: Question) -> set[str]:
+    keys = {normalize_answer(question.answer_key)} if question.answer_key else set()
+    keys |= {normalize_answer(v) for v in question.variants or [] if isinstance(v, str)}
+    keys.discard("")
+    return keys
+
+
+def answer_groups(snap: Snapshot, question: Question) -> list[dict]:
+    """Answers grouped by normalised text, biggest group first (then the earliest arrival)."""
+    keys = _keys(question)
+    groups: dict[str, dict] = {}
+    for answer in sorted(question.answers.all(), key=lambda a: (a.at, a.pk)):
+        if answer.application_id not in snap.names:
+            continue
+        group = groups.setdefault(answer.normalized, {
+            "key": answer.normalized, "texts": [], "teams": [], "answers": [],
+            "matches_key": answer.normalized in keys, "verdicts": set(),
+        })
+        if answer.text not in group["texts"]:
+            group["texts"].append(answer.text)
+        group["teams"].append(snap.names[answer.application_id])
+        group["answers"].append(answer.pk)
+        group["verdicts"].add(answer.verdict)
+    ordered = sorted(groups.values(), key=lambda g: -len(g["answers"]))
+    for index, group in enumerate(ordered, start=1):
+        verdicts = group.pop("verdicts")
+        group["index"] = index
+        group["count"] = len(group["answers"])
+        group["verdict"] = verdicts.pop() if len(verdicts) == 1 else "mixed"
+    return ordered
+
+
+def host_state(snap: Snapshot, public: dict | None = None) -> dict:
+    state = dict(public or public_state(snap))
+    question = snap.current
+    current = None
+    declarations: list[dict] = []
+    groups: list[dict] = []
+    unanswered: list[str] = []
+    if question is not None:
+        current = {
+            "number": question.number, "phase": question.phase, "text": question.text,
+            "answer_key": question.answer_key, "variants": list(question.variants or []),
+            "partner": question.partner, "announced_at": _time(question.announced_at),
+            "closed_at": _time(question.closed_at),
+        }
+        for d in sorted(question.declarations.all(), key=lambda d: (d.at, d.pk)):
+            reason = _declaration_status(snap, question, d)
+            declarations.append({"team": snap.names.get(d.application_id), "kind": d.kind,
+                                 "at": _time(d.at), "counts": reason is None,
+                                 "reason": reason})
+        groups = answer_groups(snap, question)
+        answered = {a.application_id for a in question.answers.all()}
+        unanswered = [snap.names[a.pk] for a in snap.entries if a.pk not in answered]
+    history = []
+    for q in reversed(snap.questions):
+        if q.closed_at is None:
+            continue
+        move = snap.board.moves[q.number - 1] if snap.board is not None else None
+        history.append({
+            "number": q.number, "partner": q.partner, "text": q.text,
+            "answer_key": q.answer_key,
+            "ignored": dict(move.ignored) if move else {},
+            "answers": [_answer_row(snap, a)
+                        for a in sorted(q.answers.all(), key=lambda a: (a.at, a.pk))],
+        })
+    phase = question.phase if question is not None else None
+    judged = all(g["verdict"] in (True, False) for g in groups)
+    status = snap.koth.status
+    state["host"] = {
+        "question": current,
+        "declarations": declarations,
+        "groups": groups,
+        "answered": sum(g["count"] for g in groups),
+        "total": len(snap.entries),
+        "unanswered": unanswered,
+        "history": history,
+        "challengers": list(rules.challengers(snap.board)) if snap.board is not None else [],
+        "can": {
+            "start": status == KothGame.Status.SETUP and len(snap.entries) >= 2,
+            "announce": status == KothGame.Status.RUNNING and phase == Question.Phase.DECLARING,
+            "close": status == KothGame.Status.RUNNING and phase == Question.Phase.ANSWERING
+            and judged,
+        },
+    }
+    return state
+
+
+def _outcome(outcome: rules.Outcome) -> dict:
+    return {"step": outcome.step, "points": outcome.points, "note": outcome.note}
+
+
+def team_state(snap: Snapshot, application_id: int, public: dict | None = None) -> dict:
+    """The public state plus this team's own view; never another team's answer."""
+    state = dict(public or public_state(snap))
+    name = snap.names.get(application_id)
+    me: dict = {"application": application_id, "team": name}
+    if name is None:
+        state["me"] = me
+        return state
+    index = [a.pk for a in snap.entries].index(application_id)
+    me["colour"] = team_colour(index)
+    question = snap.current
+    row = next((t for t in state["board"]["teams"] if t["team"] == name), None) or {}
+    me.update({"place": row.get("place"), "step": row.get("step", 0),
+               "points": row.get("points", 0),
+               "revolution_right": row.get("revolution_right", True),
+               "is_king": state["board"]["king"] == name})
+    allowed = {"jump": False, "jump_reason": NOT_STARTED,
+               "revolution": False, "revolution_reason": NOT_STARTED}
+    projection = {}
+    if snap.board is not None and snap.koth.status != KothGame.Status.SETUP:
+        engine = rules.allowed_declarations(snap.board, name)
+        allowed = {"jump": engine.jump, "jump_reason": engine.jump_reason,
+                   "revolution": engine.revolution, "revolution_reason": engine.revolution_reason}
+        if question is not None and question.phase != Question.Phase.DECLARING \
+                and not snap.board.finished:
+            allowed = {"jump": False, "jump_reason": NOT_DECLARING,
+                       "revolution": False, "revolution_reason": NOT_DECLARING}
+        if not snap.board.finished:
+            partner = bool(question and question.partner and question.closed_at is None)
+            for kind in (rules.ORDINARY, rules.JUMP, rules.REVOLUTION):
+                p = rules.projected_outcome(snap.board, name, kind, partner=partner)
+                projection[kind] = {"kind": p.kind, "ignored_reason": p.ignored_reason,
+                                    "correct": _outcome(p.correct),
+                                    "incorrect": _outcome(p.incorrect)}
+    me["allowed"] = allowed
+    me["projection"] = projection
+    me["declaration"] = None
+    me["answer"] = None
+    if question is not None:
+        for d in question.declarations.all():
+            if d.application_id == application_id:
+                reason = _declaration_status(snap, question, d)
+                me["declaration"] = {"kind": d.kind, "at": _time(d.at),
+                                     "counts": reason is None, "reason": reason}
+        for a in question.answers.all():
+            if a.application_id == application_id:
+                me["answer"] = {
+                    "text": a.text, "at": _time(a.at), "client_id": str(a.client_id),
+                    # The verdict is news only once the move is played.
+                    "verdict": a.verdict if question.closed_at is not None else None,
+                }
+    state["me"] = me
+    return state
+
+
+def koth_game(game_id: int) -> KothGame:
+    """The KotH game with its ``teams.Game`` loaded; ``KothGame.DoesNotExist`` otherwise."""
+    return KothGame.objects.select_related("game").get(pk=game_id)
+
+
+def read_state(koth: KothGame, *, kind: str, application_id: int | None = None) -> dict:
+    """``{"version", "state"}`` for a resync. The version is read before the events, so the
+    state is never older than its version (a newer push then simply re-renders)."""
+    version = koth.version
+    try:
+        snap = load_snapshot(koth)
+    except RecordError:  # pragma: no cover - services never commit an impossible record
+        snap = Snapshot(koth=koth, entries=[], questions=[], record={}, board=None)
+    public = public_state(snap)
+    if kind == "host":
+        state = host_state(snap, public)
+    elif kind == "team":
+        state = team_state(snap, application_id, public)
+    else:
+        state = public
+    return {"version": version, "state": state}

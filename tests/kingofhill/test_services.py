@@ -1,0 +1,414 @@
+"""Services of the live game: every host and team action, refusals that change nothing, the
+number of broadcasts per call, and the record round trip (replay == the live board)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from kingofhill import rules, selectors, services
+from kingofhill.models import Answer, KothGame, PartnerChange, Question, VerdictChange
+from kingofhill.services import DomainError, NotAllowed
+from tests.kingofhill.conftest import make_teams
+
+pytestmark = pytest.mark.django_db
+
+
+def announce(koth, host, **kw):
+    return services.question_announce(actor=host, game=koth, **kw)
+
+
+def answer(koth, entry, text, client_id=None):
+    return services.answer_submit(game=koth, application=entry, text=text,
+                                  client_id=client_id or uuid.uuid4())
+
+
+def judge_all(koth, host, number, verdicts: dict[str, bool]):
+    for normalized, verdict in verdicts.items():
+        services.answers_judge(actor=host, game=koth, question=number,
+                               normalized=normalized, verdict=verdict)
+
+
+def play(koth, host, answers: dict, declarations: dict | None = None, *, partner=False):
+    """One whole move: declarations, announce, answers (``entry -> correct``), judge, close."""
+    for entry, kind in (declarations or {}).items():
+        services.declaration_submit(game=koth, application=entry, kind=kind)
+    number = announce(koth, host).number
+    if partner:
+        services.partner_set(actor=host, game=koth, question=number, partner=True)
+    for entry, correct in answers.items():
+        answer(koth, entry, "right" if correct else f"wrong {entry.pk}")
+    verdicts = {"right": True}
+    verdicts.update({f"wrong {e.pk}": False for e, ok in answers.items() if not ok})
+    for normalized, verdict in verdicts.items():
+        if Answer.objects.filter(question__koth=koth, question__number=number,
+                                 normalized=normalized).exists():
+            services.answers_judge(actor=host, game=koth, question=number,
+                                   normalized=normalized, verdict=verdict)
+    services.question_close(actor=host, game=koth)
+    koth.refresh_from_db()
+    return number
+
+
+def board(koth) -> dict:
+    koth.refresh_from_db()
+    return koth.board
+
+
+def team(koth, name) -> dict:
+    return next(t for t in board(koth)["teams"] if t["team"] == name)
+
+
+def snapshot_of(koth):
+    koth.refresh_from_db()
+    return (koth.version, json.dumps(koth.board, sort_keys=True),
+            Answer.objects.count(), Question.objects.count(),
+            list(Answer.objects.values_list("verdict", flat=True).order_by("pk")))
+
+
+# --- setup and start ----------------------------------------------------------------------------
+
+
+def test_a_new_game_shows_every_team_at_the_start_in_setup(koth):
+    assert koth.status == KothGame.Status.SETUP
+    assert koth.version == 1
+    assert [t["team"] for t in koth.board["teams"]] == ["Alpha", "Beta", "Gamma"]
+
+
+def test_starting_freezes_the_teams_and_opens_question_one(running, entries):
+    assert running.status == KothGame.Status.RUNNING
+    assert running.team_order == [e.pk for e in entries]
+    assert Question.objects.get(koth=running).phase == Question.Phase.DECLARING
+
+
+def test_a_game_cannot_start_twice(running, host):
+    with pytest.raises(DomainError, match="already started"):
+        services.game_start(actor=host, game=running)
+
+
+def test_a_game_with_one_team_cannot_start(scheduled, organizer, host):
+    make_teams(scheduled, ["Solo"], organizer)
+    koth = services.koth_create(actor=organizer, game=scheduled)
+    with pytest.raises(DomainError, match="two approved teams"):
+        services.game_start(actor=host, game=koth)
+
+
+def test_a_board_cannot_be_attached_twice_or_with_a_silly_summit(koth, organizer, scheduled):
+    with pytest.raises(DomainError, match="already has"):
+        services.koth_create(actor=organizer, game=scheduled)
+    scheduled.koth.delete()
+    with pytest.raises(DomainError, match="Summit"):
+        services.koth_create(actor=organizer, game=scheduled, summit=1)
+
+
+def test_only_a_host_may_start_and_nothing_changes_otherwise(koth, outsider):
+    before = snapshot_of(koth)
+    with pytest.raises(NotAllowed):
+        services.game_start(actor=outsider, game=koth)
+    assert snapshot_of(koth) == before
+
+
+# --- declarations -------------------------------------------------------------------------------
+
+
+def test_no_jump_on_the_first_question_with_the_engines_reason(running, alpha):
+    with pytest.raises(DomainError, match="first question"):
+        services.declaration_submit(game=running, application=alpha, kind="jump")
+
+
+def test_a_declaration_may_be_replaced_before_the_announcement(running, host, alpha, beta, gamma):
+    play(running, host, {alpha: True, beta: True, gamma: True})
+    services.declaration_submit(game=running, application=alpha, kind="jump")
+    with pytest.raises(DomainError, match="revolution needs a King|Not allowed"):
+        services.declaration_submit(game=running, application=alpha, kind="revolution")
+    services.declaration_withdraw(game=running, application=alpha)
+    services.declaration_submit(game=running, application=alpha, kind="jump")
+    services.declaration_submit(game=running, application=alpha, kind="jump")
+    assert Question.objects.get(koth=running, number=2).declarations.count() == 1
+
+
+def test_a_declaration_after_the_announcement_is_refused_and_changes_nothing(
+        running, host, alpha, beta, gamma):
+    play(running, host, {alpha: True, beta: True, gamma: True})
+    announce(running, host)
+    before = snapshot_of(running)
+    with pytest.raises(DomainError, match="Too late"):
+        services.declaration_submit(game=running, application=alpha, kind="jump")
+    assert snapshot_of(running) == before
+
+
+def test_a_team_of_another_game_is_an_unknown_team(running, organizer):
+    from teams.models import Game
+
+    other = Game.objects.create(title="другая", format="kingofhill",
+                                starts_at=timezone.now() + timedelta(days=3))
+    stranger = make_teams(other, ["Stranger"], organizer)[0]
+    with pytest.raises(DomainError, match="does not play"):
+        services.declaration_submit(game=running, application=stranger, kind="jump")
+    with pytest.raises(DomainError, match="does not play"):
+        answer(running, stranger, "x")
+
+
+def test_an_unknown_declaration_kind_is_refused(running, alpha):
+    with pytest.raises(DomainError, match="jump or a revolution"):
+        services.declaration_submit(game=running, application=alpha, kind="hop")
+
+
+# --- answers ------------------------------------------------------------------------------------
+
+
+def test_an_answer_before_the_announcement_is_refused(running, alpha):
+    with pytest.raises(DomainError, match="not been announced"):
+        answer(running, alpha, "Пушкин")
+
+
+def test_the_first_answer_is_final_and_stamped_by_the_server(running, host, alpha):
+    announce(running, host)
+    first = answer(running, alpha, "  Пушкин ")
+    assert first.text == "Пушкин" and first.at is not None
+    with pytest.raises(DomainError, match="already answered"):
+        answer(running, alpha, "Лермонтов")
+    assert Answer.objects.filter(application=alpha).count() == 1
+
+
+def test_a_retry_with_the_same_client_id_returns_the_same_answer_without_a_broadcast(
+        running, host, alpha, django_capture_on_commit_callbacks):
+    announce(running, host)
+    cid = uuid.uuid4()
+    first = answer(running, alpha, "Пушкин", cid)
+    version = board_version = KothGame.objects.get(pk=running.pk).version
+    with django_capture_on_commit_callbacks() as callbacks:
+        again = answer(running, alpha, "Пушкин", cid)
+    assert again.pk == first.pk
+    assert callbacks == []
+    assert KothGame.objects.get(pk=running.pk).version == version == board_version
+
+
+def test_an_answer_after_the_close_is_refused_and_changes_nothing(running, host, alpha, beta):
+    announce(running, host)
+    answer(running, beta, "x")
+    judge_all(running, host, 1, {"x": False})
+    services.question_close(actor=host, game=running)
+    before = snapshot_of(running)
+    with pytest.raises(DomainError, match="not been announced"):
+        answer(running, alpha, "late")
+    assert snapshot_of(running) == before
+
+
+def test_an_empty_or_bad_answer_is_refused(running, host, alpha):
+    announce(running, host)
+    with pytest.raises(DomainError, match="empty"):
+        answer(running, alpha, "   ")
+    with pytest.raises(DomainError, match="UUID"):
+        services.answer_submit(game=running, application=alpha, text="x", client_id="nope")
+    with pytest.raises(DomainError, match="too long"):
+        answer(running, alpha, "я" * 301)
+
+
+def test_an_answer_matching_the_key_or_a_variant_is_premarked_correct(running, host, alpha, beta,
+                                                                        gamma):
+    announce(running, host, answer_key="Ёжик в тумане", variants=["ежик"])
+    assert answer(running, alpha, "ёжик в тумане!").verdict is True
+    assert answer(running, beta, "Ежик").verdict is True
+    assert answer(running, gamma, "Чебурашка").verdict is None
+    assert VerdictChange.objects.filter(new=True, changed_by=None).count() == 2
+
+
+def test_normalisation_makes_spelling_variants_one_group():
+    assert selectors.normalize_answer("  Ёжик,  в ТУМАНЕ! ") == "ежик в тумане"
+
+
+# --- judging ------------------------------------------------------------------------------------
+
+
+def test_one_judgement_settles_a_whole_group_of_identical_answers(running, host, alpha, beta,
+                                                                    gamma):
+    announce(running, host)
+    answer(running, alpha, "Пушкин")
+    answer(running, beta, "пушкин.")
+    answer(running, gamma, "Лермонтов")
+    changed = services.answers_judge(actor=host, game=running, question=1,
+                                     normalized="пушкин", verdict=True)
+    assert changed == 2
+    assert set(Answer.objects.filter(normalized="пушкин").values_list("verdict", flat=True)) \
+        == {True}
+    assert Answer.objects.get(normalized="лермонтов").verdict is None
+
+
+def test_judging_by_a_non_host_is_refused_and_changes_nothing(running, host, alpha, outsider):
+    announce(running, host)
+    answer(running, alpha, "Пушкин")
+    before = snapshot_of(running)
+    with pytest.raises(NotAllowed, match="host"):
+        services.answers_judge(actor=outsider, game=running, question=1, normalized="пушкин",
+                               verdict=True)
+    assert snapshot_of(running) == before
+
+
+def test_judging_an_unknown_group_or_with_a_non_boolean_is_refused(running, host, alpha):
+    announce(running, host)
+    answer(running, alpha, "Пушкин")
+    with pytest.raises(DomainError, match="No answer"):
+        services.answers_judge(actor=host, game=running, question=1, normalized="гоголь",
+                               verdict=True)
+    with pytest.raises(DomainError, match="verdict"):
+        services.answers_judge(actor=host, game=running, question=1, normalized="пушкин",
+                               verdict="yes")
+    with pytest.raises(DomainError, match="no question 7"):
+        services.answers_judge(actor=host, game=running, question=7, normalized="пушкин",
+                               verdict=True)
+
+
+def test_a_question_with_unjudged_answers_cannot_be_closed(running, host, alpha):
+    announce(running, host)
+    answer(running, alpha, "Пушкин")
+    with pytest.raises(DomainError, match="not judged"):
+        services.question_close(actor=host, game=running)
+
+
+def test_a_question_must_be_announced_before_it_is_closed(running, host):
+    with pytest.raises(DomainError, match="Announce"):
+        services.question_close(actor=host, game=running)
+
+
+def test_closing_moves_the_teams_and_silence_counts_as_incorrect(running, host, alpha, beta):
+    announce(running, host)
+    answer(running, alpha, "Пушкин")
+    judge_all(running, host, 1, {"пушкин": True})
+    services.question_close(actor=host, game=running)
+    assert (team(running, "Alpha")["step"], team(running, "Alpha")["points"]) == (1, 1)
+    assert team(running, "Beta")["step"] == 0
+    assert Question.objects.get(koth=running, number=2).phase == Question.Phase.DECLARING
+
+
+# --- the King and the revolution ------------------------------------------------------------------
+
+
+def crown_alpha(koth, host, alpha, beta, gamma):
+    """Q1 Alpha and Beta correct; Q2 Alpha jumps onto the summit (3), Beta goes to S-1 (2)."""
+    play(koth, host, {alpha: True, beta: True, gamma: False})
+    play(koth, host, {alpha: True, beta: True, gamma: True}, {alpha: "jump"})
+
+
+def test_a_jump_onto_the_summit_makes_a_king(running, host, alpha, beta, gamma):
+    crown_alpha(running, host, alpha, beta, gamma)
+    assert board(running)["king"] == "Alpha"
+    assert team(running, "Beta")["step"] == 2
+
+
+def test_a_correct_revolution_deposes_a_king_who_answers_incorrectly(running, host, alpha, beta,
+                                                                      gamma):
+    crown_alpha(running, host, alpha, beta, gamma)
+    snap = selectors.load_snapshot(running)
+    assert selectors.team_state(snap, beta.pk)["me"]["allowed"]["revolution"] is True
+    play(running, host, {alpha: False, beta: True, gamma: True}, {beta: "revolution"})
+    assert board(running)["king"] == "Beta"
+    assert team(running, "Alpha")["step"] == 2
+
+
+def test_changing_an_earlier_verdict_recomputes_the_board_and_keeps_history(
+        running, host, alpha, beta, gamma):
+    crown_alpha(running, host, alpha, beta, gamma)
+    play(running, host, {alpha: False, beta: True, gamma: True}, {beta: "revolution"})
+    beta_q3 = Answer.objects.get(question__number=3, application=beta)
+    services.verdict_set(actor=host, game=running, answer=beta_q3.pk, verdict=False)
+    assert board(running)["king"] == "Alpha"
+    change = VerdictChange.objects.filter(answer=beta_q3).last()
+    assert (change.old, change.new, change.changed_by) == (True, False, host)
+    assert rules.replay(services.game_record(running)) == board(running)
+
+
+def test_a_partner_mark_added_later_gives_every_correct_team_a_point(running, host, alpha, beta,
+                                                                     gamma):
+    play(running, host, {alpha: True, beta: False, gamma: False})
+    services.partner_set(actor=host, game=running, question=1, partner=True)
+    assert team(running, "Alpha")["points"] == 2
+    assert PartnerChange.objects.get().new is True
+    services.partner_set(actor=host, game=running, question=1, partner=False)
+    assert team(running, "Alpha")["points"] == 1
+
+
+def test_a_king_who_holds_the_summit_long_enough_wins_and_the_game_finishes(
+        running, host, alpha, beta, gamma):
+    crown_alpha(running, host, alpha, beta, gamma)
+    while KothGame.objects.get(pk=running.pk).status == KothGame.Status.RUNNING:
+        play(running, host, {alpha: True, beta: False, gamma: False})
+    running.refresh_from_db()
+    assert running.board["winner"] == "Alpha"
+    assert running.board["finish_reason"] in ("king_held", "no_challenger")
+    # No question stays open once the game is over.
+    assert Question.objects.filter(koth=running, closed_at=None).count() == 0
+
+
+def test_a_verdict_change_that_would_end_the_game_before_a_played_move_is_refused(
+        running, host, alpha, beta, gamma):
+    play(running, host, {alpha: True, beta: False, gamma: False})
+    play(running, host, {alpha: True, beta: False, gamma: False}, {alpha: "jump"})
+    # Beta's correct answer on q3 keeps it within reach of the summit, so q4 is played.
+    play(running, host, {alpha: True, beta: True, gamma: False})
+    play(running, host, {alpha: True, beta: False, gamma: False})
+    before = snapshot_of(running)
+    beta_q3 = Answer.objects.get(question__number=3, application=beta)
+    with pytest.raises(DomainError, match="impossible"):
+        services.verdict_set(actor=host, game=running, answer=beta_q3.pk, verdict=False)
+    assert snapshot_of(running) == before
+
+
+# --- broadcasts ---------------------------------------------------------------------------------
+
+
+def test_every_write_broadcasts_exactly_once_after_commit_to_every_group(
+        running, host, alpha, django_capture_on_commit_callbacks, monkeypatch):
+    sent = []
+    monkeypatch.setattr("kingofhill.realtime.get_channel_layer", lambda: FakeLayer(sent))
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        announce(running, host)
+    assert len(callbacks) == 1
+    # public + host + one per team, all with the same new version
+    assert len(sent) == 2 + 3
+    assert {m["version"] for _, m in sent} == {KothGame.objects.get(pk=running.pk).version}
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        answer(running, alpha, "Пушкин")
+    assert len(callbacks) == 1 and len(sent) == 5
+
+
+def test_a_refused_action_broadcasts_nothing(running, alpha, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as callbacks, pytest.raises(DomainError):
+        answer(running, alpha, "Пушкин")
+    assert callbacks == []
+
+
+class FakeLayer:
+    def __init__(self, sent):
+        self.sent = sent
+
+    async def group_send(self, group, message):
+        self.sent.append((group, message))
+
+
+# --- the record round trip ----------------------------------------------------------------------
+
+
+def test_a_whole_game_replays_to_exactly_the_live_board(scheduled, organizer, host, entries):
+    alpha, beta, gamma = entries
+    koth = services.koth_create(actor=organizer, game=scheduled, summit=3, main_questions=8,
+                                reserve_questions=1)
+    services.game_start(actor=host, game=koth)
+    crown_alpha(koth, host, alpha, beta, gamma)
+    play(koth, host, {alpha: False, beta: True, gamma: True}, {beta: "revolution"}, partner=True)
+    play(koth, host, {alpha: True, beta: True, gamma: False})
+    while KothGame.objects.get(pk=koth.pk).status == KothGame.Status.RUNNING:
+        play(koth, host, {alpha: False, beta: True, gamma: False})
+    koth.refresh_from_db()
+    record = json.loads(json.dumps(services.game_record(koth)))
+    assert record["teams"] == ["Alpha", "Beta", "Gamma"]
+    assert rules.replay(record) == koth.board
+    assert koth.board["finished"] is True and koth.board["winner"] == "Beta"
+    # The public state the screens show carries that same board.
+    state = selectors.read_state(koth, kind="public")
+    assert state["version"] == koth.version and state["state"]["board"] == koth.board
