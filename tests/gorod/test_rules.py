@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -592,7 +593,9 @@ def test_a_later_now_never_changes_a_closed_level(data, later_s):
                     sorted(second.teams, key=lambda t: t.team), strict=True):
         for level_a, level_b in zip(a.levels, b.levels, strict=False):
             if level_a.closed_at is not None:
-                assert level_a == level_b
+                # An average-time ruling's replacement may still move while other teams close
+                # that level; the level's own timeline may not.
+                assert replace(level_a, average_s=None) == replace(level_b, average_s=None)
         assert len(b.levels) >= len(a.levels)
 
 
