@@ -7,3 +7,11 @@ from core.consumers import SiteConsumer
 websocket_urlpatterns = [
     path("ws/site/", SiteConsumer.as_asgi()),
 ]
+
+from kingofhill import consumers as koth_consumers  # noqa: E402
+
+websocket_urlpatterns += [
+    path("ws/koth/<int:game_id>/public/", koth_consumers.PublicConsumer.as_asgi()),
+    path("ws/koth/<int:game_id>/host/", koth_consumers.HostConsumer.as_asgi()),
+    path("ws/koth/<int:game_id>/team/", koth_consumers.TeamConsumer.as_asgi()),
+]

@@ -1,0 +1,226 @@
+"""The King of the Hill API (``/koth/api/…``): every action the host console and the team
+phones perform. Views parse, authorize and call one service; ``DomainError`` becomes
+``{"detail": ...}`` with 400 (403 for ``NotAllowed``)."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import AllowAny, BasePermission
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.roles import is_host, is_organizer
+from kingofhill import selectors, services
+from kingofhill import serializers as s
+from kingofhill.models import KothGame
+from teams.models import Game
+from teams.permissions import get_team_entry
+
+TAG = ["King of the Hill"]
+ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+
+
+class IsHost(BasePermission):
+    message = "Only a host or an organizer may do this."
+
+    def has_permission(self, request, view) -> bool:
+        return is_host(request.user)
+
+
+class IsOrganizer(BasePermission):
+    message = "Only organizers may do this."
+
+    def has_permission(self, request, view) -> bool:
+        return is_organizer(request.user)
+
+
+class KothAPIView(APIView):
+    def handle_exception(self, exc):
+        if isinstance(exc, services.DomainError):
+            return Response({"detail": exc.message}, status=exc.status_code)
+        return super().handle_exception(exc)
+
+    def get_koth(self) -> KothGame:
+        try:
+            return selectors.koth_game(self.kwargs["game_id"])
+        except KothGame.DoesNotExist:
+            raise Http404("No King of the Hill game here.") from None
+
+    def payload(self, serializer_class):
+        serializer = serializer_class(data=self.request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+
+class HostAPIView(KothAPIView):
+    permission_classes = [IsHost]
+
+    def host_state(self):
+        return Response(selectors.read_state(self.get_koth(), kind="host"))
+
+
+class TeamAPIView(KothAPIView):
+    """A team phone: authorised by the session's team binding, not by a login."""
+
+    permission_classes = [AllowAny]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # DRF checks CSRF only for logged-in users; a phone is anonymous but its session is
+        # its credential, so a foreign page must not be able to answer for it.
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            SessionAuthentication().enforce_csrf(request)
+        self.entry = get_team_entry(request, self.kwargs["game_id"])
+        if self.entry is None:
+            raise PermissionDenied("Join your team first (open the team's link or its PIN).")
+
+    def team_state(self):
+        return Response(selectors.read_state(self.get_koth(), kind="team",
+                                             application_id=self.entry.pk))
+
+
+# --- reads ------------------------------------------------------------------------------------
+
+
+class PublicStateAPI(KothAPIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(tags=TAG, responses={200: s.StateSerializer, 404: s.ErrorSerializer},
+                   summary="Public state (projector): {version, state}; no login")
+    def get(self, request, game_id: int):
+        return Response(selectors.read_state(self.get_koth(), kind="public"))
+
+
+class HostStateAPI(HostAPIView):
+    @extend_schema(tags=TAG, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Host state: public state plus declarations and answer groups")
+    def get(self, request, game_id: int):
+        return self.host_state()
+
+
+class TeamStateAPI(TeamAPIView):
+    @extend_schema(tags=TAG, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Team state: public state plus this team's own view")
+    def get(self, request, game_id: int):
+        return self.team_state()
+
+
+class RecordAPI(KothAPIView):
+    permission_classes = [IsOrganizer]
+
+    @extend_schema(
+        tags=TAG, responses={200: dict, **ERRORS},
+        parameters=[OpenApiParameter("download", bool, description="as a file attachment")],
+        summary="The game record in the contract format (replay gives the live board)")
+    def get(self, request, game_id: int):
+        response = Response(services.game_record(self.get_koth()))
+        if request.query_params.get("download"):
+            response["Content-Disposition"] = (
+                f'attachment; filename="kingofhill-{game_id}.json"')
+        return response
+
+
+# --- host actions -----------------------------------------------------------------------------
+
+
+class CreateAPI(KothAPIView):
+    permission_classes = [IsOrganizer]
+
+    @extend_schema(tags=TAG, request=s.KothCreateSerializer,
+                   responses={201: s.CreatedSerializer, **ERRORS},
+                   summary="Attach a King of the Hill board to a scheduled game")
+    def post(self, request):
+        data = self.payload(s.KothCreateSerializer)
+        game = Game.objects.filter(pk=data.pop("game")).first()
+        if game is None:
+            raise services.DomainError("No such game.")
+        koth = services.koth_create(actor=request.user, game=game, **data)
+        return Response({"id": koth.pk, "version": koth.version}, status=status.HTTP_201_CREATED)
+
+
+class StartAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Start the game: freeze the teams, open question 1")
+    def post(self, request, game_id: int):
+        services.game_start(actor=request.user, game=self.get_koth())
+        return self.host_state()
+
+
+class AnnounceAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.AnnounceSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Announce the open question (declarations close at this instant)")
+    def post(self, request, game_id: int):
+        data = self.payload(s.AnnounceSerializer)
+        services.question_announce(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class CloseAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Close the question: the move is played")
+    def post(self, request, game_id: int):
+        services.question_close(actor=request.user, game=self.get_koth())
+        return self.host_state()
+
+
+class JudgeAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.JudgeSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Judge a whole group of identical (normalised) answers")
+    def post(self, request, game_id: int):
+        data = self.payload(s.JudgeSerializer)
+        services.answers_judge(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class VerdictAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.VerdictSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Change one answer's verdict (also of an earlier question)")
+    def post(self, request, game_id: int):
+        data = self.payload(s.VerdictSerializer)
+        services.verdict_set(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class PartnerAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.PartnerSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Mark or unmark a partner question")
+    def post(self, request, game_id: int):
+        data = self.payload(s.PartnerSerializer)
+        services.partner_set(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+# --- team actions -----------------------------------------------------------------------------
+
+
+class DeclareAPI(TeamAPIView):
+    @extend_schema(tags=TAG, request=s.DeclareSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Declare a jump or a revolution (or withdraw) before the announcement")
+    def post(self, request, game_id: int):
+        kind = self.payload(s.DeclareSerializer)["kind"]
+        if kind == "none":
+            services.declaration_withdraw(game=self.get_koth(), application=self.entry)
+        else:
+            services.declaration_submit(game=self.get_koth(), application=self.entry,
+                                        kind=kind)
+        return self.team_state()
+
+
+class AnswerAPI(TeamAPIView):
+    @extend_schema(tags=TAG, request=s.AnswerSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="The team's one answer; a retry with the same client_id is harmless")
+    def post(self, request, game_id: int):
+        data = self.payload(s.AnswerSerializer)
+        services.answer_submit(game=self.get_koth(), application=self.entry, **data)
+        return self.team_state()

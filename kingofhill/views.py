@@ -1,0 +1,105 @@
+"""King of the Hill pages: the organizer's list and set-up, the host console, the team phone
+and the projector. Each renders its state from the server (so a reload loses nothing) and
+hands the page its socket path and state URL; all actions go through ``kingofhill.api``."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from core.roles import is_host, is_organizer
+from kingofhill import selectors, services
+from kingofhill.models import KothGame
+from teams.models import Game
+from teams.permissions import get_team_entry
+
+
+def _koth(game_id: int) -> KothGame:
+    try:
+        return selectors.koth_game(game_id)
+    except KothGame.DoesNotExist:
+        raise Http404(_("No King of the Hill game here.")) from None
+
+
+def _live(koth: KothGame, kind: str, state: dict, *, application_id: int | None = None) -> dict:
+    base = f"/ws/koth/{koth.pk}/"
+    state_urls = {
+        "public": reverse("kingofhill:api_state", args=[koth.pk]),
+        "host": reverse("kingofhill:api_host_state", args=[koth.pk]),
+        "team": reverse("kingofhill:api_team_state", args=[koth.pk]),
+    }
+    return {
+        "game": koth,
+        "state_json": state,
+        "ws_path": base + {"public": "public/", "host": "host/", "team": "team/"}[kind],
+        "state_url": state_urls[kind],
+        "reason_labels": selectors.reason_labels(),
+    }
+
+
+@login_required
+def index(request):
+    if not is_host(request.user):
+        raise PermissionDenied
+    games = KothGame.objects.select_related("game").order_by("-game__starts_at")
+    free = Game.objects.filter(format=Game.Format.KINGOFHILL, koth__isnull=True).exclude(
+        status=Game.Status.CANCELLED).order_by("-starts_at")
+    return render(request, "kingofhill/index.html", {
+        "games": games, "free_games": free if is_organizer(request.user) else [],
+    })
+
+
+@login_required
+@require_http_methods(["POST"])
+def create(request):
+    if not is_organizer(request.user):
+        raise PermissionDenied
+    try:
+        game = Game.objects.get(pk=int(request.POST.get("game", "")))
+        koth = services.koth_create(
+            actor=request.user, game=game,
+            summit=int(request.POST.get("summit") or 7),
+            main_questions=int(request.POST.get("main_questions") or 30),
+            reserve_questions=int(request.POST.get("reserve_questions") or 5))
+    except (ValueError, Game.DoesNotExist):
+        messages.error(request, _("Choose a game and give whole numbers."))
+        return redirect("kingofhill:index")
+    except services.DomainError as exc:
+        messages.error(request, exc.message)
+        return redirect("kingofhill:index")
+    messages.success(request, _("The King of the Hill board is ready."))
+    return redirect("kingofhill:host", game_id=koth.pk)
+
+
+@login_required
+def host(request, game_id: int):
+    if not is_host(request.user):
+        raise PermissionDenied
+    koth = _koth(game_id)
+    context = _live(koth, "host", selectors.read_state(koth, kind="host"))
+    context["can_download"] = is_organizer(request.user)
+    context["record_url"] = reverse("kingofhill:api_record", args=[koth.pk]) + "?download=1"
+    return render(request, "kingofhill/host.html", context)
+
+
+def play(request, game_id: int):
+    koth = _koth(game_id)
+    entry = get_team_entry(request, koth.pk)
+    if entry is None:
+        return render(request, "kingofhill/join_first.html", {"game": koth}, status=403)
+    state = selectors.read_state(koth, kind="team", application_id=entry.pk)
+    context = _live(koth, "team", state, application_id=entry.pk)
+    context["entry"] = entry
+    return render(request, "kingofhill/play.html", context)
+
+
+def projector(request, game_id: int):
+    koth = _koth(game_id)
+    return render(request, "kingofhill/projector.html",
+                  _live(koth, "public", selectors.read_state(koth, kind="public")))

@@ -1,0 +1,107 @@
+"""The three sockets against the real router: each group gets its own state, and only that."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from config.asgi import application
+from kingofhill import services
+from tests.kingofhill.conftest import join_session
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ORIGIN = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
+
+
+def cookie_headers(client: Client) -> list[tuple[bytes, bytes]]:
+    cookie = "; ".join(f"{k}={v.value}" for k, v in client.cookies.items())
+    return ORIGIN + [(b"cookie", cookie.encode())]
+
+
+def host_headers(user):
+    client = Client()
+    client.force_login(user)
+    return cookie_headers(client)
+
+
+def team_headers(entry):
+    client = Client()
+    join_session(client, entry)
+    return cookie_headers(client)
+
+
+async def open_socket(path, headers=ORIGIN):
+    communicator = WebsocketCommunicator(application, path, headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected
+    first = await communicator.receive_json_from(timeout=5)
+    assert first["type"] == "koth.state"
+    return communicator, first
+
+
+async def test_the_public_socket_sends_the_state_on_connect_and_after_each_write(running, host):
+    socket, first = await open_socket(f"/ws/koth/{running.pk}/public/")
+    assert first["state"]["question"]["phase"] == "declaring"
+    await sync_to_async(services.question_announce)(actor=host, game=running.pk)
+    pushed = await socket.receive_json_from(timeout=5)
+    assert pushed["version"] == first["version"] + 1
+    assert pushed["state"]["question"]["phase"] == "answering"
+    assert "host" not in pushed["state"] and "me" not in pushed["state"]
+    await socket.disconnect()
+
+
+async def test_the_host_socket_is_refused_to_an_anonymous_or_non_host_user(running, outsider):
+    for headers in (ORIGIN, await sync_to_async(host_headers)(outsider)):
+        socket = WebsocketCommunicator(application, f"/ws/koth/{running.pk}/host/",
+                                       headers=headers)
+        connected, _ = await socket.connect()
+        assert connected  # accepted only to say why
+        closing = await socket.receive_output(timeout=5)
+        assert closing == {"type": "websocket.close", "code": 4403}
+
+
+async def test_the_team_socket_needs_the_team_binding(running):
+    socket = WebsocketCommunicator(application, f"/ws/koth/{running.pk}/team/", headers=ORIGIN)
+    await socket.connect()
+    assert (await socket.receive_output(timeout=5))["code"] == 4403
+
+
+async def test_an_unknown_game_closes_the_socket(db):
+    socket = WebsocketCommunicator(application, "/ws/koth/987654/public/", headers=ORIGIN)
+    await socket.connect()
+    assert (await socket.receive_output(timeout=5))["code"] == 4404
+
+
+async def test_each_group_gets_its_own_state_and_a_team_never_sees_another_teams_answer(
+        running, host, alpha, beta):
+    host_socket, _ = await open_socket(f"/ws/koth/{running.pk}/host/",
+                                       await sync_to_async(host_headers)(host))
+    alpha_socket, a0 = await open_socket(f"/ws/koth/{running.pk}/team/",
+                                         await sync_to_async(team_headers)(alpha))
+    beta_socket, b0 = await open_socket(f"/ws/koth/{running.pk}/team/",
+                                        await sync_to_async(team_headers)(beta))
+    assert a0["state"]["me"]["team"] == "Alpha" and b0["state"]["me"]["team"] == "Beta"
+
+    await sync_to_async(services.question_announce)(actor=host, game=running.pk)
+    for socket in (host_socket, alpha_socket, beta_socket):
+        await socket.receive_json_from(timeout=5)
+    await sync_to_async(services.answer_submit)(
+        game=running.pk, application=beta, text="секрет беты", client_id=uuid.uuid4())
+
+    to_host = await host_socket.receive_json_from(timeout=5)
+    to_alpha = await alpha_socket.receive_json_from(timeout=5)
+    to_beta = await beta_socket.receive_json_from(timeout=5)
+    assert to_host["version"] == to_alpha["version"] == to_beta["version"]
+    assert to_host["state"]["host"]["groups"][0]["teams"] == ["Beta"]
+    assert to_host["state"]["host"]["answered"] == 1
+    assert to_beta["state"]["me"]["answer"]["text"] == "секрет беты"
+    assert to_alpha["state"]["me"]["answer"] is None
+    assert "секрет беты" not in str(to_alpha)
+    assert to_alpha["state"]["question"]["answered"] == 1
+    for socket in (host_socket, alpha_socket, beta_socket):
+        assert await socket.receive_nothing(timeout=0.2)
+        await socket.disconnect()
