@@ -1,0 +1,143 @@
+/* The host console: everything is rendered from the server's host state (so a reload loses
+ * nothing); every button is a POST to the API. Keyboard: S start, A announce, C close,
+ * P partner mark, 1–9 mark answer group N correct, Shift+1–9 incorrect. */
+(function () {
+  "use strict";
+  var $ = function (id) { return document.getElementById(id); };
+  var el = function (tag, attrs, children) { return window.kothEl(tag, attrs, children); };
+  var page, current = null;
+
+  function api(action, body) { return page.post(page.config.api + action + "/", body); }
+
+  function verdictText(v) {
+    var T = page.text;
+    return v === true ? T.correct : v === false ? T.incorrect : v === "mixed" ? T.mixed : T.unjudged;
+  }
+
+  function render(state) {
+    current = state;
+    var T = page.text, host = state.host, q = host.question, board = state.board;
+    var status = state.game.status;
+    $("question-title").textContent = status === "setup" ? T.setup :
+      T.question + " " + q.number + " / " + state.game.main_questions +
+      (state.game.reserve_questions ? " (+" + state.game.reserve_questions + ")" : "");
+    $("question-phase").textContent = status === "finished" ? T.finished + " " + board.winner :
+      (q ? T[q.phase] : "");
+    document.body.dataset.phase = status === "running" && q ? q.phase : status;
+    $("start").hidden = status !== "setup";
+    $("start").disabled = !host.can.start;
+    $("announce").disabled = !host.can.announce;
+    $("announce-form").hidden = !(q && q.phase === "declaring" && status === "running");
+    $("close").disabled = !host.can.close;
+    $("close").hidden = status !== "running";
+    $("partner").checked = !!(q && q.partner);
+    $("partner").disabled = !q || status === "setup";
+
+    var decl = $("declarations");
+    decl.replaceChildren.apply(decl, host.declarations.map(function (d) {
+      return el("tr", {"data-team": d.team}, [
+        el("td", {text: d.team}), el("td", {text: T[d.kind] || d.kind}),
+        el("td", {text: d.counts ? T.yes : T.no + " — " + page.reason(d.reason)})]);
+    }));
+
+    $("answered-counter").textContent = host.answered + " " + T.of + " " + host.total + " " + T.answered;
+    $("unanswered").textContent = host.unanswered.length && q && q.phase === "answering"
+      ? T.waitingFor + " " + host.unanswered.join(", ") : "";
+    var groups = $("groups");
+    groups.replaceChildren.apply(groups, host.groups.map(function (g) {
+      var yes = el("button", {type: "button", text: "✓ " + g.index, class: "koth-yes",
+                              title: T.correct + " (" + g.index + ")"});
+      var no = el("button", {type: "button", text: "✗", class: "secondary koth-no",
+                             title: T.incorrect + " (Shift+" + g.index + ")"});
+      yes.addEventListener("click", function () { judge(g, true); });
+      no.addEventListener("click", function () { judge(g, false); });
+      return el("li", {class: "koth-group", "data-key": g.key, "data-verdict": String(g.verdict)}, [
+        el("span", {class: "koth-group-text", text: g.texts.join(" / ")}),
+        el("span", {class: "koth-group-count", text: "× " + g.count}),
+        el("span", {class: "muted", text: g.teams.join(", ")}),
+        el("span", {class: "koth-verdict", text: verdictText(g.verdict) + (g.matches_key ? " (" + T.key + ")" : "")}),
+        yes, no]);
+    }));
+
+    $("king-line").textContent = (board.king ? T.king + " " + board.king : T.noKing) +
+      (host.challengers.length ? " · " + T.challengers + " " + host.challengers.join(", ") : "");
+    var standings = $("standings");
+    standings.replaceChildren.apply(standings, board.teams.map(function (t) {
+      return el("tr", {"data-team": t.team}, [
+        el("td", {text: t.place}), el("td", {text: t.team}), el("td", {text: t.step}),
+        el("td", {text: t.points}), el("td", {text: t.revolution_right ? T.yes : T.no})]);
+    }));
+
+    var history = $("history");
+    history.replaceChildren.apply(history, host.history.map(function (h) {
+      var partner = el("input", {type: "checkbox", checked: h.partner});
+      partner.addEventListener("change", function () {
+        api("partner", {question: h.number, partner: partner.checked});
+      });
+      var ignored = Object.keys(h.ignored).map(function (team) {
+        return team + ": " + page.reason(h.ignored[team]);
+      });
+      var rows = h.answers.map(function (a) {
+        var flip = el("button", {type: "button", class: "secondary", text: T.flip});
+        flip.addEventListener("click", function () { api("verdict", {answer: a.id, verdict: !a.verdict}); });
+        return el("tr", {"data-answer": a.id}, [el("td", {text: a.team}), el("td", {text: a.text}),
+          el("td", {text: window.kothTime(a.at)}), el("td", {text: verdictText(a.verdict)}), el("td", {}, [flip])]);
+      });
+      return el("details", {class: "koth-history", "data-question": h.number}, [
+        el("summary", {text: T.question + " " + h.number + (h.answer_key ? " — " + h.answer_key : "")}),
+        el("label", {class: "koth-check"}, [partner, document.createTextNode(" " + T.partner)]),
+        ignored.length ? el("p", {class: "muted", text: T.ignored + " " + ignored.join("; ")}) : null,
+        rows.length ? el("table", {}, [el("tbody", {}, rows)]) : el("p", {class: "muted", text: T.noAnswers})]);
+    }));
+  }
+
+  function judge(group, verdict) {
+    var q = current.host.question;
+    api("judge", {question: q.number, normalized: group.key, verdict: verdict});
+  }
+
+  function announce(event) {
+    if (event) { event.preventDefault(); }
+    if (!current.host.can.announce) { return; }
+    api("announce", {
+      text: $("q-text").value, answer_key: $("q-key").value,
+      variants: $("q-variants").value.split("\n").filter(function (v) { return v.trim(); })
+    }).then(function (result) {
+      if (result.ok) { $("q-text").value = ""; $("q-key").value = ""; $("q-variants").value = ""; }
+    });
+  }
+
+  function typing(target) {
+    return target && (target.tagName === "INPUT" && target.type !== "checkbox" ||
+                      target.tagName === "TEXTAREA" || target.isContentEditable);
+  }
+
+  function onKey(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) { return; }
+    var host = current.host, key = event.key.toLowerCase();
+    var digit = /^Digit([1-9])$/.exec(event.code);
+    if (digit) {
+      var group = host.groups[Number(digit[1]) - 1];
+      if (group) { judge(group, !event.shiftKey); event.preventDefault(); }
+      return;
+    }
+    if (key === "a" && host.can.announce) { announce(); }
+    else if (key === "c" && host.can.close) { api("close"); }
+    else if (key === "s" && host.can.start) { api("start"); }
+    else if (key === "p" && host.question && current.game.status !== "setup") {
+      api("partner", {question: host.question.number, partner: !host.question.partner});
+    } else { return; }
+    event.preventDefault();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    page = new window.KothPage(render);
+    $("start").addEventListener("click", function () { api("start"); });
+    $("announce-form").addEventListener("submit", announce);
+    $("close").addEventListener("click", function () { api("close"); });
+    $("partner").addEventListener("change", function () {
+      api("partner", {question: current.host.question.number, partner: $("partner").checked});
+    });
+    document.addEventListener("keydown", onKey);
+  });
+})();
