@@ -46,11 +46,17 @@
       stateUrl: this.config.stateUrl,
       version: initial.version,
       onState: function (state) { self.render(state); },
-      onStatus: function (s) { if (status) { status.dataset.status = s; } }
+      onStatus: function (s) {
+        if (!status) { return; }
+        status.dataset.status = s;
+        status.textContent = status.dataset[s] || s;
+      }
     });
-    this.state = initial.state;
-    render(initial.state);
+    this.initial = initial.state;
   }
+
+  // Separate from the constructor: the page's render reads the KothPage it was given.
+  KothPage.prototype.start = function () { this.render(this.initial); return this; };
 
   KothPage.prototype.reason = function (code) { return this.reasons[code] || code || ""; };
 

@@ -132,6 +132,7 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     page = new window.KothPage(render);
+    page.start();
     $("start").addEventListener("click", function () { api("start"); });
     $("announce-form").addEventListener("submit", announce);
     $("close").addEventListener("click", function () { api("close"); });

@@ -116,6 +116,7 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     page = new window.KothPage(render);
+    page.start();
     ["jump", "revolution", "none"].forEach(function (kind) {
       $("declare-" + kind).addEventListener("click", function () { declare(kind); });
     });
