@@ -20,7 +20,6 @@ Decisions taken here where the rules page is silent are marked ``[decision]`` in
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -126,17 +125,19 @@ def parse_record(data: Any) -> GameRecord:
     if fmt != "kingofhill":
         raise RecordError(f'format: expected "kingofhill", got {_show(fmt)}')
 
-    summit = optional(data, "summit", int, "record", 7)
+    summit = _top(data, "summit", int, 7)
     if summit < 2:
         raise RecordError(f"summit: must be at least 2, got {summit}")
-    main = optional(data, "main_questions", int, "record")
+    main = _top(data, "main_questions", int, None)
     if main is not None and main < 1:
         raise RecordError(f"main_questions: must be at least 1, got {main}")
-    reserve = optional(data, "reserve_questions", int, "record", 0)
+    reserve = _top(data, "reserve_questions", int, 0)
     if reserve < 0:
         raise RecordError(f"reserve_questions: must not be negative, got {reserve}")
 
-    raw_teams = require(data, "teams", list, "record")
+    if "teams" not in data:
+        raise RecordError("teams: missing")
+    raw_teams = check_type(data["teams"], list, "teams")
     teams: list[str] = []
     seen: set[str] = set()
     for i, name in enumerate(raw_teams):
@@ -150,7 +151,7 @@ def parse_record(data: Any) -> GameRecord:
     if len(teams) < 2:
         raise RecordError(f"teams: at least 2 teams are needed, got {len(teams)}")
 
-    raw_moves = optional(data, "moves", list, "record", [])
+    raw_moves = _top(data, "moves", list, [])
     # [decision] reserve_questions alone sets no limit: the spec says the game runs out only
     # when the numbers of questions are given, and the main count is the one that is required.
     total = None if main is None else main + reserve
@@ -194,6 +195,12 @@ def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move"
     # arrivals, and a clock step on the host's laptop must not make a finished game unreplayable.
     return Move(announced_at=announced_at, partner=partner,
                 declarations=MappingProxyType(declarations), answers=MappingProxyType(answers))
+
+
+def _top(data: dict, key: str, kind: type, default: Any) -> Any:
+    # Top-level fields are named bare ("summit: ...") rather than "record.summit: ...".
+    value = data.get(key)
+    return default if value is None else check_type(value, kind, key)
 
 
 def _known(team: str, teams, where: str) -> None:
@@ -571,9 +578,10 @@ def moves_to_penultimate(step: int, last_failed: bool, summit: int) -> int:
     d = summit - 1 - step
     if d <= 0:
         return 0
+    # Integer ceilings: a float division would overflow on an absurd summit from junk input.
     if last_failed:
-        return 1 + math.ceil((d - 1) / 2)
-    return math.ceil(d / 2)
+        return 1 + d // 2
+    return (d + 1) // 2
 
 
 def _reachable(step: int, last_failed: bool, summit: int, left: int) -> bool:
