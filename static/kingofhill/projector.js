@@ -31,17 +31,18 @@
 
   /* Board geometry in SVG user units; the board centre is (0, 0), the rim has radius R.
    * Step 0 is the outer ring, step S-1 the ring next to the summit, step S the summit disc. */
-  function geometry(n, summit) {
+  function geometry(n, summit, aspect) {
     n = Math.max(1, n | 0);
     var S = Math.max(1, summit | 0);
     var size = sizeClass(n);
     var R = 400;
-    var r0 = size === "l" ? 140 : (size === "m" ? 120 : 112);
+    var r0 = size === "l" ? 140 : (size === "m" ? 120 : 128);
     var ringW = (R - r0) / S;
     var slice = 2 * Math.PI / n;
     var g = {
       n: n, S: S, R: R, r0: r0, ringW: ringW, slice: slice, size: size,
-      viewBox: size === "l" ? [-520, -500, 1040, 1000] : [-555, -500, 1110, 1000],
+      // as wide as the box the board is drawn in (labels use the room at the sides), 1000 high
+      viewBox: viewBoxFor(size, aspect),
       labelRadius: R + 22,
       labelFont: n <= 8 ? 32 : n <= 12 ? 28 : n <= 16 ? 25 : n <= 24 ? 22 : n <= 32 ? 19 : 17,
       kingTokenY: -0.2 * r0
@@ -76,19 +77,32 @@
       a = ((a % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
       return {step: Math.max(0, Math.min(S - 1, step)), slope: Math.floor(a / slice) % n};
     };
-    /* Anchor point and text-anchor of a slope's label just outside the rim. */
+    /* Anchor point and text-anchor of a slope's label just outside the rim. Near the top and
+     * the bottom, where labels sit side by side, every other one is set one line further out
+     * (for more than 12 teams) so that neighbours may be wider than their slope. */
     g.labelPlace = function (i) {
       var a = g.mid(i);
       var c = Math.cos(a);
       var s = Math.sin(a);
       var anchor = c > 0.3 ? "start" : (c < -0.3 ? "end" : "middle");
       var rr = g.labelRadius + (anchor === "middle" ? 0 : 4);
-      return {x: round(rr * c), y: round(rr * s + s * g.labelFont * 0.5), anchor: anchor};
+      var y = rr * s + s * g.labelFont * 0.5;
+      var staggered = anchor === "middle" && size === "m" && i % 2 === 1;
+      if (staggered) {  // one row further out than the top/bottom label
+        y = (s < 0 ? -1 : 1) * (g.labelRadius + g.labelFont * 1.85);
+      }
+      return {x: round(rr * c), y: round(y), anchor: anchor, staggered: staggered};
     };
     return g;
   }
 
   function round(v) { return Math.round(v * 100) / 100; }
+
+  function viewBoxFor(size, aspect) {
+    var min = size === "l" ? 1040 : 1110;
+    var w = Math.max(min, Math.min(1400, Math.round(1000 * (aspect || 0))));
+    return [-w / 2, -500, w, 1000];
+  }
 
   /* An annular sector between radii a < b and angles t0 < t1 as an SVG path. */
   function sectorPath(a, b, t0, t1) {
@@ -213,20 +227,22 @@
       a.y < b.y + b.h + pad && b.y < a.y + a.h + pad;
   }
 
-  /* Shorten labels until no two of them (and none with the edge of the picture) collide. */
+  /* Shorten labels until no two of them (and none with the edge of the picture) collide.
+   * A label is {node: <text>, parts: [{node: <tspan>, full, len}]} (one or two lines). */
   function untangleLabels(labels, viewBox) {
     var n = labels.length;
-    if (n < 2 || !labels[0].node.getBBox) { return; }
+    if (!n || !labels[0].node.getBBox) { return; }
     var minX = viewBox[0] + 4, maxX = viewBox[0] + viewBox[2] - 4;
     var minY = viewBox[1] + 2, maxY = viewBox[1] + viewBox[3] - 2;
-    labels.forEach(function (l) { l.len = l.full.length; });
+    function size(l) { return Math.max.apply(null, l.parts.map(function (p) { return p.len; })); }
     function shorten(l) {
-      if (l.len <= 1) { return false; }
-      l.len -= 1;
-      l.node.textContent = l.full.slice(0, l.len).replace(/\s+$/, "") + "…";
+      var part = l.parts.reduce(function (a, b) { return b.len > a.len ? b : a; });
+      if (part.len <= 1) { return false; }
+      part.len -= 1;
+      part.node.textContent = part.full.slice(0, part.len).replace(/\s+$/, "") + "…";
       return true;
     }
-    for (var guard = 0; guard < 2000; guard++) {
+    for (var guard = 0; guard < 3000; guard++) {
       var changed = false;
       var boxes = labels.map(function (l) { return boxOf(l.node); });
       for (var i = 0; i < n; i++) {
@@ -237,13 +253,47 @@
         for (var d = 1; d <= Math.min(3, n - 1); d++) {
           var j = (i + d) % n;
           if (j !== i && overlap(b, boxes[j], 3)) {
-            var longer = labels[i].len >= labels[j].len ? labels[i] : labels[j];
-            changed = shorten(longer) || shorten(longer === labels[i] ? labels[j] : labels[i]) || changed;
+            var first = size(labels[i]) >= size(labels[j]) ? labels[i] : labels[j];
+            changed = shorten(first) || shorten(first === labels[i] ? labels[j] : labels[i]) || changed;
           }
         }
       }
       if (!changed) { break; }
     }
+  }
+
+  /* Two lines of about equal length, split at a space (or null when there is no space). */
+  function splitInTwo(name) {
+    var best = null;
+    for (var k = 1; k < name.length - 1; k++) {
+      if (name[k] === " " && (best === null || Math.abs(name.length / 2 - k) < Math.abs(name.length / 2 - best))) { best = k; }
+    }
+    return best === null ? null : [name.slice(0, best), name.slice(best + 1)];
+  }
+
+  /* A slope's label: its name (or number), on two lines when one line has no room at the side. */
+  function makeLabel(text, full, place, viewBox) {
+    var line = el("tspan", {x: place.x}, text);
+    line.textContent = full;
+    var label = {node: text, parts: [{node: line, full: full, len: full.length}]};
+    if (place.anchor === "middle" || !text.getComputedTextLength) { return label; }
+    var room = place.anchor === "start" ? viewBox[0] + viewBox[2] - 4 - place.x : place.x - viewBox[0] - 4;
+    var lines = text.getComputedTextLength() > room ? splitInTwo(full) : null;
+    if (lines) {
+      line.textContent = lines[0];
+      line.setAttribute("dy", "-0.55em");
+      var second = el("tspan", {x: place.x, dy: "1.1em"}, text);
+      second.textContent = lines[1];
+      label.parts = [{node: line, full: lines[0], len: lines[0].length},
+                     {node: second, full: lines[1], len: lines[1].length}];
+    }
+    // still too wide: a somewhat smaller font before untangleLabels() has to cut the name
+    var widest = Math.max.apply(null, label.parts.map(function (p) { return p.node.getComputedTextLength(); }));
+    if (widest > room) {
+      var font = parseFloat(text.getAttribute("font-size"));
+      text.setAttribute("font-size", round(Math.max(0.72 * font, font * room / widest)));
+    }
+    return label;
   }
 
   // ---------------------------------------------------------------- the board
@@ -270,13 +320,16 @@
       el("path", {d: sectorPath(g.r0, g.R, t0, t1), "class": "kp-sector"}, slope);
       el("path", {d: sectorPath(g.R, g.R + 12, t0, t1), "class": "kp-rim"}, slope);
       var place = g.labelPlace(i);
+      if (place.staggered) {  // a short leader from the rim to a label set further out
+        var ma = g.mid(i);
+        el("line", {x1: round((g.R + 13) * Math.cos(ma)), y1: round((g.R + 13) * Math.sin(ma)),
+                    x2: place.x, y2: round(place.y - (place.y < 0 ? -1 : 1) * g.labelFont * 0.62),
+                    "class": "kp-leader"}, slope);
+      }
       var text = el("text", {x: place.x, y: place.y, "text-anchor": place.anchor, "class": "kp-label",
                              "font-size": g.labelFont, "data-team": t.name}, slope);
       el("title", null, text).textContent = (i + 1) + ". " + t.name;
-      var tnode = el("tspan", null, text);
-      var full = g.size === "l" ? String(i + 1) : t.name;
-      tnode.textContent = full;
-      labels.push({node: tnode, full: full});
+      labels.push(makeLabel(text, g.size === "l" ? String(i + 1) : t.name, place, g.viewBox));
     });
 
     var grid = el("g", {"class": "kp-grid"}, svg);
@@ -291,7 +344,7 @@
                     "class": "kp-border"}, grid);
       });
     }
-    if (g.size !== "l") {  // step numbers along the border at the top, between the last and the first slope
+    if (g.size === "s") {  // step numbers along the border at the top, between the last and the first slope
       var a = g.start(0);
       for (var s = 0; s < g.S; s++) {
         var rr = g.stepRadius(s);
@@ -314,9 +367,9 @@
     var kingLayer = el("g", {"class": "kp-summit-king"}, svg);
     var c = crown(kingLayer, "kp-crown");
     c.setAttribute("id", "koth-crown");
-    c.setAttribute("transform", "translate(0 " + round(-0.58 * g.r0) + ") scale(" + round(g.r0 / 95) + ")");
-    el("text", {id: "koth-king-name", y: round(0.22 * g.r0), "class": "kp-king-name",
-                "font-size": round(0.19 * g.r0)}, kingLayer);
+    c.setAttribute("transform", "translate(0 " + round(-0.6 * g.r0) + ") scale(" + round(g.r0 / 100) + ")");
+    el("text", {id: "koth-king-name", y: round(0.24 * g.r0), "class": "kp-king-name",
+                "font-size": round(0.25 * g.r0)}, kingLayer);
     var holds = el("g", {id: "koth-king-holds", "class": "kp-holds", "data-holds": "0"}, kingLayer);
     for (var p = 0; p < HOLDS_TO_WIN; p++) {
       el("circle", {cx: round((p - (HOLDS_TO_WIN - 1) / 2) * 0.22 * g.r0), cy: round(0.56 * g.r0),
@@ -334,8 +387,10 @@
   function render(svg, state, strings) {
     strings = strings || {};
     var m = model(state);
-    var g = geometry(m.teams.length, m.summit);
-    var key = layoutKey(m);
+    var box = svg.getBoundingClientRect ? svg.getBoundingClientRect() : null;
+    var aspect = box && box.height > 0 ? box.width / box.height : 0;
+    var g = geometry(m.teams.length, m.summit, aspect);
+    var key = layoutKey(m) + "|" + g.viewBox.join(",");
     if (svg.__kothKey !== key) {
       buildBoard(svg, m, g, strings);
       svg.__kothKey = key;
@@ -412,7 +467,7 @@
     svg.querySelector(".kp-summit-free").style.display = m.king ? "none" : "";
     var nameNode = svg.querySelector("#koth-king-name");
     if (m.king) {
-      var y = 0.22 * g.r0 + 0.1 * g.r0;
+      var y = 0.24 * g.r0 + 0.12 * g.r0;
       fitText(nameNode, m.king, 1.8 * Math.sqrt(Math.max(0, g.r0 * g.r0 - y * y)));
     } else {
       nameNode.textContent = "";
@@ -556,6 +611,20 @@
         html("span", "kp-points", row, String(r.points));
       });
     }
+    // the largest font at which every row fits
+    var font = {s: 36, m: 28, l: 23}[size];
+    var floorForNames = {s: 28, m: 21, l: 17}[size];
+    box.style.setProperty("--font", font + "px");
+    var names = box.querySelectorAll(".kp-row[data-team] .kp-name-text");
+    function clipped() {
+      for (var k = 0; k < names.length; k++) { if (names[k].scrollWidth > names[k].clientWidth + 1) { return true; } }
+      return false;
+    }
+    while (font > 10 && (box.scrollHeight > box.clientHeight + 1 || (font > floorForNames && clipped()))) {
+      font -= 1;
+      box.style.setProperty("--font", font + "px");
+    }
+    box.setAttribute("data-font", String(font));
     // FLIP: rows that changed place slide from where they were
     Array.prototype.forEach.call(box.querySelectorAll(".kp-row[data-team]"), function (row) {
       var old = before[row.getAttribute("data-team")];
@@ -586,12 +655,12 @@
 
   function renderPage(doc, state, strings) {
     doc = doc || global.document;
-    var svg = doc.getElementById("koth-board");
-    var m = render(svg, state, strings);
-    renderPanel(doc.getElementById("koth-projector"), state, strings);
-    renderBanner(doc.getElementById("koth-winner"), m, strings || {});
     var root = doc.getElementById("koth-projector");
-    root.setAttribute("data-size", sizeClass(m.teams.length));
+    // the panel's width follows the team count: set it first, the board fills what is left
+    root.setAttribute("data-size", sizeClass(((state && state.teams) || []).length));
+    var m = render(doc.getElementById("koth-board"), state, strings);
+    renderPanel(root, state, strings);
+    renderBanner(doc.getElementById("koth-winner"), m, strings || {});
     root.setAttribute("data-status", m.finished ? "finished" : m.status);
     return m;
   }
@@ -615,6 +684,7 @@
 
     function apply(state, message) {
       if (!state) { return; }
+      current.state = state;
       try {
         renderPage(global.document, state, strings);
       } catch (err) {  // never show an error to the hall; keep the last good picture
@@ -625,6 +695,11 @@
     global.kothApplyState = function (version, state) { apply(state, {version: version}); };
     global.kothStrings = strings;
     if (initial.state) { apply(initial.state, initial); }
+    var resizeTimer = null;
+    global.addEventListener("resize", function () {  // the board's viewBox follows the screen
+      global.clearTimeout(resizeTimer);
+      resizeTimer = global.setTimeout(function () { apply(current.state); }, 200);
+    });
 
     var path = root.getAttribute("data-ws-path");
     if (path && global.LiveSocket) {
