@@ -14,11 +14,10 @@ from rest_framework.test import APIClient
 from teams import services
 from teams.models import Game
 
-PASSWORD = "pw-for-tests-only"
 
 
 def _user(username: str, group: str | None = None) -> User:
-    user = User.objects.create_user(username, password=PASSWORD)
+    user = User.objects.create_user(username)  # no password: hashing is slow, tests force_login
     if group:
         user.groups.add(Group.objects.get(name=group))
     return user

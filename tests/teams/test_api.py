@@ -1,0 +1,216 @@
+"""The teams API: shapes, domain errors as 400 {"detail"}, the phone join flow."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from rest_framework.test import APIClient
+
+from teams.models import Application, Game
+from tests.teams.conftest import api_login, apply
+
+pytestmark = pytest.mark.django_db
+
+
+def test_captain_creates_team_and_members(alpha):
+    client = api_login(alpha)
+    response = client.post("/teams/api/teams/", {"name": " Гамма "}, format="json")
+    assert response.status_code == 201, response.content
+    team_id = response.json()["id"]
+    assert response.json()["name"] == "Гамма"
+    response = client.post(
+        f"/teams/api/teams/{team_id}/members/",
+        {"nickname": "Zoe", "full_name": "Зоя", "phone": "+7 1", "email": "z@example.org"},
+        format="json",
+    )
+    assert response.status_code == 201
+    member_id = response.json()["id"]
+    response = client.patch(
+        f"/teams/api/teams/{team_id}/members/{member_id}/", {"phone": "+7 2"}, format="json"
+    )
+    assert response.json()["phone"] == "+7 2"
+    assert client.get(f"/teams/api/teams/{team_id}/").json()["members"][0]["full_name"] == "Зоя"
+    assert client.delete(f"/teams/api/teams/{team_id}/members/{member_id}/").status_code == 204
+
+
+@pytest.mark.parametrize(
+    "name", ["", "   ", "x" * 1000], ids=["empty", "whitespace", "1000 characters"]
+)
+def test_bad_name_is_a_400_with_detail(alpha, name):
+    response = api_login(alpha).post("/teams/api/teams/", {"name": name}, format="json")
+    assert response.status_code == 400
+    assert "detail" in response.json()
+
+
+def test_duplicate_name_is_a_400(alpha, team_beta):
+    response = api_login(alpha).post("/teams/api/teams/", {"name": "бета"}, format="json")
+    assert response.status_code == 400
+    assert "already exists" in response.json()["detail"] or "уже" in response.json()["detail"]
+
+
+def test_organizer_publishes_game_with_warning(organizer):
+    from django.utils import timezone
+
+    response = api_login(organizer).post(
+        "/teams/api/games/",
+        {
+            "title": "Скорая игра",
+            "format": "kingofhill",
+            "starts_at": (timezone.now() + timedelta(days=1)).isoformat(),
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["game"]["fee"] == 400 and body["game"]["rated"] is True
+    assert body["publication_warning"]
+    assert body["few_applications"] is True
+
+
+def test_game_list_is_public(game):
+    response = APIClient().get("/teams/api/games/")
+    assert response.status_code == 200
+    assert response.json()[0]["title"] == "Ночной ГоРоД"
+
+
+def test_apply_approve_pay_flow(game, team_alpha, organizer, alpha):
+    members = list(team_alpha.members.values_list("pk", flat=True))
+    response = api_login(alpha).post(
+        f"/teams/api/games/{game.pk}/applications/",
+        {"team": team_alpha.pk, "members": members},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    application_id = response.json()["id"]
+    assert response.json()["join_url"] is None
+    org = api_login(organizer)
+    response = org.post(f"/teams/api/applications/{application_id}/approve/")
+    assert response.status_code == 200
+    assert response.json()["status"] == "approved"
+    assert "/teams/j/" in response.json()["join_url"]
+    assert len(response.json()["join_pin"]) == 6
+    response = org.post(f"/teams/api/applications/{application_id}/paid/", {"paid": True})
+    assert response.json()["paid"] is True
+    detail = api_login(alpha).get(f"/teams/api/applications/{application_id}/").json()
+    assert detail["amount_due"] == 400
+    ledger = api_login(alpha).get(f"/teams/api/teams/{team_alpha.pk}/ledger/").json()
+    assert ledger["lines"][0]["due"] == 400 and ledger["total_due"] == 0
+
+
+def test_roster_too_small_is_a_400(koth_game, team_alpha, alpha):
+    member = team_alpha.members.first()
+    response = api_login(alpha).post(
+        f"/teams/api/games/{koth_game.pk}/applications/",
+        {"team": team_alpha.pk, "members": [member.pk]},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "detail" in response.json()
+
+
+def test_other_teams_member_in_roster_is_a_400(game, team_alpha, team_beta, alpha):
+    ids = [*team_alpha.members.values_list("pk", flat=True)[:2], team_beta.members.first().pk]
+    response = api_login(alpha).post(
+        f"/teams/api/games/{game.pk}/applications/",
+        {"team": team_alpha.pk, "members": ids},
+        format="json",
+    )
+    assert response.status_code == 400
+
+
+def test_approve_twice_is_a_400(approved_alpha, organizer):
+    response = api_login(organizer).post(f"/teams/api/applications/{approved_alpha.pk}/approve/")
+    assert response.status_code == 400
+    assert response.json()["detail"]
+
+
+def test_cancel_and_notices(game, approved_alpha, organizer, alpha):
+    response = api_login(organizer).post(
+        f"/teams/api/games/{game.pk}/cancel/", {"reason": "мало"}, format="json"
+    )
+    assert response.status_code == 200
+    assert response.json()["game"]["status"] == "cancelled"
+    notices = api_login(alpha).get(f"/teams/api/teams/{approved_alpha.team_id}/notices/").json()
+    assert notices[0]["kind"] == "game_cancelled" and notices[0]["text"] == "мало"
+
+
+def test_bans_api(team_alpha, organizer, game, alpha):
+    org = api_login(organizer)
+    response = org.post(
+        f"/teams/api/teams/{team_alpha.pk}/bans/",
+        {"reason": "11.3.9", "until": (game.starts_at + timedelta(days=30)).isoformat()},
+        format="json",
+    )
+    assert response.status_code == 201
+    members = list(team_alpha.members.values_list("pk", flat=True))
+    response = api_login(alpha).post(
+        f"/teams/api/games/{game.pk}/applications/",
+        {"team": team_alpha.pk, "members": members},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert org.delete(f"/teams/api/bans/{response and team_alpha.bans.first().pk}/").status_code == 204
+
+
+def test_phone_joins_by_token_and_pin_and_reads_its_entry(approved_alpha):
+    phone = APIClient()
+    response = phone.post("/teams/api/join/", {"token": approved_alpha.join_token}, format="json")
+    assert response.status_code == 200
+    assert response.json()["team_name"] == "Альфа"
+    entry = phone.get(f"/teams/api/games/{approved_alpha.game_id}/entry/")
+    assert entry.status_code == 200 and entry.json()["team"] == approved_alpha.team_id
+    assert phone.delete(f"/teams/api/games/{approved_alpha.game_id}/entry/").status_code == 204
+    assert phone.get(f"/teams/api/games/{approved_alpha.game_id}/entry/").status_code == 403
+    response = phone.post(
+        f"/teams/api/games/{approved_alpha.game_id}/join/",
+        {"pin": approved_alpha.join_pin},
+        format="json",
+    )
+    assert response.status_code == 200
+
+
+def test_wrong_pin_is_a_400_and_then_limited(approved_alpha):
+    phone = APIClient()
+    wrong = "000000" if approved_alpha.join_pin != "000000" else "111111"
+    url = f"/teams/api/games/{approved_alpha.game_id}/join/"
+    for _ in range(10):
+        assert phone.post(url, {"pin": wrong}, format="json").status_code == 400
+    response = phone.post(url, {"pin": approved_alpha.join_pin}, format="json")
+    assert response.status_code == 400
+    assert "Too many" in response.json()["detail"] or "много" in response.json()["detail"]
+
+
+def test_join_api_enforces_csrf_for_browsers(approved_alpha):
+    phone = APIClient(enforce_csrf_checks=True)
+    response = phone.post("/teams/api/join/", {"token": approved_alpha.join_token}, format="json")
+    assert response.status_code == 403
+
+
+def test_unknown_objects_are_404(organizer):
+    client = api_login(organizer)
+    assert client.get("/teams/api/teams/999/").status_code == 404
+    assert client.get("/teams/api/applications/999/").status_code == 404
+    assert client.post("/teams/api/games/999/cancel/").status_code == 404
+    assert APIClient().get("/teams/api/games/999/entry/").status_code == 404
+
+
+def test_schema_documents_the_teams_endpoints(organizer):
+    response = api_login(organizer).get("/api/schema/", {"format": "json"})
+    assert response.status_code == 200
+    paths = response.json()["paths"]
+    for path in (
+        "/teams/api/teams/",
+        "/teams/api/games/{id}/applications/",
+        "/teams/api/applications/{id}/revoke-join/",
+        "/teams/api/join/",
+        "/teams/api/games/{game_id}/entry/",
+    ):
+        assert path in paths
+
+
+def test_withdraw_via_api(approved_alpha, alpha):
+    response = api_login(alpha).post(f"/teams/api/applications/{approved_alpha.pk}/withdraw/")
+    assert response.status_code == 200
+    assert Application.objects.get(pk=approved_alpha.pk).status == "withdrawn"
+    assert Game.objects.count() == 1

@@ -1,0 +1,196 @@
+"""Permission matrix over every team endpoint and page.
+
+Actors: anonymous, another team's phone (Бета joined), own team's phone (Альфа joined), another
+captain (beta), the captain (alpha), a host, an organizer. Each row says the status code for
+each actor (``login``: redirect to the log-in page; ``join``: redirect to the join page) and,
+for readable responses, whether Альфа's private member data (full name, phone, e-mail) and join
+secret may appear.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from teams import services
+from teams.models import Application
+
+pytestmark = pytest.mark.django_db
+
+ACTORS = ["anonymous", "other_phone", "own_phone", "other_captain", "captain", "host", "organizer"]
+MANAGERS = {"captain", "organizer"}
+
+
+@pytest.fixture
+def world(organizer, host, alpha, beta, game, approved_alpha, approved_beta):
+    def phone(application):
+        client = APIClient()
+        assert client.get(f"/teams/j/{application.join_token}/").status_code == 302
+        return client
+
+    def logged(user):
+        client = APIClient()
+        client.force_login(user)
+        return client
+
+    clients = {
+        "anonymous": APIClient(),
+        "other_phone": phone(approved_beta),
+        "own_phone": phone(approved_alpha),
+        "other_captain": logged(beta),
+        "captain": logged(alpha),
+        "host": logged(host),
+        "organizer": logged(organizer),
+    }
+    team = approved_alpha.team
+    member = team.members.get(nickname="Ann")
+    secrets = [member.full_name, member.phone, member.email]
+    return {
+        "clients": clients,
+        "team": team,
+        "member": member,
+        "game": game,
+        "app": approved_alpha,
+        "private": secrets,
+        "token": approved_alpha.join_token,
+    }
+
+
+def row(codes: dict | str | int, **overrides):
+    if not isinstance(codes, dict):
+        codes = dict.fromkeys(ACTORS, codes)
+    return {**codes, **overrides}
+
+
+MANAGE_PAGE = row(403, anonymous="login", other_phone="login", own_phone="login", captain=200, organizer=200)
+ORGANIZER_PAGE = row(403, anonymous="login", other_phone="login", own_phone="login", organizer=200)
+MANAGE_API = row(403, captain=200, organizer=200)
+
+# (label, method, url template, data, expected per actor, private data allowed for)
+MATRIX = [
+    ("my teams page", "get", "/teams/", None,
+     row(200, anonymous="login", other_phone="login", own_phone="login"), MANAGERS),
+    ("public team list", "get", "/teams/all/", None, row(200), set()),
+    ("team page", "get", "/teams/{team}/", None, MANAGE_PAGE, MANAGERS),
+    ("member edit page", "get", "/teams/{team}/members/{member}/", None, MANAGE_PAGE, MANAGERS),
+    ("apply page", "get", "/teams/{team}/apply/{game}/", None, MANAGE_PAGE, MANAGERS),
+    ("games page", "get", "/teams/games/", None, row(200), set()),
+    ("game applications page", "get", "/teams/games/{game}/", None, ORGANIZER_PAGE, MANAGERS),
+    ("join QR sheet", "get", "/teams/games/{game}/sheet/", None, ORGANIZER_PAGE, MANAGERS),
+    ("join page", "get", "/teams/join/", None, row(200), set()),
+    ("playing page", "get", "/teams/play/{game}/", None,
+     row("join", other_phone=200, own_phone=200), set()),
+    ("rename (page form)", "post", "/teams/{team}/rename/", {"name": "Альфа"},
+     row(403, anonymous="login", other_phone="login", own_phone="login", captain=302, organizer=302), set()),
+    ("add member (page form)", "post", "/teams/{team}/members/add/", {"nickname": "Newbie"},
+     row(403, anonymous="login", other_phone="login", own_phone="login", captain=302, organizer=302), set()),
+    ("mark paid (page form)", "post", "/teams/applications/{app}/paid/", {},
+     row(403, anonymous="login", other_phone="login", own_phone="login", organizer=302), set()),
+    ("ban (page form)", "post", "/teams/{team}/ban/", {"reason": "x", "until": "2099-01-01T10:00"},
+     row(403, anonymous="login", other_phone="login", own_phone="login", organizer=302), set()),
+    # API
+    ("api: my teams", "get", "/teams/api/teams/", None,
+     row(200, anonymous=403, other_phone=403, own_phone=403), MANAGERS),
+    ("api: team", "get", "/teams/api/teams/{team}/", None, row(200), MANAGERS),
+    ("api: members", "get", "/teams/api/teams/{team}/members/", None, row(200), MANAGERS),
+    ("api: edit member", "patch", "/teams/api/teams/{team}/members/{member}/", {"nickname": "Ann"},
+     MANAGE_API, MANAGERS),
+    ("api: add member", "post", "/teams/api/teams/{team}/members/", {"nickname": "Zed"},
+     row(403, captain=201, organizer=201), set()),
+    ("api: rename", "patch", "/teams/api/teams/{team}/", {"name": "Альфа"}, MANAGE_API, MANAGERS),
+    ("api: ledger", "get", "/teams/api/teams/{team}/ledger/", None, MANAGE_API, set()),
+    ("api: notices", "get", "/teams/api/teams/{team}/notices/", None, MANAGE_API, set()),
+    ("api: bans", "get", "/teams/api/teams/{team}/bans/", None, MANAGE_API, set()),
+    ("api: ban", "post", "/teams/api/teams/{team}/bans/",
+     {"reason": "x", "until": "2099-01-01T10:00:00+03:00"}, row(403, organizer=201), set()),
+    ("api: games", "get", "/teams/api/games/", None, row(200), set()),
+    ("api: game", "get", "/teams/api/games/{game}/", None, row(200), set()),
+    ("api: game applications", "get", "/teams/api/games/{game}/applications/", None,
+     row(200, anonymous=403, other_phone=403, own_phone=403), MANAGERS),
+    ("api: application", "get", "/teams/api/applications/{app}/", None, MANAGE_API, MANAGERS),
+    ("api: mark paid", "post", "/teams/api/applications/{app}/paid/", {"paid": True},
+     row(403, organizer=200), MANAGERS),
+    ("api: approve", "post", "/teams/api/applications/{app}/approve/", None,
+     row(403, organizer=400), set()),
+    ("api: reject", "post", "/teams/api/applications/{app}/reject/", {"reason": ""},
+     row(403, organizer=200), set()),
+    ("api: revoke join", "post", "/teams/api/applications/{app}/revoke-join/", None,
+     row(403, organizer=200), MANAGERS),
+    ("api: withdraw", "post", "/teams/api/applications/{app}/withdraw/", None,
+     MANAGE_API, MANAGERS),
+    ("api: cancel game", "post", "/teams/api/games/{game}/cancel/", {"reason": ""},
+     row(403, organizer=200), set()),
+    ("api: team entry", "get", "/teams/api/games/{game}/entry/", None,
+     row(403, other_phone=200, own_phone=200), set()),
+]
+
+CASES = [
+    pytest.param(label, method, url, data, expected[actor], actor in private, actor,
+                 id=f"{label} as {actor}")
+    for (label, method, url, data, expected, private) in MATRIX
+    for actor in ACTORS
+]
+
+
+@pytest.mark.parametrize(("label", "method", "url", "data", "expected", "may_see", "actor"), CASES)
+def test_permission_matrix(world, label, method, url, data, expected, may_see, actor):
+    client = world["clients"][actor]
+    path = url.format(
+        team=world["team"].pk, member=world["member"].pk, game=world["game"].pk, app=world["app"].pk
+    )
+    kwargs = {"format": "json"} if path.startswith("/teams/api/") else {}
+    if method == "get":
+        response = client.get(path)
+    else:
+        response = getattr(client, method)(path, data or {}, **kwargs)
+    if expected == "login":
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    elif expected == "join":
+        assert response.status_code == 302 and response["Location"].endswith("/teams/join/")
+    else:
+        assert response.status_code == expected, response.content[:300]
+    body = response.content.decode()
+    if not may_see:
+        for secret in world["private"]:
+            assert secret not in body, f"{label}: {secret!r} shown to {actor}"
+        assert world["token"] not in body or actor in MANAGERS
+
+
+def test_phone_entry_is_its_own_team(world):
+    game = world["game"].pk
+    own = world["clients"]["own_phone"].get(f"/teams/api/games/{game}/entry/").json()
+    other = world["clients"]["other_phone"].get(f"/teams/api/games/{game}/entry/").json()
+    assert own["team_name"] == "Альфа" and other["team_name"] == "Бета"
+
+
+def test_phone_page_shows_only_its_team(world):
+    page = world["clients"]["other_phone"].get(f"/teams/play/{world['game'].pk}/").content.decode()
+    assert "Бета" in page and "Альфа" not in page
+
+
+def test_revocation_logs_the_phone_out_of_pages_and_api(world):
+    phone = world["clients"]["own_phone"]
+    game = world["game"].pk
+    assert phone.get(f"/teams/api/games/{game}/entry/").status_code == 200
+    renewed = services.application_revoke_join(application=world["app"])
+    assert phone.get(f"/teams/api/games/{game}/entry/").status_code == 403
+    assert phone.get(f"/teams/play/{game}/").status_code == 302
+    assert phone.get(f"/teams/j/{world['token']}/")["Location"].endswith("/teams/join/")
+    assert phone.get(f"/teams/j/{renewed.join_token}/")["Location"].endswith(f"/teams/play/{game}/")
+    assert phone.get(f"/teams/api/games/{game}/entry/").status_code == 200
+
+
+def test_pin_join_page_binds_the_browser(world):
+    phone = APIClient()
+    app = Application.objects.get(pk=world["app"].pk)
+    response = phone.post("/teams/join/", {"game": world["game"].pk, "pin": app.join_pin})
+    assert response.status_code == 302 and response["Location"].endswith(f"/teams/play/{world['game'].pk}/")
+    assert "Альфа" in phone.get(response["Location"]).content.decode()
+
+
+def test_wrong_pin_on_the_page_shows_a_message(world):
+    phone = APIClient()
+    wrong = "000000" if world["app"].join_pin != "000000" else "111111"
+    response = phone.post("/teams/join/", {"game": world["game"].pk, "pin": wrong}, follow=True)
+    assert response.status_code == 200
+    assert "PIN" in response.content.decode()
