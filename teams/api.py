@@ -58,7 +58,8 @@ def _responses(ok, code: int = 200) -> dict:
 
 
 class TeamsAPIView(APIView):
-    """Turns domain errors into 400 ``{"detail": ...}``."""
+    # Turns domain errors into 400 {"detail": ...}. (No docstring: the schema would show it
+    # as every endpoint's description.)
 
     def handle_exception(self, exc):
         if isinstance(exc, services.TeamsError):
@@ -77,9 +78,7 @@ class TeamsAPIView(APIView):
         return team
 
     def application(self, pk: int) -> Application:
-        application = get_object_or_404(
-            Application.objects.select_related("team", "game"), pk=pk
-        )
+        application = get_object_or_404(Application.objects.select_related("team", "game"), pk=pk)
         if not can_manage_application(self.request.user, application):
             raise PermissionDenied()
         return application
@@ -207,7 +206,9 @@ class TeamLedgerAPI(TeamsAPIView):
 class TeamNoticesAPI(TeamsAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="teams_notices", responses=_responses(s.NoticeSerializer(many=True)))
+    @extend_schema(
+        operation_id="teams_notices", responses=_responses(s.NoticeSerializer(many=True))
+    )
     def get(self, request, pk: int):
         notices = selectors.team_notices(self.team(pk))
         return Response(s.NoticeSerializer(notices, many=True).data)
@@ -390,9 +391,7 @@ class ApplicationActionAPI(TeamsAPIView):
             )
         elif self.action == "paid":
             data = self.parse(s.PaidInputSerializer)
-            application = services.application_mark_paid(
-                application=application, paid=data["paid"]
-            )
+            application = services.application_mark_paid(application=application, paid=data["paid"])
         elif self.action == "revoke-join":
             application = services.application_revoke_join(application=application)
         else:
@@ -407,6 +406,7 @@ def _action_view(action: str, summary: str, request=None):
         request=request,
         responses=_responses(s.ApplicationSerializer),
     )
+
     def post(self, request, pk: int):
         return ApplicationActionAPI.post(self, request, pk)
 

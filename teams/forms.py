@@ -46,11 +46,15 @@ class ApplicationForm(forms.Form):
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(label=_("Reason"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    reason = forms.CharField(
+        label=_("Reason"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
 
 
 class BanForm(forms.Form):
-    reason = forms.CharField(label=_("Reason"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    reason = forms.CharField(
+        label=_("Reason"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
     until = forms.DateTimeField(
         label=_("Until"),
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),

@@ -255,9 +255,7 @@ def fee_ledger(
         win = windows[id(prize)]
         used_at = used.get(id(prize))
         lapsed = (
-            used_at is None
-            and len(win) == BENEFIT_VALID_GAMES
-            and by_id[win[-1]].starts_at <= now
+            used_at is None and len(win) == BENEFIT_VALID_GAMES and by_id[win[-1]].starts_at <= now
         )
         states.append(PrizeState(prize=prize, used_at=used_at, lapsed=lapsed))
     return Ledger(rows=tuple(rows), prizes=tuple(states))

@@ -122,9 +122,7 @@ def game_few_applications(game: Game) -> bool:
 
 
 def game_approved_applications(game: Game) -> QuerySet[Application]:
-    return game_applications(game).filter(status=Application.Status.APPROVED).order_by(
-        "team__name"
-    )
+    return game_applications(game).filter(status=Application.Status.APPROVED).order_by("team__name")
 
 
 def team_applications(team: Team) -> QuerySet[Application]:

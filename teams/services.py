@@ -67,9 +67,7 @@ def name_key(name: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", name).casefold().split())[:NAME_MAX]
 
 
-def _clean_private(
-    *, full_name: str = "", phone: str = "", email: str = ""
-) -> dict[str, str]:
+def _clean_private(*, full_name: str = "", phone: str = "", email: str = "") -> dict[str, str]:
     full_name = (full_name or "").strip()
     phone = (phone or "").strip()
     email = (email or "").strip()
@@ -221,8 +219,7 @@ def game_cancel(*, game: Game, actor, reason: str = "") -> Game:
         game=game, status__in=[Application.Status.PENDING, Application.Status.APPROVED]
     ).select_related("team")
     Notice.objects.bulk_create(
-        Notice(team=a.team, game=game, kind=Notice.Kind.GAME_CANCELLED, text=note)
-        for a in applied
+        Notice(team=a.team, game=game, kind=Notice.Kind.GAME_CANCELLED, text=note) for a in applied
     )
     return game
 
@@ -281,8 +278,8 @@ def application_submit(
 @transaction.atomic
 def application_withdraw(*, application: Application, now: datetime | None = None) -> Application:
     now = _now(now)
-    application = Application.objects.select_for_update().select_related("game").get(
-        pk=application.pk
+    application = (
+        Application.objects.select_for_update().select_related("game").get(pk=application.pk)
     )
     if application.status not in (Application.Status.PENDING, Application.Status.APPROVED):
         raise TeamsError(_("Only a pending or approved application can be withdrawn."))
@@ -305,8 +302,10 @@ def application_approve(
     *, application: Application, actor, now: datetime | None = None
 ) -> Application:
     now = _now(now)
-    application = Application.objects.select_for_update().select_related("game", "team").get(
-        pk=application.pk
+    application = (
+        Application.objects.select_for_update()
+        .select_related("game", "team")
+        .get(pk=application.pk)
     )
     if application.status != Application.Status.PENDING:
         raise TeamsError(_("Only a pending application can be approved."))
@@ -332,8 +331,10 @@ def application_reject(
     *, application: Application, actor, reason: str = "", now: datetime | None = None
 ) -> Application:
     now = _now(now)
-    application = Application.objects.select_for_update().select_related("game", "team").get(
-        pk=application.pk
+    application = (
+        Application.objects.select_for_update()
+        .select_related("game", "team")
+        .get(pk=application.pk)
     )
     if application.status not in (Application.Status.PENDING, Application.Status.APPROVED):
         raise TeamsError(_("Only a pending or approved application can be rejected."))
@@ -394,8 +395,10 @@ def _clear_join(application: Application) -> None:
 @transaction.atomic
 def application_revoke_join(*, application: Application) -> Application:
     """Issue a new link and PIN; phones that joined with the old ones are logged out."""
-    application = Application.objects.select_for_update().select_related("team", "game").get(
-        pk=application.pk
+    application = (
+        Application.objects.select_for_update()
+        .select_related("team", "game")
+        .get(pk=application.pk)
     )
     if application.status != Application.Status.APPROVED:
         raise TeamsError(_("Only an approved application has a join link."))
@@ -440,15 +443,11 @@ def join_by_token(*, session, token: str) -> Application:
     return application
 
 
-def join_by_pin(
-    *, session, game: Game, pin: str, now: datetime | None = None
-) -> Application:
+def join_by_pin(*, session, game: Game, pin: str, now: datetime | None = None) -> Application:
     """Bind this browser to the team with ``pin`` in ``game``; at most 10 wrong PINs per
     session in 10 minutes."""
     moment = _now(now).timestamp()
-    failures = [
-        t for t in (session.get(PIN_FAILURES_KEY) or []) if moment - t < PIN_WINDOW_SECONDS
-    ]
+    failures = [t for t in (session.get(PIN_FAILURES_KEY) or []) if moment - t < PIN_WINDOW_SECONDS]
     if len(failures) >= PIN_MAX_FAILURES:
         wait = int(PIN_WINDOW_SECONDS - (moment - min(failures))) // 60 + 1
         raise TeamsError(

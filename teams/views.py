@@ -84,8 +84,10 @@ def games(request):
                 return redirect("teams:game_manage", pk=game.pk)
         else:
             _form_errors(request, form)
-    game_list = selectors.games_with_counts().order_by("-starts_at") if organizer else (
-        selectors.games_upcoming()
+    game_list = (
+        selectors.games_with_counts().order_by("-starts_at")
+        if organizer
+        else (selectors.games_upcoming())
     )
     return render(
         request,
@@ -380,9 +382,9 @@ def join_sheet(request, pk: int):
 
 def join(request):
     """Enter the game and the team's 6-digit PIN."""
-    games_qs = Game.objects.filter(
-        pk__in=[g.pk for g in selectors.games_upcoming()]
-    ).order_by("starts_at")
+    games_qs = Game.objects.filter(pk__in=[g.pk for g in selectors.games_upcoming()]).order_by(
+        "starts_at"
+    )
     form = forms.PinForm(request.POST or None, games=games_qs)
     if request.method == "POST":
         if form.is_valid():

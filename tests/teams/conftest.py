@@ -15,7 +15,6 @@ from teams import services
 from teams.models import Game
 
 
-
 def _user(username: str, group: str | None = None) -> User:
     user = User.objects.create_user(username)  # no password: hashing is slow, tests force_login
     if group:

@@ -8,7 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from teams.models import Application, Game
-from tests.teams.conftest import api_login, apply
+from tests.teams.conftest import api_login
 
 pytestmark = pytest.mark.django_db
 
@@ -150,7 +150,9 @@ def test_bans_api(team_alpha, organizer, game, alpha):
         format="json",
     )
     assert response.status_code == 400
-    assert org.delete(f"/teams/api/bans/{response and team_alpha.bans.first().pk}/").status_code == 204
+    assert (
+        org.delete(f"/teams/api/bans/{team_alpha.bans.first().pk}/").status_code == 204
+    )
 
 
 def test_phone_joins_by_token_and_pin_and_reads_its_entry(approved_alpha):

@@ -62,14 +62,22 @@ def row(codes: dict | str | int, **overrides):
     return {**codes, **overrides}
 
 
-MANAGE_PAGE = row(403, anonymous="login", other_phone="login", own_phone="login", captain=200, organizer=200)
+MANAGE_PAGE = row(
+    403, anonymous="login", other_phone="login", own_phone="login", captain=200, organizer=200
+)
 ORGANIZER_PAGE = row(403, anonymous="login", other_phone="login", own_phone="login", organizer=200)
 MANAGE_API = row(403, captain=200, organizer=200)
 
 # (label, method, url template, data, expected per actor, private data allowed for)
 MATRIX = [
-    ("my teams page", "get", "/teams/", None,
-     row(200, anonymous="login", other_phone="login", own_phone="login"), MANAGERS),
+    (
+        "my teams page",
+        "get",
+        "/teams/",
+        None,
+        row(200, anonymous="login", other_phone="login", own_phone="login"),
+        MANAGERS,
+    ),
     ("public team list", "get", "/teams/all/", None, row(200), set()),
     ("team page", "get", "/teams/{team}/", None, MANAGE_PAGE, MANAGERS),
     ("member edit page", "get", "/teams/{team}/members/{member}/", None, MANAGE_PAGE, MANAGERS),
@@ -78,55 +86,172 @@ MATRIX = [
     ("game applications page", "get", "/teams/games/{game}/", None, ORGANIZER_PAGE, MANAGERS),
     ("join QR sheet", "get", "/teams/games/{game}/sheet/", None, ORGANIZER_PAGE, MANAGERS),
     ("join page", "get", "/teams/join/", None, row(200), set()),
-    ("playing page", "get", "/teams/play/{game}/", None,
-     row("join", other_phone=200, own_phone=200), set()),
-    ("rename (page form)", "post", "/teams/{team}/rename/", {"name": "Альфа"},
-     row(403, anonymous="login", other_phone="login", own_phone="login", captain=302, organizer=302), set()),
-    ("add member (page form)", "post", "/teams/{team}/members/add/", {"nickname": "Newbie"},
-     row(403, anonymous="login", other_phone="login", own_phone="login", captain=302, organizer=302), set()),
-    ("mark paid (page form)", "post", "/teams/applications/{app}/paid/", {},
-     row(403, anonymous="login", other_phone="login", own_phone="login", organizer=302), set()),
-    ("ban (page form)", "post", "/teams/{team}/ban/", {"reason": "x", "until": "2099-01-01T10:00"},
-     row(403, anonymous="login", other_phone="login", own_phone="login", organizer=302), set()),
+    (
+        "playing page",
+        "get",
+        "/teams/play/{game}/",
+        None,
+        row("join", other_phone=200, own_phone=200),
+        set(),
+    ),
+    (
+        "rename (page form)",
+        "post",
+        "/teams/{team}/rename/",
+        {"name": "Альфа"},
+        row(
+            403,
+            anonymous="login",
+            other_phone="login",
+            own_phone="login",
+            captain=302,
+            organizer=302,
+        ),
+        set(),
+    ),
+    (
+        "add member (page form)",
+        "post",
+        "/teams/{team}/members/add/",
+        {"nickname": "Newbie"},
+        row(
+            403,
+            anonymous="login",
+            other_phone="login",
+            own_phone="login",
+            captain=302,
+            organizer=302,
+        ),
+        set(),
+    ),
+    (
+        "mark paid (page form)",
+        "post",
+        "/teams/applications/{app}/paid/",
+        {},
+        row(403, anonymous="login", other_phone="login", own_phone="login", organizer=302),
+        set(),
+    ),
+    (
+        "ban (page form)",
+        "post",
+        "/teams/{team}/ban/",
+        {"reason": "x", "until": "2099-01-01T10:00"},
+        row(403, anonymous="login", other_phone="login", own_phone="login", organizer=302),
+        set(),
+    ),
     # API
-    ("api: my teams", "get", "/teams/api/teams/", None,
-     row(200, anonymous=403, other_phone=403, own_phone=403), MANAGERS),
+    (
+        "api: my teams",
+        "get",
+        "/teams/api/teams/",
+        None,
+        row(200, anonymous=403, other_phone=403, own_phone=403),
+        MANAGERS,
+    ),
     ("api: team", "get", "/teams/api/teams/{team}/", None, row(200), MANAGERS),
     ("api: members", "get", "/teams/api/teams/{team}/members/", None, row(200), MANAGERS),
-    ("api: edit member", "patch", "/teams/api/teams/{team}/members/{member}/", {"nickname": "Ann"},
-     MANAGE_API, MANAGERS),
-    ("api: add member", "post", "/teams/api/teams/{team}/members/", {"nickname": "Zed"},
-     row(403, captain=201, organizer=201), set()),
+    (
+        "api: edit member",
+        "patch",
+        "/teams/api/teams/{team}/members/{member}/",
+        {"nickname": "Ann"},
+        MANAGE_API,
+        MANAGERS,
+    ),
+    (
+        "api: add member",
+        "post",
+        "/teams/api/teams/{team}/members/",
+        {"nickname": "Zed"},
+        row(403, captain=201, organizer=201),
+        set(),
+    ),
     ("api: rename", "patch", "/teams/api/teams/{team}/", {"name": "Альфа"}, MANAGE_API, MANAGERS),
     ("api: ledger", "get", "/teams/api/teams/{team}/ledger/", None, MANAGE_API, set()),
     ("api: notices", "get", "/teams/api/teams/{team}/notices/", None, MANAGE_API, set()),
     ("api: bans", "get", "/teams/api/teams/{team}/bans/", None, MANAGE_API, set()),
-    ("api: ban", "post", "/teams/api/teams/{team}/bans/",
-     {"reason": "x", "until": "2099-01-01T10:00:00+03:00"}, row(403, organizer=201), set()),
+    (
+        "api: ban",
+        "post",
+        "/teams/api/teams/{team}/bans/",
+        {"reason": "x", "until": "2099-01-01T10:00:00+03:00"},
+        row(403, organizer=201),
+        set(),
+    ),
     ("api: games", "get", "/teams/api/games/", None, row(200), set()),
     ("api: game", "get", "/teams/api/games/{game}/", None, row(200), set()),
-    ("api: game applications", "get", "/teams/api/games/{game}/applications/", None,
-     row(200, anonymous=403, other_phone=403, own_phone=403), MANAGERS),
+    (
+        "api: game applications",
+        "get",
+        "/teams/api/games/{game}/applications/",
+        None,
+        row(200, anonymous=403, other_phone=403, own_phone=403),
+        MANAGERS,
+    ),
     ("api: application", "get", "/teams/api/applications/{app}/", None, MANAGE_API, MANAGERS),
-    ("api: mark paid", "post", "/teams/api/applications/{app}/paid/", {"paid": True},
-     row(403, organizer=200), MANAGERS),
-    ("api: approve", "post", "/teams/api/applications/{app}/approve/", None,
-     row(403, organizer=400), set()),
-    ("api: reject", "post", "/teams/api/applications/{app}/reject/", {"reason": ""},
-     row(403, organizer=200), set()),
-    ("api: revoke join", "post", "/teams/api/applications/{app}/revoke-join/", None,
-     row(403, organizer=200), MANAGERS),
-    ("api: withdraw", "post", "/teams/api/applications/{app}/withdraw/", None,
-     MANAGE_API, MANAGERS),
-    ("api: cancel game", "post", "/teams/api/games/{game}/cancel/", {"reason": ""},
-     row(403, organizer=200), set()),
-    ("api: team entry", "get", "/teams/api/games/{game}/entry/", None,
-     row(403, other_phone=200, own_phone=200), set()),
+    (
+        "api: mark paid",
+        "post",
+        "/teams/api/applications/{app}/paid/",
+        {"paid": True},
+        row(403, organizer=200),
+        MANAGERS,
+    ),
+    (
+        "api: approve",
+        "post",
+        "/teams/api/applications/{app}/approve/",
+        None,
+        row(403, organizer=400),
+        set(),
+    ),
+    (
+        "api: reject",
+        "post",
+        "/teams/api/applications/{app}/reject/",
+        {"reason": ""},
+        row(403, organizer=200),
+        set(),
+    ),
+    (
+        "api: revoke join",
+        "post",
+        "/teams/api/applications/{app}/revoke-join/",
+        None,
+        row(403, organizer=200),
+        MANAGERS,
+    ),
+    (
+        "api: withdraw",
+        "post",
+        "/teams/api/applications/{app}/withdraw/",
+        None,
+        MANAGE_API,
+        MANAGERS,
+    ),
+    (
+        "api: cancel game",
+        "post",
+        "/teams/api/games/{game}/cancel/",
+        {"reason": ""},
+        row(403, organizer=200),
+        set(),
+    ),
+    (
+        "api: team entry",
+        "get",
+        "/teams/api/games/{game}/entry/",
+        None,
+        row(403, other_phone=200, own_phone=200),
+        set(),
+    ),
 ]
 
 CASES = [
-    pytest.param(label, method, url, data, expected[actor], actor in private, actor,
-                 id=f"{label} as {actor}")
+    pytest.param(
+        label, method, url, data, expected[actor], actor in private, actor, id=f"{label} as {actor}"
+    )
     for (label, method, url, data, expected, private) in MATRIX
     for actor in ACTORS
 ]
@@ -184,7 +309,9 @@ def test_pin_join_page_binds_the_browser(world):
     phone = APIClient()
     app = Application.objects.get(pk=world["app"].pk)
     response = phone.post("/teams/join/", {"game": world["game"].pk, "pin": app.join_pin})
-    assert response.status_code == 302 and response["Location"].endswith(f"/teams/play/{world['game'].pk}/")
+    assert response.status_code == 302 and response["Location"].endswith(
+        f"/teams/play/{world['game'].pk}/"
+    )
     assert "Альфа" in phone.get(response["Location"]).content.decode()
 
 

@@ -78,7 +78,12 @@ def test_member_update_changes_private_data(team_alpha):
 
 
 def test_game_defaults(game, organizer):
-    assert (game.fee, game.rated, game.status, game.created_by) == (400, True, "scheduled", organizer)
+    assert (game.fee, game.rated, game.status, game.created_by) == (
+        400,
+        True,
+        "scheduled",
+        organizer,
+    )
 
 
 def test_late_publication_warns_but_publishes(organizer, now):
@@ -167,7 +172,9 @@ def test_banned_team_cannot_apply_while_the_ban_lasts(game, team_alpha, organize
 
 
 def test_ban_over_allows_applying(game, team_alpha, organizer, now):
-    services.ban_create(team=team_alpha, actor=organizer, reason="old", until=now - timedelta(days=1))
+    services.ban_create(
+        team=team_alpha, actor=organizer, reason="old", until=now - timedelta(days=1)
+    )
     apply(team_alpha, game)
 
 

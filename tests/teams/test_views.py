@@ -1,0 +1,174 @@
+"""Pages render, forms show errors as messages (never a traceback), hostile names are escaped."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from teams import services
+from teams.models import Application, Game, Team
+from tests.teams.conftest import apply, login
+
+pytestmark = pytest.mark.django_db
+
+
+def _text(response) -> str:
+    return response.content.decode()
+
+
+def test_captain_creates_team_from_page(alpha):
+    client = login(alpha)
+    response = client.post("/teams/", {"name": "  Гамма "}, follow=True)
+    assert response.status_code == 200
+    assert Team.objects.get(captain=alpha).name == "Гамма"
+
+
+@pytest.mark.parametrize(
+    "name", ["", "   ", "x" * 1000], ids=["empty", "whitespace", "1000 characters"]
+)
+def test_bad_team_name_shows_a_message(alpha, name):
+    response = login(alpha).post("/teams/", {"name": name}, follow=True)
+    assert response.status_code == 200
+    assert 'class="messages"' in _text(response)
+    assert not Team.objects.exists()
+
+
+def test_duplicate_name_shows_a_message(alpha, team_beta):
+    response = login(alpha).post("/teams/", {"name": "БЕТА"}, follow=True)
+    assert response.status_code == 200 and 'class="messages"' in _text(response)
+
+
+def test_team_page_shows_roster_applications_notices_ledger(approved_alpha, alpha):
+    page = _text(login(alpha).get(f"/teams/{approved_alpha.team_id}/"))
+    assert "Ann Приватов" in page and "ann@example.org" in page
+    assert approved_alpha.join_pin in page and approved_alpha.join_token in page
+    assert "400" in page  # the ledger line
+    assert 'class="notice-application_approved"' in page
+
+
+def test_add_member_with_bad_email_shows_a_message(team_alpha, alpha):
+    response = login(alpha).post(
+        f"/teams/{team_alpha.pk}/members/add/", {"nickname": "Zed", "email": "bad"}, follow=True
+    )
+    assert response.status_code == 200 and 'class="messages"' in _text(response)
+    assert not team_alpha.members.filter(nickname="Zed").exists()
+
+
+def test_member_edit_page(team_alpha, alpha):
+    member = team_alpha.members.get(nickname="Ann")
+    client = login(alpha)
+    assert client.get(f"/teams/{team_alpha.pk}/members/{member.pk}/").status_code == 200
+    response = client.post(
+        f"/teams/{team_alpha.pk}/members/{member.pk}/",
+        {"nickname": "Bob", "full_name": "", "phone": "", "email": ""},
+        follow=True,
+    )
+    assert 'class="messages"' in _text(response)  # Bob is taken
+
+
+def test_apply_form_refuses_small_roster_with_a_message(koth_game, team_alpha, alpha):
+    member = team_alpha.members.first()
+    response = login(alpha).post(
+        f"/teams/{team_alpha.pk}/apply/{koth_game.pk}/", {"members": [member.pk]}, follow=True
+    )
+    assert response.status_code == 200
+    assert 'class="messages"' in _text(response)
+    assert not Application.objects.exists()
+
+
+def test_apply_form_accepts_a_good_roster(game, team_alpha, alpha):
+    ids = list(team_alpha.members.values_list("pk", flat=True))
+    response = login(alpha).post(f"/teams/{team_alpha.pk}/apply/{game.pk}/", {"members": ids})
+    assert response.status_code == 302
+    assert Application.objects.get().members.count() == 3
+
+
+def test_organizer_publishes_game_and_sees_warnings(organizer):
+    starts = (timezone.localtime() + timedelta(days=1)).strftime("%Y-%m-%dT%H:%M")
+    response = login(organizer).post(
+        "/teams/games/",
+        {"title": "Скоро", "format": "gorod", "starts_at": starts, "fee": 400, "rated": "on"},
+        follow=True,
+    )
+    page = _text(response)
+    assert response.status_code == 200
+    assert Game.objects.get().title == "Скоро"
+    assert 'class="warning"' in page and "few-applications" in page
+
+
+def test_game_form_errors_are_messages(organizer):
+    response = login(organizer).post("/teams/games/", {"title": "", "format": "x"})
+    assert response.status_code == 200 and 'class="messages"' in _text(response)
+
+
+def test_organizer_approves_marks_paid_and_revokes_from_page(game, team_alpha, organizer):
+    application = apply(team_alpha, game)
+    client = login(organizer)
+    client.post(f"/teams/applications/{application.pk}/approve/")
+    application.refresh_from_db()
+    assert application.status == "approved"
+    client.post(f"/teams/applications/{application.pk}/paid/")
+    old_version = Application.objects.get(pk=application.pk).join_version
+    client.post(f"/teams/applications/{application.pk}/revoke/")
+    application.refresh_from_db()
+    assert application.paid and application.join_version == old_version + 1
+    page = _text(client.get(f"/teams/games/{game.pk}/"))
+    assert application.join_pin in page
+
+
+def test_cancel_from_page_notifies_team_page(approved_alpha, organizer, alpha):
+    login(organizer).post(f"/teams/games/{approved_alpha.game_id}/cancel/", {"reason": "мало"})
+    page = _text(login(alpha).get(f"/teams/{approved_alpha.team_id}/"))
+    assert 'class="notice-game_cancelled"' in page and "мало" in page
+
+
+def test_join_sheet_one_page_per_team(approved_alpha, approved_beta, organizer):
+    page = _text(login(organizer).get(f"/teams/games/{approved_alpha.game_id}/sheet/"))
+    assert page.count('class="join-page"') == 2
+    assert page.count("<svg") == 2
+    assert approved_alpha.join_pin in page and approved_beta.join_pin in page
+    assert f"/teams/j/{approved_alpha.join_token}/" in page
+
+
+def test_bad_join_link_shows_a_message():
+    response = Client().get("/teams/j/not-a-token/", follow=True)
+    assert response.status_code == 200 and 'class="messages"' in _text(response)
+
+
+def test_hostile_team_name_is_escaped_everywhere(alpha, organizer, game):
+    team = services.team_create(captain=alpha, name="<script>alert(1)</script>")
+    for nick in ("<b>x</b>", "y"):
+        services.member_create(team=team, nickname=nick)
+    application = services.application_approve(application=apply(team, game), actor=organizer)
+    phone = Client()
+    phone.get(f"/teams/j/{application.join_token}/")
+    pages = [
+        login(alpha).get(f"/teams/{team.pk}/"),
+        Client().get("/teams/all/"),
+        login(organizer).get(f"/teams/games/{game.pk}/"),
+        login(organizer).get(f"/teams/games/{game.pk}/sheet/"),
+        phone.get(f"/teams/play/{game.pk}/"),
+        phone.get("/teams/join/"),
+    ]
+    for response in pages:
+        body = _text(response)
+        assert response.status_code == 200
+        assert "<script>alert(1)</script>" not in body
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+        assert "<b>x</b>" not in body
+
+
+def test_unicode_team_name_shown_on_landing(approved_alpha):
+    phone = Client()
+    response = phone.get(f"/teams/j/{approved_alpha.join_token}/", follow=True)
+    assert "Альфа" in _text(response)
+
+
+def test_leave_unbinds(approved_alpha):
+    phone = Client()
+    phone.get(f"/teams/j/{approved_alpha.join_token}/")
+    phone.post(f"/teams/play/{approved_alpha.game_id}/leave/")
+    assert phone.get(f"/teams/play/{approved_alpha.game_id}/").status_code == 302
