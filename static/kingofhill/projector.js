@@ -44,7 +44,7 @@
       // as wide as the box the board is drawn in (labels use the room at the sides), 1000 high
       viewBox: viewBoxFor(size, aspect),
       labelRadius: R + 22,
-      labelFont: n <= 8 ? 32 : n <= 12 ? 28 : n <= 16 ? 25 : n <= 24 ? 22 : n <= 32 ? 19 : 17,
+      labelFont: n <= 8 ? 30 : n <= 12 ? 28 : n <= 16 ? 25 : n <= 24 ? 22 : n <= 32 ? 19 : 17,
       kingTokenY: -0.2 * r0
     };
     /* Slope i spans [start(i), start(i) + slice]; slope 0 is centred at 12 o'clock. */
@@ -291,7 +291,7 @@
     var widest = Math.max.apply(null, label.parts.map(function (p) { return p.node.getComputedTextLength(); }));
     if (widest > room) {
       var font = parseFloat(text.getAttribute("font-size"));
-      text.setAttribute("font-size", round(Math.max(0.72 * font, font * room / widest)));
+      text.setAttribute("font-size", round(Math.max(0.64 * font, font * room / widest)));
     }
     return label;
   }
@@ -575,7 +575,7 @@
     });
     box.innerHTML = "";
     box.setAttribute("data-size", size);
-    var cols = size === "l" ? 2 : 1;
+    var cols = size === "l" || m.rows.length > 24 ? 2 : 1;  // two columns for many teams
     var perCol = Math.ceil(m.rows.length / cols) || 1;
     box.style.setProperty("--rows", String(perCol));
     var revolting = {};

@@ -11,7 +11,12 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import artifacts_dir
-from tests.kingofhill.projector_harness import finished_state, mid_game_state, move, render_projector
+from tests.kingofhill.projector_harness import (
+    finished_state,
+    mid_game_state,
+    move,
+    render_projector,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -272,4 +277,45 @@ def test_before_the_first_question_and_without_a_king(open_projector):
     expect(page.locator("#koth-standings .kp-row[data-team]")).to_have_count(12)
     assert_fits_the_screen(page)
     assert label_overlaps(page) == []
+    assert page.errors == []
+
+
+@pytest.mark.parametrize(("n", "summit"), [(2, 2), (13, 12), (32, 7), (33, 3)])
+def test_odd_boards_still_fit(open_projector, n, summit):
+    state = mid_game_state(n, summit=summit, question=32)
+    king = "Царь Горы с очень длинным названием команды"
+    old = state["board"]["king"]
+    for team in state["teams"]:
+        if team["name"] == old:
+            team["name"] = king
+    for row in state["board"]["teams"]:
+        if row["team"] == old:
+            row["team"] = king
+    state["board"]["king"] = king
+    page = open_projector(state)
+    expect(page.locator("#koth-board .kp-slope[data-team]")).to_have_count(n)
+    expect(page.locator("#koth-standings .kp-row[data-team]")).to_have_count(n)
+    expect(page.locator("#koth-question-number")).to_have_text("Резервный вопрос 2 из 5")
+    # the King's name is shortened to stay inside the summit disc
+    inside = page.evaluate("""() => {
+        const disc = document.querySelector('#koth-summit .kp-summit-disc').getBoundingClientRect();
+        const name = document.getElementById('koth-king-name').getBoundingClientRect();
+        return name.width > 0 && name.left >= disc.left && name.right <= disc.right;
+    }""")
+    assert inside
+    assert page.locator("#koth-king-name").text_content().startswith("Царь")
+    assert_fits_the_screen(page)
+    if n <= 32:
+        assert label_overlaps(page) == []
+    assert page.errors == []
+
+
+def test_an_empty_state_does_not_break_the_page(open_projector):
+    page = open_projector(mid_game_state(3))
+    apply(page, {"game": {"id": 5, "title": "", "status": "setup", "summit": 7, "main_questions": 30,
+                          "reserve_questions": 5}, "teams": [], "board": None, "question": None}, 2)
+    expect(page.locator("#koth-board .kp-slope")).to_have_count(0)
+    expect(page.locator("#koth-question-number")).to_have_text("Игра скоро начнётся")
+    apply(page, mid_game_state(3), 3)
+    expect(page.locator("#koth-board .kp-slope")).to_have_count(3)
     assert page.errors == []
