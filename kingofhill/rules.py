@@ -32,7 +32,7 @@ __all__ = [
     "JUMP", "REVOLUTION", "ORDINARY", "KING_HOLD_MOVES",
     "KING_HELD", "QUESTIONS_EXHAUSTED", "NO_CHALLENGER",
     "Declaration", "Answer", "Move", "GameRecord",
-    "TeamState", "Position", "MoveResult", "Board",
+    "TeamState", "Position", "Snapshot", "MoveResult", "Board",
     "Allowed", "Outcome", "Projection",
     "parse_record", "parse_move", "compute", "advance", "initial_board", "replay", "board_to_dict",
     "allowed_declarations", "projected_outcome", "moves_to_penultimate",
@@ -186,6 +186,16 @@ def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move"
     answers: dict[str, Answer] = {}
     raw = optional(data, "answers", dict, where, {})
     for team, value in raw.items():
+        # Answers are most of a record: the well-formed case avoids building "where" strings
+        # and helper calls (the live app re-parses the record on every write); anything else
+        # takes the checked path below for its error message.
+        if team in teams and type(value) is dict:
+            correct = value.get("correct")
+            at = value.get("at")
+            stamp = _fast_time(at)
+            if type(correct) is bool and (at is None or stamp is not None):
+                answers[team] = Answer(correct, stamp)
+                continue
         here = f"{where}.answers.{team}"
         _known(team, teams, here)
         correct = require(value, "correct", bool, here)
@@ -195,6 +205,17 @@ def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move"
     # arrivals, and a clock step on the host's laptop must not make a finished game unreplayable.
     return Move(announced_at=announced_at, partner=partner,
                 declarations=MappingProxyType(declarations), answers=MappingProxyType(answers))
+
+
+def _fast_time(value: Any) -> datetime | None:
+    """``parse_time`` without the error message: None for anything it would refuse."""
+    if type(value) is not str:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return None if parsed.utcoffset() is None else parsed
 
 
 def _top(data: dict, key: str, kind: type, default: Any) -> Any:
@@ -269,16 +290,74 @@ class Position:
 
 
 @dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A compact, immutable copy of the board after one move, in registration order.
+
+    The history keeps one per move; ``MoveResult.position`` turns it into a ``Position`` on
+    demand, because building 24 ``TeamState`` objects for every past move on every recompute
+    would cost more than the rules themselves.
+    """
+
+    summit: int
+    question: int
+    total_questions: int | None
+    names: tuple[str, ...]
+    order: tuple[int, ...]  # registration indices in standings order
+    step: tuple[int, ...]
+    points: tuple[int, ...]
+    right: tuple[bool, ...]
+    failed: tuple[bool, ...]
+    changed_question: tuple[int, ...]
+    changed_at: tuple[datetime | None, ...]
+    king: int  # registration index, -1 for none
+    king_holds: int
+    finish_reason: str | None
+    winner: int  # registration index, -1 while the game goes on
+
+    @property
+    def king_name(self) -> str | None:
+        return None if self.king < 0 else self.names[self.king]
+
+    def team_states(self) -> tuple[TeamState, ...]:
+        king = self.king
+        return tuple(
+            TeamState(team=self.names[i], place=place, step=self.step[i], points=self.points[i],
+                      revolution_right=self.right[i] and i != king, is_king=i == king,
+                      last_failed=self.failed[i], registration=i,
+                      changed_question=self.changed_question[i], changed_at=self.changed_at[i])
+            for place, i in enumerate(self.order, start=1))
+
+    def position_fields(self) -> dict:
+        return {
+            "summit": self.summit, "question": self.question,
+            "total_questions": self.total_questions, "teams": self.team_states(),
+            "king": self.king_name, "king_holds": self.king_holds,
+            "finished": self.finish_reason is not None, "finish_reason": self.finish_reason,
+            "winner": None if self.winner < 0 else self.names[self.winner]}
+
+
+@dataclass(frozen=True, slots=True)
 class MoveResult:
     """What one question did: the declarations that counted, those ignored (with why), who
-    answered correctly, and the position after it (for history and prefix checks)."""
+    answered correctly, and (``position``) the board after it, for history and prefix checks."""
 
     question: int
     partner: bool
     effective: Mapping[str, str]  # team -> JUMP | REVOLUTION
     ignored: Mapping[str, str]  # team -> reason
     correct: tuple[str, ...]  # registration order
-    position: Position
+    snapshot: Snapshot = field(repr=False)
+    _position: list = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def position(self) -> Position:
+        if not self._position:  # built once, on first use (see Snapshot)
+            self._position.append(Position(**self.snapshot.position_fields()))
+        return self._position[0]
+
+    @property
+    def king(self) -> str | None:
+        return self.snapshot.king_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,14 +369,7 @@ class Board(Position):
 
 def initial_board(record: GameRecord) -> Board:
     """The board before question 1: every team on step 0 with 0 points and a right."""
-    teams = tuple(
-        TeamState(team=name, place=i + 1, step=0, points=0, revolution_right=True,
-                  is_king=False, last_failed=False, registration=i, changed_question=0,
-                  changed_at=None)
-        for i, name in enumerate(record.teams))
-    return Board(summit=record.summit, question=0, total_questions=record.total_questions,
-                 teams=teams, king=None, king_holds=0, finished=False, finish_reason=None,
-                 winner=None, moves=())
+    return _Game.start(record).board(())
 
 
 def compute(record: GameRecord) -> Board:
@@ -323,14 +395,15 @@ def compute(record: GameRecord) -> Board:
 
     A move after the game finished raises ``RecordError``.
     """
-    board = initial_board(record)
+    game = _Game.start(record)
+    results = []
     for i, move in enumerate(record.moves):
-        if board.finished:
+        if game.finish_reason is not None:
             raise RecordError(
-                f"moves[{i}]: the game already finished after question {board.question} "
-                f"({board.finish_reason}); no move may follow")
-        board = advance(board, move)
-    return board
+                f"moves[{i}]: the game already finished after question {game.question} "
+                f"({game.finish_reason}); no move may follow")
+        results.append(game.play(move))
+    return game.board(tuple(results))
 
 
 def advance(board: Board, move: Move) -> Board:
@@ -343,153 +416,215 @@ def advance(board: Board, move: Move) -> Board:
     """
     if board.finished:
         raise RecordError(f"question {board.question + 1}: the game has already finished")
-    q = board.question + 1
-    summit = board.summit
-    top = summit - 1
-    king = board.king
-    had_king = king is not None
-    states = sorted(board.teams, key=_by_registration)
-    names = [s.team for s in states]
-    for name in (*move.declarations, *move.answers):
-        if name not in names:
-            raise RecordError(f"question {q}: unknown team {name!r}")
-    n = len(states)
-    step = [s.step for s in states]
-    points = [s.points for s in states]
-    right = [s.revolution_right for s in states]
-    changed_q = [s.changed_question for s in states]
-    changed_at = [s.changed_at for s in states]
-    correct = [False] * n
-    at: list[datetime | None] = [None] * n
-    bonus = 1 if move.partner else 0
+    game = _Game.resume(board)
+    result = game.play(move)
+    return game.board((*board.moves, result))
 
-    effective: dict[str, str] = {}
-    ignored: dict[str, str] = {}
-    kinds = [ORDINARY] * n
-    for i, s in enumerate(states):
-        answer = move.answers.get(s.team)
-        if answer is not None:
+
+class _Game:
+    """The mutable working state of one replay, every list in registration order."""
+
+    __slots__ = ("names", "index", "summit", "total", "question", "step", "points", "right",
+                 "failed", "changed_q", "changed_at", "changed_key", "king", "holds",
+                 "finish_reason", "winner")
+
+    @classmethod
+    def start(cls, record: GameRecord) -> _Game:
+        game = cls()
+        n = len(record.teams)
+        game.names = record.teams
+        game.index = {name: i for i, name in enumerate(record.teams)}
+        game.summit = record.summit
+        game.total = record.total_questions
+        game.question = 0
+        game.step = [0] * n
+        game.points = [0] * n
+        game.right = [True] * n
+        game.failed = [False] * n
+        game.changed_q = [0] * n
+        game.changed_at = [None] * n
+        game.changed_key = [_NO_TIME] * n
+        game.king = -1
+        game.holds = 0
+        game.finish_reason = None
+        game.winner = -1
+        return game
+
+    @classmethod
+    def resume(cls, board: Position) -> _Game:
+        states = sorted(board.teams, key=lambda s: s.registration)
+        game = cls()
+        game.names = tuple(s.team for s in states)
+        game.index = {name: i for i, name in enumerate(game.names)}
+        game.summit = board.summit
+        game.total = board.total_questions
+        game.question = board.question
+        game.step = [s.step for s in states]
+        game.points = [s.points for s in states]
+        game.right = [s.revolution_right for s in states]
+        game.failed = [s.last_failed for s in states]
+        game.changed_q = [s.changed_question for s in states]
+        game.changed_at = [s.changed_at for s in states]
+        game.changed_key = [_arrival_key(s.changed_at) for s in states]
+        game.king = -1 if board.king is None else game.index[board.king]
+        game.holds = board.king_holds
+        game.finish_reason = board.finish_reason
+        game.winner = -1 if board.winner is None else game.index[board.winner]
+        return game
+
+    def play(self, move: Move) -> MoveResult:
+        names, index = self.names, self.index
+        q = self.question + 1
+        for name in (*move.declarations, *move.answers):
+            if name not in index:
+                raise RecordError(f"question {q}: unknown team {name!r}")
+        n = len(names)
+        summit = self.summit
+        top = summit - 1
+        step, points, right = self.step, self.points, self.right
+        before = list(zip(step, points, strict=True))
+        king = self.king
+        had_king = king >= 0
+        bonus = 1 if move.partner else 0
+
+        correct = [False] * n
+        at: list[datetime | None] = [None] * n
+        for name, answer in move.answers.items():
+            i = index[name]
             correct[i] = answer.correct
             at[i] = answer.at
-        declared = move.declarations.get(s.team)
-        if declared is None:
-            continue
-        reason = _refusal(declared.kind, s, board)
-        if reason is None and _late(declared, move):
-            reason = LATE
-        if reason is None:
-            kinds[i] = declared.kind
-            effective[s.team] = declared.kind
-        else:
-            ignored[s.team] = reason
 
-    arriving: list[int] = []
-    revolutionaries: list[int] = []
-    king_index = -1
-    for i, s in enumerate(states):
-        kind = kinds[i]
-        ok = correct[i]
-        if s.is_king:
-            king_index = i
-            if ok:
-                points[i] += 1 + bonus
-            continue  # 2.4: the King never moves down because of a wrong answer
-        if kind == REVOLUTION:
-            right[i] = False  # declaring uses the right up, whatever happens
-            revolutionaries.append(i)
-            if ok:
-                points[i] += 1 + bonus
-            continue
-        if kind == JUMP:
-            if ok:
-                target = step[i] + 2
-                points[i] += 2 + bonus
+        kinds: dict[int, str] = {}
+        effective: dict[str, str] = {}
+        ignored: dict[str, str] = {}
+        for name, declared in move.declarations.items():
+            i = index[name]
+            reason = _refusal(declared.kind, False, self.question, i == king, step[i], top,
+                              self.failed[i], had_king, right[i])
+            if reason is None and _late(declared, move):
+                reason = LATE
+            if reason is None:
+                kinds[i] = declared.kind
+                effective[name] = declared.kind
             else:
-                target = max(0, step[i] - 1)
-        else:
-            if not ok:
+                ignored[name] = reason
+
+        arriving: list[int] = []
+        revolutionaries: list[int] = []
+        for i in range(n):
+            ok = correct[i]
+            if i == king:
+                if ok:
+                    points[i] += 1 + bonus
+                continue  # the King never moves down because of a wrong answer
+            kind = kinds.get(i, ORDINARY)
+            if kind == REVOLUTION:
+                right[i] = False  # declaring uses the right up, whatever happens
+                revolutionaries.append(i)
+                if ok:
+                    points[i] += 1 + bonus
                 continue
-            target = step[i] + 1
-            points[i] += 1 + bonus
-        if target >= summit:
-            if had_king:
-                # [decision] on the page: with a King on the summit only a revolution gets
-                # there; the move stops on S-1 but keeps its points.
-                target = top
+            if kind == JUMP:
+                if ok:
+                    target = step[i] + 2
+                    points[i] += 2 + bonus
+                else:
+                    target = max(0, step[i] - 1)
+            elif ok:
+                target = step[i] + 1
+                points[i] += 1 + bonus
             else:
-                arriving.append(i)
-                target = top  # the one that becomes King is lifted to the summit below
-        step[i] = target
+                continue
+            if target >= summit:
+                # [decision] on the page: with a King only a revolution reaches the summit; the
+                # move stops on S-1 and keeps its points. Without one, the arriving team that
+                # wins the contest below is lifted onto the summit, the others stay on S-1.
+                if not had_king:
+                    arriving.append(i)
+                target = top
+            step[i] = target
 
-    new_king = -1
-    if arriving:
-        new_king = min(arriving, key=lambda i: _contest_key(i, points, at))
-    elif had_king and not correct[king_index]:
-        winners = [i for i in revolutionaries if correct[i]]
-        if winners:
-            new_king = min(winners, key=lambda i: _contest_key(i, points, at))
-            step[king_index] = top  # [decision] on the page: the deposed King goes to S-1
+        def contest(i: int) -> tuple:
+            # 2.4.7: more points (this move's included), the earliest correct answer, then
+            # registration order.
+            return (-points[i], _arrival_key(at[i]), i)
 
-    if new_king >= 0:
-        step[new_king] = summit
-        king = names[new_king]
-        holds = 0
-        # When the King changes every right is restored (2.4.5); the King holds none.
-        right = [True] * n
-        right[new_king] = False
-    else:
-        holds = board.king_holds + 1 if had_king else 0
+        new_king = -1
+        if arriving:
+            new_king = min(arriving, key=contest)
+        elif had_king and not correct[king]:
+            winners = [i for i in revolutionaries if correct[i]]
+            if winners:
+                new_king = min(winners, key=contest)
+                step[king] = top  # [decision] on the page: the deposed King goes to S-1
 
-    for i, s in enumerate(states):
-        if step[i] != s.step or points[i] != s.points:
-            changed_q[i] = q
-            changed_at[i] = at[i]
+        if new_king >= 0:
+            step[new_king] = summit
+            king = self.king = new_king
+            self.holds = 0
+            # When the King changes every right is restored (2.4.5).
+            right[:] = [True] * n
+        elif had_king:
+            self.holds += 1
 
-    finish_reason = None
-    total = board.total_questions
-    if king is not None and holds >= KING_HOLD_MOVES:
-        finish_reason = KING_HELD
-    elif total is not None and q >= total:
-        finish_reason = QUESTIONS_EXHAUSTED
-    elif king is not None:
-        last_failed = [not c for c in correct]
-        left = _moves_left(holds, None if total is None else total - q)
-        king_i = names.index(king)
-        holders = [i for i in range(n)
-                   if i != king_i and right[i] and _reachable(step[i], last_failed[i], summit, left)]
-        if not holders:
-            # Re-grant (2.4.5): nobody who still holds a right can make it in time, so every
-            # team that used its right gets it back; then rule 3 looks again.
-            right = [i != king_i for i in range(n)]
-            if not any(i != king_i and _reachable(step[i], last_failed[i], summit, left)
-                       for i in range(n)):
-                finish_reason = NO_CHALLENGER
+        for i in range(n):
+            if (step[i], points[i]) != before[i]:
+                self.changed_q[i] = q
+                self.changed_at[i] = at[i]
+                self.changed_key[i] = _arrival_key(at[i])
+        self.failed = [not c for c in correct]
+        self.question = q
+        self._check_end()
+        snapshot = self.snapshot()
+        return MoveResult(question=q, partner=move.partner,
+                          effective=MappingProxyType(effective),
+                          ignored=MappingProxyType(ignored),
+                          correct=tuple(names[i] for i in range(n) if correct[i]),
+                          snapshot=snapshot)
 
-    new_states = [
-        TeamState(team=names[i], place=0, step=step[i], points=points[i],
-                  revolution_right=right[i] and names[i] != king, is_king=names[i] == king,
-                  last_failed=not correct[i], registration=i, changed_question=changed_q[i],
-                  changed_at=changed_at[i])
-        for i in range(n)]
-    ordered = _standings(new_states, king)
-    finished = finish_reason is not None
-    winner = None
-    if finished:
-        winner = king if king is not None else ordered[0].team
-    position = Position(summit=summit, question=q, total_questions=total, teams=ordered,
-                        king=king, king_holds=holds, finished=finished,
-                        finish_reason=finish_reason, winner=winner)
-    result = MoveResult(question=q, partner=move.partner, effective=MappingProxyType(effective),
-                        ignored=MappingProxyType(ignored),
-                        correct=tuple(names[i] for i in range(n) if correct[i]),
-                        position=position)
-    return Board(summit=summit, question=q, total_questions=total, teams=ordered, king=king,
-                 king_holds=holds, finished=finished, finish_reason=finish_reason,
-                 winner=winner, moves=(*board.moves, result))
+    def _check_end(self) -> None:
+        """The three end conditions of 2.5 in their order, with the re-grant before the third."""
+        king, total, q = self.king, self.total, self.question
+        if king >= 0 and self.holds >= KING_HOLD_MOVES:
+            self.finish_reason = KING_HELD
+        elif total is not None and q >= total:
+            self.finish_reason = QUESTIONS_EXHAUSTED
+        elif king >= 0:
+            left = _moves_left(self.holds, None if total is None else total - q)
+            step, failed, right, summit = self.step, self.failed, self.right, self.summit
+            reach = [i != king and _reachable(step[i], failed[i], summit, left)
+                     for i in range(len(step))]
+            if not any(r and right[i] for i, r in enumerate(reach)):
+                # Re-grant (2.4.5): nobody who still holds a right can make it in time, so
+                # every team that used its right gets it back; then rule 3 looks again.
+                right[:] = [True] * len(step)
+                if not any(reach):
+                    self.finish_reason = NO_CHALLENGER
+        if self.finish_reason is not None:
+            self.winner = king if king >= 0 else self._order()[0]
 
+    def _order(self) -> list[int]:
+        # King first; then step, points, and [decision on the page] whoever reached its
+        # (step, points) first: question, then answer arrival in it, then registration.
+        king, step, points = self.king, self.step, self.points
+        changed_q, changed_key = self.changed_q, self.changed_key
+        return sorted(range(len(step)), key=lambda i: (
+            i != king, -step[i], -points[i], changed_q[i], changed_key[i], i))
 
-def _by_registration(state: TeamState) -> int:
-    return state.registration
+    def snapshot(self) -> Snapshot:
+        return Snapshot(
+            summit=self.summit, question=self.question, total_questions=self.total,
+            names=self.names, order=tuple(self._order()), step=tuple(self.step),
+            points=tuple(self.points), failed=tuple(self.failed),
+            # The King holds no right (contract); normalised so equal boards compare equal.
+            right=tuple(r and i != self.king for i, r in enumerate(self.right)),
+            changed_question=tuple(self.changed_q), changed_at=tuple(self.changed_at),
+            king=self.king, king_holds=self.holds, finish_reason=self.finish_reason,
+            winner=self.winner)
+
+    def board(self, moves: tuple[MoveResult, ...]) -> Board:
+        snapshot = moves[-1].snapshot if moves else self.snapshot()
+        return Board(**snapshot.position_fields(), moves=moves)
 
 
 def _late(declared: Declaration, move: Move) -> bool:
@@ -498,33 +633,40 @@ def _late(declared: Declaration, move: Move) -> bool:
             and declared.at >= move.announced_at)
 
 
-def _refusal(kind: str, state: TeamState, board: Position) -> str | None:
-    """Why ``state`` may not make a ``kind`` declaration on the next question, or None.
+def _refusal(kind: str, finished: bool, played: int, is_king: bool, step: int, top: int,
+             last_failed: bool, has_king: bool, has_right: bool) -> str | None:
+    """Why a team may not make a ``kind`` declaration on the next question, or None.
 
-    [decision] a declaration the team could not make anyway reports that rule, not lateness.
+    ``played`` is the number of questions played so far. [decision] a declaration the team
+    could not make anyway reports that rule, not its lateness.
     """
-    if board.finished:
+    if finished:
         return FINISHED
-    top = board.summit - 1
     if kind == JUMP:
-        if board.question == 0:
+        if played == 0:
             return JUMP_FIRST_QUESTION
-        if state.is_king:
+        if is_king:
             return JUMP_KING
-        if state.step == top:
+        if step == top:
             return JUMP_PENULTIMATE
-        if state.last_failed:
+        if last_failed:
             return JUMP_AFTER_FAIL
         return None
-    if state.is_king:
+    if is_king:
         return REV_KING
-    if board.king is None:
+    if not has_king:
         return REV_NO_KING
-    if state.step != top:
+    if step != top:
         return REV_NOT_PENULTIMATE
-    if not state.revolution_right:
+    if not has_right:
         return REV_NO_RIGHT
     return None
+
+
+def _refusal_for(kind: str, state: TeamState, board: Position) -> str | None:
+    return _refusal(kind, board.finished, board.question, state.is_king, state.step,
+                    board.summit - 1, state.last_failed, board.king is not None,
+                    state.revolution_right)
 
 
 _NO_TIME = (1, 0.0)
@@ -533,26 +675,6 @@ _NO_TIME = (1, 0.0)
 def _arrival_key(at: datetime | None) -> tuple[int, float]:
     # Answers without a time rank after every answer with one (spec).
     return _NO_TIME if at is None else (0, at.timestamp())
-
-
-def _contest_key(i: int, points: list[int], at: list[datetime | None]) -> tuple:
-    # 2.4.7: more points (this move's included), then the earliest correct answer, then
-    # registration order (i is the registration index).
-    return (-points[i], _arrival_key(at[i]), i)
-
-
-def _standings(states: list[TeamState], king: str | None) -> tuple[TeamState, ...]:
-    # King first; then step, points, and [decision on the page] whoever reached its
-    # (step, points) first: question, then answer arrival in it, then registration.
-    ordered = sorted(states, key=lambda s: (
-        s.team != king, -s.step, -s.points, s.changed_question,
-        _arrival_key(s.changed_at), s.registration))
-    return tuple(
-        TeamState(team=s.team, place=p, step=s.step, points=s.points,
-                  revolution_right=s.revolution_right, is_king=s.is_king,
-                  last_failed=s.last_failed, registration=s.registration,
-                  changed_question=s.changed_question, changed_at=s.changed_at)
-        for p, s in enumerate(ordered, start=1))
 
 
 # --------------------------------------------------------------------------------------------
@@ -636,8 +758,8 @@ def allowed_declarations(board: Position, team: str) -> Allowed:
     Lateness is not judged here: it depends on when the declaration arrives.
     """
     state = board.team(team)
-    jump = _refusal(JUMP, state, board)
-    revolution = _refusal(REVOLUTION, state, board)
+    jump = _refusal_for(JUMP, state, board)
+    revolution = _refusal_for(REVOLUTION, state, board)
     return Allowed(jump is None, jump, revolution is None, revolution)
 
 
@@ -674,7 +796,7 @@ def projected_outcome(board: Position, team: str, kind: str = ORDINARY, *,
     if kind not in (ORDINARY, JUMP, REVOLUTION):
         raise RecordError(f'kind: expected "ordinary", "jump" or "revolution", got {_show(kind)}')
     state = board.team(team)
-    reason = None if kind == ORDINARY else _refusal(kind, state, board)
+    reason = None if kind == ORDINARY else _refusal_for(kind, state, board)
     if reason is not None:
         kind = ORDINARY
     bonus = 1 if partner else 0
@@ -725,7 +847,7 @@ def board_to_dict(board: Board) -> dict:
             for s in board.teams],
         "moves": [
             {"question": m.question, "partner": m.partner, "effective": dict(m.effective),
-             "ignored": dict(m.ignored), "correct": list(m.correct), "king": m.position.king}
+             "ignored": dict(m.ignored), "correct": list(m.correct), "king": m.king}
             for m in board.moves],
     }
 
