@@ -6,12 +6,15 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.errors import DomainError
 from core.records import RecordError
 
 
 def exception_handler(exc, context):
-    """DRF's handler, plus: a domain error (RecordError or a service's ValidationError-like
-    ``DomainError``) is a 400 with ``{"detail": message}`` rather than a 500."""
+    """DRF's handler, plus: a service's ``DomainError`` or a bad game record (``RecordError``)
+    is a 400 with ``{"detail": message}`` rather than a 500."""
+    if isinstance(exc, DomainError):
+        return Response({"detail": exc.message}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, RecordError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)

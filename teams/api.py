@@ -58,13 +58,8 @@ def _responses(ok, code: int = 200) -> dict:
 
 
 class TeamsAPIView(APIView):
-    # Turns domain errors into 400 {"detail": ...}. (No docstring: the schema would show it
-    # as every endpoint's description.)
-
-    def handle_exception(self, exc):
-        if isinstance(exc, services.TeamsError):
-            return Response({"detail": exc.message}, status=status.HTTP_400_BAD_REQUEST)
-        return super().handle_exception(exc)
+    # Domain errors become 400 {"detail": ...} in core.api.exception_handler. (No docstring:
+    # the schema would show it as every endpoint's description.)
 
     def parse(self, serializer_class):
         serializer = serializer_class(data=self.request.data)

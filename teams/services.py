@@ -20,6 +20,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core.errors import DomainError
 from teams import rules
 from teams.models import DEFAULT_FEE, Application, Ban, Benefit, Game, Member, Notice, Team
 
@@ -30,12 +31,8 @@ PIN_MAX_FAILURES = 10
 PIN_WINDOW_SECONDS = 10 * 60
 
 
-class TeamsError(Exception):
+class TeamsError(DomainError):
     """A domain error with a message fit for the user."""
-
-    def __init__(self, message: str) -> None:
-        self.message = str(message)
-        super().__init__(self.message)
 
 
 def _rule_error(exc: rules.RuleViolation) -> TeamsError:
