@@ -591,13 +591,16 @@ class _Game:
             self.finish_reason = QUESTIONS_EXHAUSTED
         elif king >= 0:
             left = _moves_left(self.holds, None if total is None else total - q)
-            step, failed, right, summit = self.step, self.failed, self.right, self.summit
-            reach = [i != king and _reachable(step[i], failed[i], summit, left)
-                     for i in range(len(step))]
+            top = self.summit - 1
+            right = self.right
+            # moves_to_penultimate(...) + 1 <= left, inlined: it runs for every team every move.
+            reach = [i != king and (
+                top <= p or (1 + (top - p) // 2 if f else (top - p + 1) // 2) < left)
+                for i, (p, f) in enumerate(zip(self.step, self.failed, strict=True))]
             if not any(r and right[i] for i, r in enumerate(reach)):
                 # Re-grant (2.4.5): nobody who still holds a right can make it in time, so
                 # every team that used its right gets it back; then rule 3 looks again.
-                right[:] = [True] * len(step)
+                right[:] = [True] * len(right)
                 if not any(reach):
                     self.finish_reason = NO_CHALLENGER
         if self.finish_reason is not None:
