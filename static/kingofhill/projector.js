@@ -573,9 +573,29 @@
     Array.prototype.forEach.call(box.querySelectorAll(".kp-row"), function (row) {
       before[row.getAttribute("data-team")] = row.getBoundingClientRect().top;
     });
-    box.innerHTML = "";
     box.setAttribute("data-size", size);
-    var cols = size === "l" || m.rows.length > 24 ? 2 : 1;  // two columns for many teams
+    // one column while its font stays legible from the back of the hall, else two
+    var font = fillStandings(box, m, size, strings, size === "l" ? 2 : 1);
+    if (size !== "l" && font < 16 && m.rows.length > 12) { font = fillStandings(box, m, size, strings, 2); }
+    box.setAttribute("data-font", String(font));
+    // FLIP: rows that changed place slide from where they were
+    Array.prototype.forEach.call(box.querySelectorAll(".kp-row[data-team]"), function (row) {
+      var old = before[row.getAttribute("data-team")];
+      if (old == null) { return; }
+      var dy = old - row.getBoundingClientRect().top;
+      if (Math.abs(dy) < 1 || Math.abs(dy) > 600) { return; }
+      row.style.transition = "none";
+      row.style.transform = "translateY(" + dy + "px)";
+      void row.offsetHeight;
+      row.style.transition = "";
+      row.style.transform = "";
+    });
+  }
+
+  /* Draw the standings in `cols` columns; returns the largest font (px) at which they fit. */
+  function fillStandings(box, m, size, strings, cols) {
+    box.innerHTML = "";
+    box.setAttribute("data-columns", String(cols));
     var perCol = Math.ceil(m.rows.length / cols) || 1;
     box.style.setProperty("--rows", String(perCol));
     var revolting = {};
@@ -613,7 +633,7 @@
     }
     // the largest font at which every row fits
     var font = {s: 36, m: 28, l: 23}[size];
-    var floorForNames = {s: 28, m: 21, l: 17}[size];
+    var floorForNames = {s: 28, m: cols > 1 ? 18 : 20, l: 17}[size];
     box.style.setProperty("--font", font + "px");
     var names = box.querySelectorAll(".kp-row[data-team] .kp-name-text");
     function clipped() {
@@ -624,19 +644,7 @@
       font -= 1;
       box.style.setProperty("--font", font + "px");
     }
-    box.setAttribute("data-font", String(font));
-    // FLIP: rows that changed place slide from where they were
-    Array.prototype.forEach.call(box.querySelectorAll(".kp-row[data-team]"), function (row) {
-      var old = before[row.getAttribute("data-team")];
-      if (old == null) { return; }
-      var dy = old - row.getBoundingClientRect().top;
-      if (Math.abs(dy) < 1 || Math.abs(dy) > 600) { return; }
-      row.style.transition = "none";
-      row.style.transform = "translateY(" + dy + "px)";
-      void row.offsetHeight;
-      row.style.transition = "";
-      row.style.transform = "";
-    });
+    return font;
   }
 
   function renderBanner(banner, m, strings) {
