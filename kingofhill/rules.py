@@ -260,7 +260,9 @@ class TeamState:
     is_king: bool
     last_failed: bool  # its previous move failed: no jump on the next question
     registration: int  # 0-based index in record.teams
-    changed_question: int  # question that last changed (step, points); 0 = never
+    # [decision] 0 = never changed, which only a team still on (0, 0) can be, so no tie mixes
+    # "never" with a real question.
+    changed_question: int  # question that last changed (step, points)
     changed_at: datetime | None  # arrival of this team's answer in that question
 
 
@@ -507,6 +509,8 @@ class _Game:
                 kinds[i] = declared.kind
                 effective[name] = declared.kind
             else:
+                # [decision] an ignored declaration costs nothing: a late revolution keeps the
+                # right, and the team simply plays an ordinary move (2.2.5).
                 ignored[name] = reason
 
         arriving: list[int] = []
@@ -572,6 +576,8 @@ class _Game:
                 self.changed_q[i] = q
                 self.changed_at[i] = at[i]
                 self.changed_key[i] = _arrival_key(at[i])
+        # [decision] a move "failed" when the team's answer was not correct (or it sent none),
+        # whatever it declared; a correct move stopped on S-1 below a King did not fail.
         self.failed = [not c for c in correct]
         self.question = q
         self._check_end()

@@ -657,3 +657,11 @@ def test_a_valid_record_with_one_junk_node_replays_or_raises_a_record_error(reco
     except RecordError:
         return
     assert out["format"] == "kingofhill"
+
+
+def test_the_worked_examples_in_the_docstrings_hold():
+    import doctest
+
+    import kingofhill.rules
+
+    assert doctest.testmod(kingofhill.rules).failed == 0
