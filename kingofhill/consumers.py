@@ -46,7 +46,7 @@ class _KothConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def koth_state(self, event):
-        await self.send_json(event)
+        await self.send(text_data=event["text"])
 
     async def receive_json(self, content, **kwargs):
         # Actions go through the HTTP API (CSRF, one code path); the socket is read-only.

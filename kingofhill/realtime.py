@@ -42,6 +42,7 @@ declaration and its own answer with the server's arrival time — never another 
 from __future__ import annotations
 
 import asyncio
+import json
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -65,6 +66,17 @@ def state_message(version: int, state: dict) -> dict:
     return {"type": STATE, "version": version, "state": state}
 
 
+def group_message(version: int, state: dict) -> dict:
+    """What travels through the channel layer: the client message already encoded as JSON.
+
+    Encoding once here rather than in every consumer matters with 64 phones: the in-memory
+    layer deep-copies each message per listener and Redis packs it, and a string is cheap for
+    both, while consumers just forward the text.
+    """
+    text = json.dumps(state_message(version, state), ensure_ascii=False, separators=(",", ":"))
+    return {"type": STATE, "version": version, "text": text}
+
+
 def broadcast_states(
     game_id: int, version: int, *, public: dict, host: dict, teams: dict[int, dict]
 ) -> int:
@@ -75,9 +87,9 @@ def broadcast_states(
     layer = get_channel_layer()
     if layer is None:
         return 0
-    messages = [(public_group(game_id), state_message(version, public)),
-                (host_group(game_id), state_message(version, host))]
-    messages += [(team_group(game_id, app_id), state_message(version, state))
+    messages = [(public_group(game_id), group_message(version, public)),
+                (host_group(game_id), group_message(version, host))]
+    messages += [(team_group(game_id, app_id), group_message(version, state))
                  for app_id, state in teams.items()]
 
     async def send_all() -> None:
