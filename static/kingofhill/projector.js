@@ -44,7 +44,7 @@
       // as wide as the box the board is drawn in (labels use the room at the sides), 1000 high
       viewBox: viewBoxFor(size, aspect),
       labelRadius: R + 22,
-      labelFont: n <= 8 ? 30 : n <= 12 ? 28 : n <= 16 ? 25 : n <= 24 ? 22 : n <= 32 ? 19 : 17,
+      labelFont: n <= 8 ? 30 : n <= 12 ? 28 : n <= 16 ? 25 : n <= 24 ? 22 : n <= 32 ? 19 : 20,
       kingTokenY: -0.2 * r0
     };
     /* Slope i spans [start(i), start(i) + slice]; slope 0 is centred at 12 o'clock. */
