@@ -10,15 +10,24 @@ class KothGameAdmin(admin.ModelAdmin):
     readonly_fields = ["version", "board", "team_order", "started_at", "finished_at"]
 
 
-class DeclarationInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline):
+    # Edits here would bypass the services, leaving the stored board and screens stale.
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class DeclarationInline(ReadOnlyInline):
     model = Declaration
-    extra = 0
 
 
-class AnswerInline(admin.TabularInline):
+class AnswerInline(ReadOnlyInline):
     model = Answer
-    extra = 0
-    readonly_fields = ["at", "client_id", "normalized"]
 
 
 @admin.register(Question)
