@@ -54,4 +54,7 @@ def test_an_anonymous_visitor_has_no_role():
 def test_the_home_page_renders_with_the_site_name(client):
     response = client.get("/")
     assert response.status_code == 200
-    assert "Клубные игры" in response.content.decode()
+    page = response.content.decode()
+    assert "Клубные игры" in page
+    for url in ("/koth/", "/teams/games/", "/teams/join/"):
+        assert f'href="{url}"' in page
