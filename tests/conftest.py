@@ -36,6 +36,17 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: "/e2e/" in str(item.fspath).replace(os.sep, "/"))
 
 
+@pytest.fixture(autouse=True)
+def english_unless_a_test_says_otherwise(settings):
+    """Tests assert on the English source messages. The site's Russian default is covered by
+    tests/core/test_i18n.py (which sets LANGUAGE_CODE back to "ru") and the settings tests."""
+    from django.utils import translation
+
+    settings.LANGUAGE_CODE = "en"
+    with translation.override("en"):
+        yield
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
     """SQLite tests use a file database so a separate ASGI server process can share it."""
