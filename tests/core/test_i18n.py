@@ -33,6 +33,14 @@ HOME_RU = ["Игры", "Войти в команду", "Войти", "Коман
 HOME_EN = ["Games", "Join a team", "Log in", "Live team games for clubs"]
 
 
+@pytest.fixture(autouse=True)
+def the_sites_own_default_language(settings):
+    """Undo tests/conftest.py's English override: here the real default (ru) is under test."""
+    settings.LANGUAGE_CODE = "ru"
+    with translation.override(None):
+        yield
+
+
 # --- a tiny .po reader (no polib at test time) -------------------------------------------------
 
 
