@@ -171,7 +171,7 @@ def test_the_finished_game_shows_the_winner(open_projector, n):
     page.screenshot(path=str(artifacts_dir() / ("projector-finished.png" if n == 8 else f"projector-finished-{n}.png")))
     expect(banner).to_have_attribute("data-winner", winner)
     expect(page.locator("#koth-winner-name")).to_have_text(winner)
-    expect(page.locator("#koth-winner-reason")).to_have_text("Царь Горы удержал Вершину три хода")
+    expect(page.locator("#koth-winner-reason")).to_have_text("Царь удержал Вершину три хода")
     expect(page.locator("#koth-question")).to_have_attribute("data-phase", "finished")
     expect(page.locator("#koth-question-number")).to_have_text("Игра окончена")
     expect(page.locator("#koth-revolution")).to_be_hidden()

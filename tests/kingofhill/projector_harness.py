@@ -5,20 +5,17 @@ The projector is a pure function of the public state ``{"game", "teams", "board"
 and renders ``kingofhill/projector.html`` with Django's template engine, so a browser test can
 serve the HTML (``page.route``) from the real ASGI server, whose /static/ serves the JS and CSS.
 
-``russian()`` installs, for the duration of a test, a Russian catalogue of the page's strings
-(the project has no ``locale/ru`` entries for them yet); real translations, when they exist,
-take precedence because this catalogue is appended last to ``LOCALE_PATHS``.
+The page is rendered in Russian, the audience's language, from the project's own catalogue.
 """
 
 from __future__ import annotations
 
 import colorsys
-import contextlib
 import random
-import struct
-import tempfile
 from pathlib import Path
 from types import SimpleNamespace
+
+from django.utils import translation
 
 NAMES = [
     "Альфа", "Бета", "Гамма", "Дельта", "Эрудиты", "Совы", "Знатоки", "Ёжики в тумане",
@@ -36,32 +33,6 @@ COLOURS = ["#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4", "#4
            "#bcf60c", "#fabebe", "#008080", "#e6beff", "#9a6324", "#fffac8", "#800000", "#aaffc3",
            "#808000", "#ffd8b1", "#000075", "#808080", "#ffffff", "#ff6f61", "#6b5b95", "#88b04b"]
 
-RU = {
-    "King of the Hill": "Царь Горы",
-    "The board": "Игровое поле",
-    "The winner": "Победитель",
-    "Connection": "Связь",
-    "Partner question": "Вопрос от партнёра",
-    "Revolution!": "Революция!",
-    "Summit": "Вершина",
-    "Question {number} of {total}": "Вопрос {number} из {total}",
-    "Reserve question {number} of {total}": "Резервный вопрос {number} из {total}",
-    "Questions played: {number} of {total}": "Сыграно вопросов: {number} из {total}",
-    "The game will start soon": "Игра скоро начнётся",
-    "The game is over": "Игра окончена",
-    "Declaring moves": "Команды объявляют ходы",
-    "Answered: {answered} of {total}": "Ответили: {answered} из {total}",
-    "Answers are closed": "Приём ответов закрыт",
-    "The summit is free": "Вершина свободна",
-    "holds {holds} of {max}": "держится {holds} из {max}",
-    "#": "№",
-    "Team": "Команда",
-    "Step": "Ступень",
-    "Points": "Очки",
-    "The King held the summit for three moves": "Царь Горы удержал Вершину три хода",
-    "The questions are over": "Вопросы закончились",
-    "No team can challenge the King any more": "Никто больше не может сместить Царя Горы",
-}
 
 
 def team_colours(n: int) -> list[str]:
@@ -158,43 +129,6 @@ def move(state: dict, team: str, step: int, points: int | None = None, king: str
     return new
 
 
-def _write_mo(path: Path, catalogue: dict[str, str]) -> None:
-    """A GNU .mo file (what msgfmt writes), so no gettext tools are needed."""
-    entries = {"": "Content-Type: text/plain; charset=UTF-8\n", **catalogue}
-    keys = sorted(entries)
-    ids = strs = b""
-    offsets = []
-    for key in keys:
-        k, v = key.encode(), entries[key].encode()
-        offsets.append((len(ids), len(k), len(strs), len(v)))
-        ids += k + b"\0"
-        strs += v + b"\0"
-    count = len(keys)
-    key_start = 7 * 4 + 16 * count
-    value_start = key_start + len(ids)
-    table_k, table_v = [], []
-    for ko, kl, vo, vl in offsets:
-        table_k += [kl, ko + key_start]
-        table_v += [vl, vo + value_start]
-    header = struct.pack("Iiiiiii", 0x950412DE, 0, count, 7 * 4, 7 * 4 + count * 8, 0, 0)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(header + struct.pack(f"{len(table_k)}i", *table_k) +
-                     struct.pack(f"{len(table_v)}i", *table_v) + ids + strs)
-
-
-@contextlib.contextmanager
-def russian():
-    """Activate Russian with the page's strings translated (test-only catalogue, see above)."""
-    from django.conf import settings
-    from django.test import override_settings
-    from django.utils import translation
-
-    with tempfile.TemporaryDirectory() as tmp:
-        _write_mo(Path(tmp) / "ru" / "LC_MESSAGES" / "django.mo", RU)
-        with override_settings(LOCALE_PATHS=[*settings.LOCALE_PATHS, tmp]), translation.override("ru"):
-            yield
-
-
 def render_projector(state: dict, version: int = 1, game_id: int = 5) -> str:
     """The projector page's HTML for ``state``, as the real view would render it."""
     from django.template.loader import render_to_string
@@ -207,7 +141,7 @@ def render_projector(state: dict, version: int = 1, game_id: int = 5) -> str:
         "ws_path": f"/ws/koth/{game_id}/projector-harness/",
         "state_url": f"/koth/api/games/{game_id}/state/",
     }
-    with russian():
+    with translation.override("ru"):
         return render_to_string("kingofhill/projector.html", context)
 
 
