@@ -186,7 +186,9 @@ def page(client, url: str, **headers) -> str:
 
 
 def test_russian_is_the_default_language():
-    assert settings.LANGUAGE_CODE == "ru"
+    from config import settings as project_settings  # the real value, not the fixture's
+
+    assert project_settings.LANGUAGE_CODE == "ru"
     assert [code for code, _name in settings.LANGUAGES] == ["ru", "en"]
 
 
