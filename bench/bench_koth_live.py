@@ -152,8 +152,11 @@ async def main():
         # Let every socket drain the answers' pushes first, so the figure below is the close
         # alone; the drain itself is reported too.
         t_drain = time.perf_counter()
-        latest = await sync_to_async(lambda: KothGame.objects.get(pk=game_id).version)()
-        while any(x.version < latest for x in [*teams, projector]):
+        # Each stream has its own version (a team's skips the other teams' answers).
+        koth = await sync_to_async(KothGame.objects.get)(pk=game_id)
+        targets = [(projector, koth.version)] + [
+            (x, koth.team_versions.get(str(e.pk), 0)) for x, e in zip(teams, entries, strict=True)]
+        while any(x.version < latest for x, latest in targets):
             await asyncio.sleep(0.002)
         drain_ms.append((time.perf_counter() - t_drain) * 1000)
         t0 = time.perf_counter()
@@ -183,6 +186,8 @@ async def main():
     print(f"new board on all {TEAMS} team sockets + projector after the close: "
           f"p50 {pct(board_ms, .5):.1f} ms, p95 {pct(board_ms, .95):.1f} ms, "
           f"max {max(board_ms):.1f} ms ({len(board_ms)} deliveries)")
+    print(f"messages received: {sum(x.messages for x in teams)} by the team sockets, "
+          f"{projector.messages} by the projector, {host_socket.messages} by the host")
     print(f"total runtime {time.perf_counter() - started:.1f} s")
 
 

@@ -51,8 +51,15 @@ class KothGame(models.Model):
     status = models.CharField(
         _("status"), max_length=20, choices=Status.choices, default=Status.SETUP
     )
-    # Bumped by every write; clients that miss one resync over HTTP.
+    # Bumped by every write: the version of the public and the host streams; clients that
+    # miss one resync over HTTP.
     version = models.PositiveIntegerField(_("version"), default=0)
+    # Each team's stream has its own version ({"<application id>": n}): a write bumps it only
+    # when that team's view changes, so another team's answer costs this team no push.
+    team_versions = models.JSONField(_("team versions"), default=dict, blank=True)
+    # The ``version`` at which the board (the closed questions) was last recomputed; writes
+    # that leave the closed questions alone reuse what was computed then.
+    board_version = models.PositiveIntegerField(_("board version"), default=0)
     board = models.JSONField(_("board"), default=dict, blank=True)
     # Application ids in registration (slope) order, frozen when the game starts so a late
     # change of applications cannot reshuffle the record of a running game.

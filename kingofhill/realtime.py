@@ -9,10 +9,16 @@ Groups, per game (``<id>`` is the ``teams.Game`` id, which is also ``KothGame.pk
 - team ``koth.<id>.team.<application id>`` — the phones of one team; ``/ws/koth/<id>/team/``,
   resync ``GET /koth/api/games/<id>/team/state/``.
 
-Every write bumps ``KothGame.version`` once and, after the transaction commits, sends each group
-one message ``{"type": "koth.state", "version": N, "state": S}`` with that same version, so a
-client that sees a gap (or reconnects) fetches its state URL, which answers
-``{"version": N, "state": S}``.
+Each group is a stream with its own version, and a write sends, after the transaction commits,
+one message ``{"type": "koth.state", "version": N, "state": S}`` to each group whose view it
+changed, with that stream's next version; a client that sees a gap (or reconnects) fetches its
+state URL, which answers ``{"version": N, "state": S}`` for the same stream:
+
+- public and host: ``KothGame.version``, bumped by every write; both groups get every write;
+- team: ``KothGame.team_versions[str(application id)]``, bumped only by the writes that change
+  that team's view: all of them except another team's answer and the judging of answers to the
+  open question (its verdicts are news only once the move is played). So 64 answers make 64
+  pushes to the projector and the host but one to each team.
 
 The public state ``S`` (the projector relies on exactly this)::
 
@@ -20,10 +26,10 @@ The public state ``S`` (the projector relies on exactly this)::
       "game": {"id", "title", "status": "setup" | "running" | "finished",
                "summit", "main_questions", "reserve_questions"},
       "teams": [{"name", "colour"}],          # registration order = slope order
-      "board": kingofhill.rules.board_to_dict(board),
+      "board": kingofhill.rules.board_to_dict(board) without "moves",
                # summit, question, finished, finish_reason, winner, king, king_holds,
-               # teams [{team, place, step, points, revolution_right}] in standings order,
-               # moves [{question, partner, effective, ignored, correct, king}]
+               # teams [{team, place, step, points, revolution_right}] in standings order
+               # (the moves are in the record, GET /koth/api/games/<id>/record/)
       "question": null | {"number", "phase": "declaring" | "answering" | "closed",
                           "partner", "answered", "total",
                           "revolutions": [team names whose revolution counts],
@@ -34,7 +40,8 @@ The host state is ``S`` plus ``"host"``: the current question's text and key, it
 (with whether each counts and the engine's reason when not), its answers grouped by normalised
 text with verdicts, the "answered of total" counter, every question's history (answers with
 verdicts, partner mark, ignored declarations) so earlier verdicts can be changed, and the
-challengers. The team state is ``S`` plus ``"me"``: the team's own place, step, points, right,
+challengers. The team state is ``S`` without ``question.answered`` (other teams' answers do
+not push to a team) plus ``"me"``: the team's own place, step, points, right,
 what it may declare now (with reasons), what each kind would give (``projected_outcome``), its
 declaration and its own answer with the server's arrival time — never another team's answer.
 """
@@ -78,9 +85,10 @@ def group_message(version: int, state: dict) -> dict:
 
 
 def broadcast_states(
-    game_id: int, version: int, *, public: dict, host: dict, teams: dict[int, dict]
+    game_id: int, version: int, *, public: dict, host: dict, teams: dict[int, tuple[int, dict]]
 ) -> int:
-    """Send one versioned state to every group of the game; returns the number of messages.
+    """Send the public and host states with ``version`` and each team in ``teams``
+    (``{application id: (team version, state)}``) its own; returns the number of messages.
 
     Called from ``transaction.on_commit`` only, so nobody sees a state that was rolled back.
     """
@@ -89,8 +97,8 @@ def broadcast_states(
         return 0
     messages = [(public_group(game_id), group_message(version, public)),
                 (host_group(game_id), group_message(version, host))]
-    messages += [(team_group(game_id, app_id), group_message(version, state))
-                 for app_id, state in teams.items()]
+    messages += [(team_group(game_id, app_id), group_message(team_version, state))
+                 for app_id, (team_version, state) in teams.items()]
 
     async def send_all() -> None:
         for group, message in messages:

@@ -2,6 +2,9 @@
 
 ``load_snapshot`` reads everything a state needs in a fixed, small number of queries and
 computes the board once; ``public_state``, ``host_state`` and ``team_state`` only shape it.
+The closed questions (the record, hence the board) change only when a service recomputes the
+board; what was read and computed then is kept per process under the game's ``board_version``
+(``remember_closed``), and ``load_snapshot(koth, reuse=True)`` then reads just the open question.
 No rule is decided here: whether a declaration counts and what a move would give come from
 ``kingofhill.rules``. The state shapes are documented in ``kingofhill.realtime``.
 """
@@ -12,6 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.db.models import prefetch_related_objects
 from django.utils.translation import gettext_lazy as _
 
 from core.records import RecordError, format_time
@@ -72,6 +76,10 @@ class Snapshot:
     record: dict
     board: rules.Board | None
     names: dict[int, str] = field(default_factory=dict)
+    # What is derived from the closed questions alone (the host's history), computed once per
+    # board and shared by the snapshots that reuse it; read-only once stored.
+    memo: dict = field(default_factory=dict)
+    reused: bool = False  # the closed part came from ``remember_closed``
 
     @property
     def current(self) -> Question | None:
@@ -120,12 +128,73 @@ def build_record(koth: KothGame, entries: list[Application], questions: list[Que
     }
 
 
-def load_snapshot(koth: KothGame) -> Snapshot:
+@dataclass(frozen=True)
+class _Closed:
+    key: tuple
+    entries: list[Application]
+    questions: list[Question]
+    record: dict
+    board: rules.Board | None
+    names: dict[int, str]
+    memo: dict
+
+
+# Game id -> the closed part of its last committed recomputation (one entry per game).
+_CLOSED: dict[int, _Closed] = {}
+
+
+def _closed_key(koth: KothGame) -> tuple | None:
+    # Before the start the teams are whatever is approved now, which changes without a write.
+    if not koth.team_order:
+        return None
+    return (koth.board_version, koth.started_at, tuple(koth.team_order))
+
+
+def remember_closed(snap: Snapshot, board_version: int) -> None:
+    """Keep the closed part of a committed snapshot whose board was computed at
+    ``board_version`` (services call this from ``on_commit``, never for a rolled-back one)."""
+    koth = snap.koth
+    if not koth.team_order:
+        return
+    _CLOSED[koth.pk] = _Closed(
+        key=(board_version, koth.started_at, tuple(koth.team_order)), entries=snap.entries,
+        questions=[q for q in snap.questions if q.closed_at is not None], record=snap.record,
+        board=snap.board, names=snap.names, memo=snap.memo)
+
+
+def forget_closed(game_id: int | None = None) -> None:
+    """Drop what ``remember_closed`` kept (one game, or all)."""
+    if game_id is None:
+        _CLOSED.clear()
+    else:
+        _CLOSED.pop(game_id, None)
+
+
+def load_snapshot(koth: KothGame, *, reuse: bool = False,
+                  current: Question | None = None) -> Snapshot:
     """Everything the states need, in four queries, with the board computed once.
+
+    With ``reuse``, when this process kept the closed part for the game's ``board_version``,
+    only the open question is read (two queries; ``current``, the open question already
+    loaded by the caller, saves the third): for writes that leave the closed questions alone.
 
     Raises ``RecordError`` when the stored events make an impossible record (a service turns
     that into a refusal before anything is committed).
     """
+    if reuse:
+        kept = _CLOSED.get(koth.pk)
+        key = _closed_key(koth)
+        if kept is not None and key is not None and kept.key == key:
+            if current is not None and current.closed_at is None:
+                open_questions = [current]
+                prefetch_related_objects(open_questions, "declarations", "answers")
+            else:
+                open_questions = list(
+                    Question.objects.filter(koth=koth, closed_at__isnull=True)
+                    .order_by("number").prefetch_related("declarations", "answers"))
+            return Snapshot(koth=koth, entries=kept.entries,
+                            questions=[*kept.questions, *open_questions], record=kept.record,
+                            board=kept.board, names=kept.names, memo=kept.memo, reused=True)
     entries = game_entries(koth)
     questions = list(
         Question.objects.filter(koth=koth).order_by("number")
@@ -164,6 +233,12 @@ def _counting(snap: Snapshot, question: Question, kind: str) -> list[str]:
     return [n for n in snap.names.values() if n in found]
 
 
+def public_board(board: dict) -> dict:
+    """The stored board as the screens get it: without ``moves`` (no page reads them; they grow
+    with every question and went to every phone on every push). The record has them."""
+    return {key: value for key, value in board.items() if key != "moves"}
+
+
 def public_state(snap: Snapshot) -> dict:
     koth = snap.koth
     question = snap.current
@@ -189,7 +264,7 @@ def public_state(snap: Snapshot) -> dict:
         },
         "teams": [{"name": a.team.name, "colour": team_colour(i)}
                   for i, a in enumerate(snap.entries)],
-        "board": snap.board_dict(),
+        "board": public_board(snap.board_dict()),
         "question": q,
     }
 
@@ -231,6 +306,27 @@ def answer_groups(snap: Snapshot, question: Question) -> list[dict]:
     return ordered
 
 
+def _history(snap: Snapshot) -> list[dict]:
+    """Every closed question with its answers, newest first: the same for every write until
+    the board is recomputed, so built once per board."""
+    if "history" in snap.memo:
+        return snap.memo["history"]
+    history = []
+    for q in reversed(snap.questions):
+        if q.closed_at is None:
+            continue
+        move = snap.board.moves[q.number - 1] if snap.board is not None else None
+        history.append({
+            "number": q.number, "partner": q.partner, "text": q.text,
+            "answer_key": q.answer_key,
+            "ignored": dict(move.ignored) if move else {},
+            "answers": [_answer_row(snap, a)
+                        for a in sorted(q.answers.all(), key=lambda a: (a.at, a.pk))],
+        })
+    snap.memo["history"] = history
+    return history
+
+
 def host_state(snap: Snapshot, public: dict | None = None) -> dict:
     state = dict(public or public_state(snap))
     question = snap.current
@@ -253,18 +349,7 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
         groups = answer_groups(snap, question)
         answered = {a.application_id for a in question.answers.all()}
         unanswered = [snap.names[a.pk] for a in snap.entries if a.pk not in answered]
-    history = []
-    for q in reversed(snap.questions):
-        if q.closed_at is None:
-            continue
-        move = snap.board.moves[q.number - 1] if snap.board is not None else None
-        history.append({
-            "number": q.number, "partner": q.partner, "text": q.text,
-            "answer_key": q.answer_key,
-            "ignored": dict(move.ignored) if move else {},
-            "answers": [_answer_row(snap, a)
-                        for a in sorted(q.answers.all(), key=lambda a: (a.at, a.pk))],
-        })
+    history = _history(snap)
     phase = question.phase if question is not None else None
     judged = all(g["verdict"] in (True, False) for g in groups)
     status = snap.koth.status
@@ -294,6 +379,10 @@ def _outcome(outcome: rules.Outcome) -> dict:
 def team_state(snap: Snapshot, application_id: int, public: dict | None = None) -> dict:
     """The public state plus this team's own view; never another team's answer."""
     state = dict(public or public_state(snap))
+    if state.get("question"):
+        # Other teams' answers are not this team's news: they push nothing to it, so its
+        # state does not count them either (one version, one state).
+        state["question"] = {k: v for k, v in state["question"].items() if k != "answered"}
     name = snap.names.get(application_id)
     me: dict = {"application": application_id, "team": name}
     if name is None:
@@ -351,12 +440,17 @@ def koth_game(game_id: int) -> KothGame:
     return KothGame.objects.select_related("game").get(pk=game_id)
 
 
+def team_version(koth: KothGame, application_id: int | None) -> int:
+    """The version of one team's stream (``KothGame.version`` is the public and host one)."""
+    return int((koth.team_versions or {}).get(str(application_id), 0))
+
+
 def read_state(koth: KothGame, *, kind: str, application_id: int | None = None) -> dict:
     """``{"version", "state"}`` for a resync. The version is read before the events, so the
     state is never older than its version (a newer push then simply re-renders)."""
-    version = koth.version
+    version = team_version(koth, application_id) if kind == "team" else koth.version
     try:
-        snap = load_snapshot(koth)
+        snap = load_snapshot(koth, reuse=True)
     except RecordError:  # pragma: no cover - services never commit an impossible record
         snap = Snapshot(koth=koth, entries=[], questions=[], record={}, board=None)
     public = public_state(snap)

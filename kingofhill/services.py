@@ -1,10 +1,14 @@
 """Writes of the live King of the Hill game: one keyword-only ``<entity>_<action>`` per action.
 
 Each runs in one transaction that locks the ``KothGame`` row (``select_for_update``) so writers
-of one game are serialised, validates, writes the event, and then ``_publish`` rebuilds the
-record from the database, recomputes the board with the pure ``kingofhill.rules``, stores it
-with ``version + 1`` and, after the commit, broadcasts every group's state through
-``kingofhill.realtime``. A refusal raises a ``DomainError`` before anything is committed.
+of one game are serialised, validates, writes the event, and then ``_publish`` stores ``version + 1`` and, after the
+commit, broadcasts the new states through ``kingofhill.realtime``. A write that changes the
+closed questions (a close, a verdict or partner mark on a played question, the start) rebuilds
+the record from the database and recomputes the board with the pure ``kingofhill.rules``
+(``recompute=True``); the others (declarations, the announcement, answers, judging the open
+question) cannot change the board and reuse the one computed then, reading only the open
+question. Each team's stream is bumped and pushed only when its view changed (``teams``):
+an answer goes to the public and host groups and to the answering team alone. A refusal raises a ``DomainError`` before anything is committed.
 
 Authorization of the request is the caller's job (views, API, consumers); host actions also
 check ``core.roles.is_host`` here, because judging by the wrong person must never slip through
@@ -97,18 +101,38 @@ def _entry(koth: KothGame, application: Application | int) -> Application:
     return Application.objects.select_related("team").get(pk=app_id)
 
 
-def _publish(koth: KothGame, *, now: datetime | None = None) -> selectors.Snapshot:
-    """Recompute, store the snapshot with ``version + 1``, broadcast after the commit.
-
-    The game's status follows the board: it finishes when the engine says so (and runs again
-    if a changed verdict un-finishes it), and a running game always has a next question open.
-    """
+def _snapshot(koth: KothGame, **kwargs) -> selectors.Snapshot:
     try:
-        snap = selectors.load_snapshot(koth)
+        return selectors.load_snapshot(koth, **kwargs)
     except RecordError as exc:
         raise DomainError(
             _("This change would make the game impossible: %(why)s") % {"why": exc}
         ) from None
+
+
+ALL = None  # every team's view changed
+
+
+def _publish(
+    koth: KothGame, *, now: datetime | None = None, recompute: bool = False,
+    teams: Sequence[int] | None = ALL, current: Question | None = None,
+) -> selectors.Snapshot:
+    """Store ``version + 1`` (and the bumped team versions), broadcast after the commit.
+
+    With ``recompute`` the board is recomputed from the record and stored, and the game's
+    status follows it: it finishes when the engine says so (and runs again if a changed verdict
+    un-finishes it), and a running game always has a next question open. Without it the closed
+    questions are untouched, so the stored board stands and only the open question (the
+    caller's ``current`` if given) is read. ``teams``: the application ids whose view changed
+    (``ALL``: every team).
+    """
+    if not recompute:
+        snap = _snapshot(koth, reuse=True, current=current)
+        # When this process had nothing kept, keep what it just read.
+        keep = None if snap.reused else koth.board_version
+        return _send(koth, snap, teams, keep=keep,
+                     update_fields=["version", "team_versions"])
+    snap = _snapshot(koth)
     board = snap.board
     if koth.status != KothGame.Status.SETUP and board is not None:
         if board.finished:
@@ -128,16 +152,37 @@ def _publish(koth: KothGame, *, now: datetime | None = None) -> selectors.Snapsh
             if last is None or last.closed_at is not None:
                 number = 1 if last is None else last.number + 1
                 snap.questions.append(Question.objects.create(koth=koth, number=number))
-    koth.version += 1
     koth.board = snap.board_dict()
-    koth.save(update_fields=["status", "finished_at", "version", "board", "team_order",
-                             "started_at"])
+    koth.board_version = koth.version + 1
+    return _send(koth, snap, teams, keep=koth.board_version, update_fields=[
+        "status", "finished_at", "version", "team_versions", "board", "board_version",
+        "team_order", "started_at"])
+
+
+def _send(koth: KothGame, snap: selectors.Snapshot, teams: Sequence[int] | None,
+          *, keep: int | None, update_fields: list[str]) -> selectors.Snapshot:
+    """Bump and store the versions; after the commit, keep the closed part of ``snap`` under
+    board version ``keep`` (if given) and broadcast."""
+    ids = [a.pk for a in snap.entries] if teams is ALL else \
+        [pk for pk in teams if pk in snap.names]
+    koth.version += 1
+    versions = dict(koth.team_versions or {})
+    for pk in ids:
+        versions[str(pk)] = int(versions.get(str(pk), 0)) + 1
+    koth.team_versions = versions
+    koth.save(update_fields=update_fields)
     game_id, version = koth.pk, koth.version
     public = selectors.public_state(snap)
     host = selectors.host_state(snap, public)
-    teams = {a.pk: selectors.team_state(snap, a.pk, public) for a in snap.entries}
-    transaction.on_commit(lambda: realtime.broadcast_states(
-        game_id, version, public=public, host=host, teams=teams))
+    states = {pk: (versions[str(pk)], selectors.team_state(snap, pk, public)) for pk in ids}
+
+    def after_commit() -> None:
+        # Kept only once (and only if) the write is committed.
+        if keep is not None:
+            selectors.remember_closed(snap, keep)
+        realtime.broadcast_states(game_id, version, public=public, host=host, teams=states)
+
+    transaction.on_commit(after_commit)
     return snap
 
 
@@ -162,7 +207,8 @@ def koth_create(
         raise DomainError(_("This game already has a King of the Hill board."))
     koth = KothGame.objects.create(game=game, summit=summit, main_questions=main_questions,
                                    reserve_questions=reserve_questions)
-    _publish(KothGame.objects.select_for_update().select_related("game").get(pk=koth.pk))
+    _publish(KothGame.objects.select_for_update().select_related("game").get(pk=koth.pk),
+             recompute=True)
     koth.refresh_from_db()
     return koth
 
@@ -182,7 +228,7 @@ def game_start(*, actor, game: KothGame | int, now: datetime | None = None) -> K
     koth.started_at = now or timezone.now()
     Game.objects.filter(pk=koth.pk, status=Game.Status.SCHEDULED).update(
         status=Game.Status.RUNNING)
-    _publish(koth, now=now)
+    _publish(koth, now=now, recompute=True)
     return koth
 
 
@@ -205,7 +251,9 @@ def declaration_submit(
     if question.phase != Question.Phase.DECLARING:
         raise DomainError(_("Too late: question %(n)d has been announced.")
                           % {"n": question.number})
-    board = rules.compute(rules.parse_record(selectors.load_snapshot(koth).record))
+    board = _snapshot(koth, reuse=True).board
+    if board is None:  # pragma: no cover - a running game has at least two teams
+        raise DomainError(_("The game has not started yet."))
     allowed = rules.allowed_declarations(board, entry.team.name)
     reason = allowed.jump_reason if kind == rules.JUMP else allowed.revolution_reason
     if reason is not None:
@@ -285,7 +333,8 @@ def answer_submit(
         raise DomainError(_("Your team has already answered this question.")) from None
     if verdict is not None:
         VerdictChange.objects.create(answer=answer, old=None, new=verdict, changed_at=moment)
-    _publish(koth, now=now)
+    # The board stands (the question is open) and only this team's view changed.
+    _publish(koth, now=now, teams=[entry.pk], current=question)
     return answer
 
 
@@ -313,7 +362,7 @@ def question_announce(
     question.variants = [v.strip()[:ANSWER_MAX] for v in variants if v.strip()]
     question.announced_at = now or timezone.now()
     question.save()
-    _publish(koth, now=now)
+    _publish(koth, now=now, current=question)
     return question
 
 
@@ -328,6 +377,13 @@ def _set_verdicts(answers, verdict: bool, actor, now: datetime) -> int:
         answer.save(update_fields=["verdict", "judged_by", "judged_at"])
         changed += 1
     return changed
+
+
+def _publish_verdicts(koth: KothGame, question: Question, *, now: datetime | None) -> None:
+    if question.closed_at is not None:  # a played move changed: the board is recomputed
+        _publish(koth, now=now, recompute=True)
+    else:  # teams see their verdict only once the move is played: the host's news alone
+        _publish(koth, now=now, teams=[], current=question)
 
 
 def _check_verdict(verdict) -> bool:
@@ -356,7 +412,7 @@ def answers_judge(
                           % {"text": normalized, "n": q.number})
     changed = _set_verdicts(answers, verdict, actor, now or timezone.now())
     if changed:
-        _publish(koth, now=now)
+        _publish_verdicts(koth, q, now=now)
     return changed
 
 
@@ -373,7 +429,7 @@ def verdict_set(
     except (Answer.DoesNotExist, ValueError, TypeError):
         raise DomainError(_("No such answer in this game.")) from None
     if _set_verdicts([row], verdict, actor, now or timezone.now()):
-        _publish(koth, now=now)
+        _publish_verdicts(koth, row.question, now=now)
     return row
 
 
@@ -394,7 +450,8 @@ def partner_set(
                                      changed_at=now or timezone.now())
         q.partner = partner
         q.save(update_fields=["partner"])
-        _publish(koth, now=now)
+        # The open question's mark changes the teams' projections, not the board.
+        _publish(koth, now=now, recompute=q.closed_at is not None)
     return q
 
 
@@ -414,7 +471,7 @@ def question_close(*, actor, game: KothGame | int, now: datetime | None = None) 
         raise DomainError(_("%(count)d answers are not judged yet.") % {"count": unjudged})
     question.closed_at = now or timezone.now()
     question.save(update_fields=["closed_at"])
-    _publish(koth, now=now)
+    _publish(koth, now=now, recompute=True)
     return question
 
 

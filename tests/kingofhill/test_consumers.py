@@ -80,6 +80,7 @@ async def test_each_group_gets_its_own_state_and_a_team_never_sees_another_teams
         running, host, alpha, beta):
     host_socket, _ = await open_socket(f"/ws/koth/{running.pk}/host/",
                                        await sync_to_async(host_headers)(host))
+    public_socket, _ = await open_socket(f"/ws/koth/{running.pk}/public/")
     alpha_socket, a0 = await open_socket(f"/ws/koth/{running.pk}/team/",
                                          await sync_to_async(team_headers)(alpha))
     beta_socket, b0 = await open_socket(f"/ws/koth/{running.pk}/team/",
@@ -87,21 +88,53 @@ async def test_each_group_gets_its_own_state_and_a_team_never_sees_another_teams
     assert a0["state"]["me"]["team"] == "Alpha" and b0["state"]["me"]["team"] == "Beta"
 
     await sync_to_async(services.question_announce)(actor=host, game=running.pk)
-    for socket in (host_socket, alpha_socket, beta_socket):
-        await socket.receive_json_from(timeout=5)
+    announced = {}
+    for name, socket in (("host", host_socket), ("public", public_socket),
+                         ("alpha", alpha_socket), ("beta", beta_socket)):
+        announced[name] = await socket.receive_json_from(timeout=5)
+    assert announced["alpha"]["version"] == a0["version"] + 1
     await sync_to_async(services.answer_submit)(
         game=running.pk, application=beta, text="секрет беты", client_id=uuid.uuid4())
 
+    # The answer goes to the host, the projector and Beta; Alpha's view did not change.
     to_host = await host_socket.receive_json_from(timeout=5)
-    to_alpha = await alpha_socket.receive_json_from(timeout=5)
+    to_public = await public_socket.receive_json_from(timeout=5)
     to_beta = await beta_socket.receive_json_from(timeout=5)
-    assert to_host["version"] == to_alpha["version"] == to_beta["version"]
+    assert to_host["version"] == to_public["version"] == announced["host"]["version"] + 1
+    assert to_beta["version"] == announced["beta"]["version"] + 1  # Beta's own stream
     assert to_host["state"]["host"]["groups"][0]["teams"] == ["Beta"]
     assert to_host["state"]["host"]["answered"] == 1
+    assert to_public["state"]["question"]["answered"] == 1
     assert to_beta["state"]["me"]["answer"]["text"] == "секрет беты"
-    assert to_alpha["state"]["me"]["answer"] is None
-    assert "секрет беты" not in str(to_alpha)
-    assert to_alpha["state"]["question"]["answered"] == 1
-    for socket in (host_socket, alpha_socket, beta_socket):
+    assert "answered" not in to_beta["state"]["question"]
+    assert "moves" not in to_public["state"]["board"] and "moves" not in to_beta["state"]["board"]
+    assert await alpha_socket.receive_nothing(timeout=0.2)
+    for socket in (host_socket, public_socket, alpha_socket, beta_socket):
         assert await socket.receive_nothing(timeout=0.2)
+        await socket.disconnect()
+
+
+async def test_a_team_that_heard_nothing_of_others_answers_sees_no_gap_at_the_close(
+        running, host, alpha, beta):
+    """Alpha's stream skips Beta's answer and the judging, so the close arrives as exactly its
+    next version (no needless resync), and a resync then answers that same version."""
+    alpha_socket, a0 = await open_socket(f"/ws/koth/{running.pk}/team/",
+                                         await sync_to_async(team_headers)(alpha))
+    await sync_to_async(services.question_announce)(actor=host, game=running.pk)
+    announced = await alpha_socket.receive_json_from(timeout=5)
+    await sync_to_async(services.answer_submit)(
+        game=running.pk, application=beta, text="Пушкин", client_id=uuid.uuid4())
+    await sync_to_async(services.answers_judge)(
+        actor=host, game=running.pk, question=1, normalized="пушкин", verdict=True)
+    assert await alpha_socket.receive_nothing(timeout=0.2)
+    await sync_to_async(services.question_close)(actor=host, game=running.pk)
+    closed = await alpha_socket.receive_json_from(timeout=5)
+    assert closed["version"] == announced["version"] + 1
+    assert closed["state"]["board"]["question"] == 1
+    assert closed["state"]["question"]["number"] == 2
+    # A reconnect (or an HTTP resync) gets the same stream's version and state.
+    again, fresh = await open_socket(f"/ws/koth/{running.pk}/team/",
+                                     await sync_to_async(team_headers)(alpha))
+    assert (fresh["version"], fresh["state"]) == (closed["version"], closed["state"])
+    for socket in (alpha_socket, again):
         await socket.disconnect()

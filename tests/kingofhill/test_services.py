@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from kingofhill import rules, selectors, services
+from kingofhill import realtime, rules, selectors, services
 from kingofhill.models import Answer, KothGame, PartnerChange, Question, VerdictChange
 from kingofhill.services import DomainError, NotAllowed
 from tests.kingofhill.conftest import make_teams
@@ -374,7 +374,79 @@ def test_every_write_broadcasts_exactly_once_after_commit_to_every_group(
     sent.clear()
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         answer(running, alpha, "Пушкин")
-    assert len(callbacks) == 1 and len(sent) == 5
+    # An answer changes the public and host views and the answering team's, nobody else's.
+    assert len(callbacks) == 1
+    assert [g for g, _ in sent] == [realtime.public_group(running.pk),
+                                    realtime.host_group(running.pk),
+                                    realtime.team_group(running.pk, alpha.pk)]
+
+
+def test_each_stream_counts_its_own_versions_without_gaps(
+        running, host, alpha, beta, gamma, django_capture_on_commit_callbacks, monkeypatch):
+    """Per group, the pushed versions go 1 by 1 and end at what a resync answers."""
+    sent = []
+    monkeypatch.setattr("kingofhill.realtime.get_channel_layer", lambda: FakeLayer(sent))
+    start = {kind: selectors.read_state(KothGame.objects.get(pk=running.pk), kind=kind,
+                                        application_id=app)["version"]
+             for kind, app in (("public", None), ("host", None))}
+    start.update({a.pk: selectors.read_state(KothGame.objects.get(pk=running.pk), kind="team",
+                                             application_id=a.pk)["version"]
+                  for a in (alpha, beta, gamma)})
+    with django_capture_on_commit_callbacks(execute=True):
+        announce(running, host, answer_key="Пушкин")
+        answer(running, alpha, "Пушкин")
+        answer(running, beta, "Лермонтов")
+        services.answers_judge(actor=host, game=running, question=1, normalized="лермонтов",
+                               verdict=False)
+        services.question_close(actor=host, game=running)
+    by_group: dict[str, list[int]] = {}
+    for group, message in sent:
+        by_group.setdefault(group, []).append(message["version"])
+    koth = KothGame.objects.get(pk=running.pk)
+    for kind, group in (("public", realtime.public_group(running.pk)),
+                        ("host", realtime.host_group(running.pk))):
+        assert by_group[group] == list(range(start[kind] + 1, start[kind] + 6))
+        assert selectors.read_state(koth, kind=kind)["version"] == by_group[group][-1]
+    # announce + own answer + close for Alpha and Beta; Gamma hears announce and close only.
+    for team, pushes in ((alpha, 3), (beta, 3), (gamma, 2)):
+        versions = by_group[realtime.team_group(running.pk, team.pk)]
+        assert versions == list(range(start[team.pk] + 1, start[team.pk] + 1 + pushes))
+        assert selectors.read_state(koth, kind="team",
+                                    application_id=team.pk)["version"] == versions[-1]
+
+
+def test_an_answer_reuses_the_kept_board_in_a_pinned_number_of_queries(
+        running, host, alpha, beta, gamma, django_capture_on_commit_callbacks,
+        django_assert_num_queries, monkeypatch):
+    """Once a recomputation is committed, an answer reads only the open question: no record
+    rebuild, no rules.compute, and the same queries however long the game has run."""
+    monkeypatch.setattr("kingofhill.realtime.get_channel_layer", lambda: None)
+    selectors.forget_closed()
+    with django_capture_on_commit_callbacks(execute=True):
+        announce(running, host, answer_key="Пушкин")  # cold: reads everything, keeps it
+    monkeypatch.setattr(rules, "compute", lambda record: pytest.fail("board recomputed"))
+    # The service's savepoint pair (its transaction, inside the test's), the lock, the entry,
+    # the open question, the existing answer, savepoint + insert + release, the verdict change
+    # (a key match), the open question's declarations and answers, the version save.
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(13):
+        answer(running, alpha, "Пушкин")
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(12):
+        answer(running, beta, "Лермонтов")
+    host_state = selectors.read_state(KothGame.objects.get(pk=running.pk), kind="host")
+    assert [g["teams"] for g in host_state["state"]["host"]["groups"]] == [["Alpha"], ["Beta"]]
+
+
+def test_a_kept_board_is_not_used_for_another_board_version(
+        running, host, alpha, beta, django_capture_on_commit_callbacks):
+    """The close recomputes and replaces what was kept; a rolled-back write keeps nothing."""
+    with django_capture_on_commit_callbacks(execute=True):
+        play(running, host, {alpha: True, beta: False})
+    koth = KothGame.objects.get(pk=running.pk)
+    kept = selectors.load_snapshot(koth, reuse=True)
+    assert kept.reused and kept.board == selectors.load_snapshot(koth).board
+    assert selectors.public_board(koth.board) == selectors.public_state(kept)["board"]
+    koth.board_version += 1  # as if another process had recomputed since
+    assert not selectors.load_snapshot(koth, reuse=True).reused
 
 
 def test_a_refused_action_broadcasts_nothing(running, alpha, django_capture_on_commit_callbacks):
@@ -411,4 +483,6 @@ def test_a_whole_game_replays_to_exactly_the_live_board(scheduled, organizer, ho
     assert koth.board["finished"] is True and koth.board["winner"] == "Beta"
     # The public state the screens show carries that same board.
     state = selectors.read_state(koth, kind="public")
-    assert state["version"] == koth.version and state["state"]["board"] == koth.board
+    assert state["version"] == koth.version
+    assert state["state"]["board"] == selectors.public_board(koth.board)
+    assert state["state"]["board"] == {k: v for k, v in koth.board.items() if k != "moves"}
