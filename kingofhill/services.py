@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
+from django.db.models import prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -151,7 +152,10 @@ def _publish(
             last = snap.current
             if last is None or last.closed_at is not None:
                 number = 1 if last is None else last.number + 1
-                snap.questions.append(Question.objects.create(koth=koth, number=number))
+                opened = Question.objects.create(koth=koth, number=number)
+                # Empty, but read once here rather than once per team state.
+                prefetch_related_objects([opened], "declarations", "answers")
+                snap.questions.append(opened)
     koth.board = snap.board_dict()
     koth.board_version = koth.version + 1
     return _send(koth, snap, teams, keep=koth.board_version, update_fields=[

@@ -486,3 +486,20 @@ def test_a_whole_game_replays_to_exactly_the_live_board(scheduled, organizer, ho
     assert state["version"] == koth.version
     assert state["state"]["board"] == selectors.public_board(koth.board)
     assert state["state"]["board"] == {k: v for k, v in koth.board.items() if k != "moves"}
+
+
+def test_a_close_reads_a_fixed_number_of_queries_however_many_teams(
+        running, host, alpha, beta, gamma, django_assert_max_num_queries, monkeypatch):
+    """The question the close opens is read once, not once per team state (an N+1 that cost
+    128 queries with 64 teams)."""
+    monkeypatch.setattr("kingofhill.realtime.get_channel_layer", lambda: None)
+    announce(running, host)
+    for entry in (alpha, beta, gamma):
+        answer(running, entry, "Пушкин")
+    judge_all(running, host, 1, {"пушкин": True})
+    with django_assert_max_num_queries(15) as captured:
+        services.question_close(actor=host, game=running)
+    per_team = [q["sql"] for q in captured.captured_queries
+                if q["sql"].startswith("SELECT \"kingofhill_declaration\"")
+                or q["sql"].startswith("SELECT \"kingofhill_answer\"")]
+    assert len(per_team) == 4  # the closed questions' and the new question's, once each
