@@ -80,3 +80,24 @@ def _kind(value: Any) -> str:
     if value is None:
         return "null"
     return _names((type(value),))
+
+
+def team_names(value: Any, where: str = "teams", *, minimum: int = 1) -> tuple[str, ...]:
+    """A record's list of team names: non-empty strings, each once, at least ``minimum``.
+
+    >>> team_names(["Альфа", "Бета"])
+    ('Альфа', 'Бета')
+    """
+    names = check_type(value, list, where)
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        check_type(name, str, f"{where}[{i}]")
+        if not name.strip():
+            raise RecordError(f"{where}[{i}]: a team name must not be empty")
+        if name in seen:
+            raise RecordError(f"{where}[{i}]: duplicate team name {name!r}")
+        seen.add(name)
+    if len(names) < minimum:
+        raise RecordError(f"{where}: at least {minimum} team{'s are' if minimum > 1 else ' is'} "
+                          f"needed, got {len(names)}")
+    return tuple(names)

@@ -26,7 +26,15 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from types import MappingProxyType
 from typing import Any
 
-from core.records import RecordError, check_type, format_time, optional, parse_time, require
+from core.records import (
+    RecordError,
+    check_type,
+    format_time,
+    optional,
+    parse_time,
+    require,
+    team_names,
+)
 
 __all__ = [
     "DEFAULT_LIMIT_MIN",
@@ -185,7 +193,7 @@ def parse_record(data: Any) -> GameRecord:
 
     levels = _parse_levels(require(data, "levels", list, "record"))
     ids = [level.id for level in levels]
-    teams = _parse_teams(require(data, "teams", list, "record"))
+    teams = team_names(require(data, "teams", list, "record"))
     routes = _parse_routes(optional(data, "routes", dict, "record", {}), ids, teams)
 
     cap_us = start_us + round(max_h * _HOUR)
@@ -239,20 +247,6 @@ def _parse_levels(raw: list) -> tuple[Level, ...]:
                         f"{where}.duration_min", 0, 10080, low_open=True)
         levels.append(Level(level_id, limit, round(limit * _MIN)))
     return tuple(levels)
-
-
-def _parse_teams(raw: list) -> tuple[str, ...]:
-    if not raw:
-        raise RecordError("teams: a game needs at least one team")
-    seen: set[str] = set()
-    for i, name in enumerate(raw):
-        check_type(name, str, f"teams[{i}]")
-        if not name.strip():
-            raise RecordError(f"teams[{i}]: a team name cannot be empty")
-        if name in seen:
-            raise RecordError(f"teams[{i}]: team {name!r} is listed twice")
-        seen.add(name)
-    return tuple(raw)
 
 
 def _parse_routes(raw: dict, ids: list[str], teams: tuple[str, ...]) -> dict[str, tuple[str, ...]]:

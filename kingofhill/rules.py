@@ -26,7 +26,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from core.records import RecordError, check_type, optional, parse_time, require
+from core.records import RecordError, check_type, optional, parse_time, require, team_names
 
 __all__ = [
     "JUMP", "REVOLUTION", "ORDINARY", "KING_HOLD_MOVES",
@@ -137,19 +137,7 @@ def parse_record(data: Any) -> GameRecord:
 
     if "teams" not in data:
         raise RecordError("teams: missing")
-    raw_teams = check_type(data["teams"], list, "teams")
-    teams: list[str] = []
-    seen: set[str] = set()
-    for i, name in enumerate(raw_teams):
-        check_type(name, str, f"teams[{i}]")
-        if not name.strip():
-            raise RecordError(f"teams[{i}]: a team name must not be empty")
-        if name in seen:
-            raise RecordError(f"teams[{i}]: duplicate team name {name!r}")
-        seen.add(name)
-        teams.append(name)
-    if len(teams) < 2:
-        raise RecordError(f"teams: at least 2 teams are needed, got {len(teams)}")
+    teams = team_names(data["teams"], minimum=2)
 
     raw_moves = _top(data, "moves", list, [])
     # [decision] reserve_questions alone sets no limit: the spec says the game runs out only
@@ -159,8 +147,9 @@ def parse_record(data: Any) -> GameRecord:
         raise RecordError(
             f"moves[{total}]: only {total} questions (main + reserve) exist, "
             f"but the record has {len(raw_moves)} moves")
-    moves = tuple(parse_move(m, seen, f"moves[{i}]") for i, m in enumerate(raw_moves))
-    return GameRecord(teams=tuple(teams), moves=moves, summit=summit,
+    known = set(teams)
+    moves = tuple(parse_move(m, known, f"moves[{i}]") for i, m in enumerate(raw_moves))
+    return GameRecord(teams=teams, moves=moves, summit=summit,
                       main_questions=main, reserve_questions=reserve)
 
 

@@ -300,7 +300,7 @@ INVALID = [
                  "boolean", id="a boolean where minutes belong is refused"),
     pytest.param(record(ONE, ["A"], [{"team": "A", "type": "penalty", "minutes": "20"}]),
                  "expected a number", id="minutes written as text are refused"),
-    pytest.param(record(ONE, ["A", "A"]), "twice", id="a team listed twice is refused"),
+    pytest.param(record(ONE, ["A", "A"]), "duplicate team name", id="a team listed twice is refused"),
     pytest.param(dict(record(ONE, ["A"]), levels=[{"id": "1"}, {"id": "1"}]), "twice",
                  id="a level listed twice is refused"),
     pytest.param(dict(record(ONE, ["A"]), levels=[{"id": 1}]), "levels[0].id",
