@@ -15,7 +15,7 @@ def test_the_worked_examples_in_the_docstrings_hold():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        pytest.param(lambda: parse_time("2026-12-05T22:00:00", "start"), "start: '2026-12-05T22:00:00' has no UTC offset",
+        pytest.param(lambda: parse_time("2026-12-05T22:00:00", "start"), "start: '2026-12-05T22:00:00' has no UTC offset (write e.g. +03:00)",
                      id="a time without an offset is refused"),
         pytest.param(lambda: parse_time("tomorrow", "end"), "end: 'tomorrow' is not an ISO 8601 time",
                      id="a time that is not a time is refused"),
