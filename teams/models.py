@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 DEFAULT_FEE = 400  # RUB, GoRoD 3.27
@@ -104,6 +105,14 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def team_page_url(self) -> str | None:
+        """Where a joined phone plays this game: each format app names its team page
+        ``<format>:play`` (e.g. ``kingofhill:play``); None while a format has no live pages."""
+        try:
+            return reverse(f"{self.format}:play", args=[self.pk])
+        except NoReverseMatch:
+            return None
 
 
 class Application(models.Model):

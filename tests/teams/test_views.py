@@ -167,6 +167,18 @@ def test_unicode_team_name_shown_on_landing(approved_alpha):
     assert "Альфа" in _text(response)
 
 
+def test_a_joined_phone_is_led_to_its_games_live_page(koth_game, team_alpha, organizer):
+    application = services.application_approve(application=apply(team_alpha, koth_game), actor=organizer)
+    response = Client().get(f"/teams/j/{application.join_token}/", follow=True)
+    assert f'href="/koth/{koth_game.pk}/play/"' in _text(response)
+
+
+def test_a_format_without_live_pages_shows_no_game_link(approved_alpha):
+    response = Client().get(f"/teams/j/{approved_alpha.join_token}/", follow=True)
+    assert response.status_code == 200
+    assert "play-link" not in _text(response)
+
+
 def test_leave_unbinds(approved_alpha):
     phone = Client()
     phone.get(f"/teams/j/{approved_alpha.join_token}/")
