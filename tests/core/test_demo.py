@@ -24,3 +24,30 @@ def test_loading_the_demo_twice_changes_nothing(capsys):
     count = User.objects.count()
     call_command("demo")
     assert User.objects.count() == count
+
+
+def test_the_demo_has_a_gorod_game_open_for_registration_with_approved_and_pending_teams(capsys):
+    from teams.models import Application, Game
+
+    call_command("demo")
+    out = capsys.readouterr().out
+    game = Game.objects.get(format=Game.Format.GOROD)
+    statuses = sorted(game.applications.values_list("status", flat=True))
+    assert statuses == [Application.Status.APPROVED, Application.Status.APPROVED, Application.Status.PENDING]
+    assert f"/teams/games/{game.pk}/sheet/" in out
+
+
+def test_the_demo_organizer_can_use_the_admin(client):
+    from teams.models import Team
+
+    call_command("demo")
+    assert client.login(username="organizer", password=DEMO_PASSWORD)
+    assert client.get("/admin/").status_code == 200
+    team = Team.objects.first()
+    assert client.get(f"/admin/teams/team/{team.pk}/change/").status_code == 200
+
+
+def test_the_demo_host_cannot_open_the_admin(client):
+    call_command("demo")
+    assert client.login(username="host", password=DEMO_PASSWORD)
+    assert client.get("/admin/").status_code == 302
