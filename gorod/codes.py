@@ -122,7 +122,13 @@ class Sector:
             raise CodeSpecError(f"sector {self.name!r}: an empty code never matches")
 
     def accepted(self, team: str) -> tuple[str, ...]:
-        """The normalised texts that close this sector for ``team``."""
+        """The normalised texts that close this sector for ``team``.
+
+        >>> Sector("code", "personal", ("r7d",), {"Alpha": "g1a"}).accepted("Alpha")
+        ('G1AR7D',)
+        >>> Sector("code", "personal_digit", ("G2R1D",), {"Alpha": 4}).accepted("Alpha")
+        ('G2R1D4',)
+        """
         if self.kind == "common":
             return self.codes
         part = self.personal.get(team)
@@ -149,11 +155,19 @@ class LevelCodes:
 
     @classmethod
     def single(cls, code: str) -> LevelCodes:
-        """The usual level: one common code."""
+        """The usual level: one common code.
+
+        >>> LevelCodes.single("g1r12345d").sectors[0].codes
+        ('G1R12345D',)
+        """
         return cls((Sector("code", "common", (code,)),))
 
     def missing_for(self, teams: Iterable[str]) -> list[str]:
-        """Teams without a personal part or digit for some sector (to check before the game)."""
+        """Teams without a personal part or digit for some sector (to check before the game).
+
+        >>> LevelCodes((Sector("c", "personal_digit", ("G1R1D",), {"A": "1"}),)).missing_for(["A", "B"])
+        ['B']
+        """
         missing = []
         for team in teams:
             for sector in self.sectors:
@@ -165,7 +179,13 @@ class LevelCodes:
 
 def level_codes_from_dict(data: Mapping) -> LevelCodes:
     """Build from the stored JSON form: ``{"sectors": [{"name": ..., "kind": ..., "codes":
-    [...], "personal": {team: part}}]}`` or the short ``{"code": "G1R12345D"}``."""
+    [...], "personal": {team: part}}]}`` or the short ``{"code": "G1R12345D"}``.
+
+    >>> spec = level_codes_from_dict({"sectors": [{"name": "north", "codes": ["G1R11D"]},
+    ...                                           {"name": "south", "codes": ["G1R22D"]}]})
+    >>> [s.name for s in spec.sectors]
+    ['north', 'south']
+    """
     try:
         if "code" in data:
             return LevelCodes.single(str(data["code"]))

@@ -733,8 +733,16 @@ def next_deadline(results: Results) -> datetime | None:
     appears, a level fails, a timeout ends, the first level arrives or the cap ends the game.
     None when the game is over (or the results are of a complete record).
 
-    Worked example: at 23:30 a team on a level received at 23:25 (limit 45) next changes at
-    23:50 (hint 1); a team whose level fails at 23:41:10 makes the answer 23:41:10.
+    Worked example: a team still on its 70-min level 1 at 22:30 next changes at 22:50 (hint 2);
+    once both hints are out, the next change is the fail at 23:10. The clock process sleeps
+    until this moment and then recomputes.
+
+    >>> rec = parse_record({"start": "2026-12-05T22:00:00+03:00", "levels": [{"id": "1"}],
+    ...                     "teams": ["A"]})
+    >>> next_deadline(compute(rec, datetime.fromisoformat("2026-12-05T22:30:00+03:00"))).isoformat()
+    '2026-12-05T22:50:00+03:00'
+    >>> next_deadline(compute(rec, datetime.fromisoformat("2026-12-05T22:55:00+03:00"))).isoformat()
+    '2026-12-05T23:10:00+03:00'
     """
     moments = [t.next_deadline for t in results.teams if t.next_deadline is not None]
     return min(moments) if moments else None
@@ -750,9 +758,17 @@ def statistics_table(results: Results) -> dict:
     order (received, hints shown, closed, how, time on level; None for a level not received
     yet), and the team's penalties, bonuses, timeout, total and place.
 
-    Worked example: a team that closed level 1 by code after 31 min 10 s has the cell
-    ``{"received_at": 22:00, "hints_shown": 1, "closed_at": 22:31:10, "how": "code",
-    "time_s": 1870.0, ...}``.
+    Worked example: a team that closed level 1 by code after 31 min 10 s saw hint 1 (22:25) and
+    spent 1870 s there; level 2 then failed by the clock and cost 15 min of penalty.
+
+    >>> rec = parse_record({"start": "2026-12-05T22:00:00+03:00",
+    ...     "levels": [{"id": "1"}, {"id": "2"}], "teams": ["A"], "events": [
+    ...     {"team": "A", "type": "code", "level": "1", "at": "2026-12-05T22:31:10+03:00"}]})
+    >>> row = statistics_table(compute(rec))["rows"][0]
+    >>> [(c["hints_shown"], c["how"], c["time_s"]) for c in row["cells"]]
+    [(1, 'code', 1870.0), (2, 'failed (time out)', 4200.0)]
+    >>> row["place"], row["total_s"]  # 1870 + 4200 + 900 s of penalty
+    (1, 6970.0)
     """
     rows = []
     for team in results.teams:
