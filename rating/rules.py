@@ -431,7 +431,12 @@ def _read_moves(moves_summary: Any) -> list[tuple[bool, frozenset[str], dict[str
 def koth_bonuses_from_record(koth_record: Any) -> dict[str, int]:
     """Replay a King of the Hill record with ``kingofhill.rules`` and give each team's bonus.
 
-    Teams are those of the record (``teams``); a team with no correct answer gets 0.
+    Teams are those of the record (``teams``); a team with no correct answer gets 0. Any
+    failure of the engine comes out as ``RecordError``.
+
+    >>> koth_bonuses_from_record({"format": "kingofhill", "teams": ["A", "B"], "moves": [
+    ...     {"partner": True, "answers": {"A": {"correct": True}}}]})
+    {'A': 5, 'B': 0}
     """
     check_type(koth_record, dict, "kingofhill")
     if koth_record.get("format") != "kingofhill":
@@ -445,7 +450,16 @@ def koth_bonuses_from_record(koth_record: Any) -> dict[str, int]:
         from kingofhill.rules import replay as koth_replay
     except ImportError:
         raise RecordError("kingofhill: the King of the Hill rules engine is not available") from None
-    output = koth_replay(koth_record)
+    try:
+        output = koth_replay(koth_record)
+    except RecordError:
+        raise
+    except Exception as exc:
+        # The engine promises RecordError for any bad record; should a slip there let another
+        # exception out, the season must still report a bad record, never a traceback.
+        detail = f": {exc}" if str(exc) else ""
+        raise RecordError(f"kingofhill: the King of the Hill engine could not replay this "
+                          f"record ({type(exc).__name__}{detail})") from None
     moves = output.get("moves", []) if isinstance(output, dict) else None
     if not isinstance(moves, list):
         raise RecordError("kingofhill: the King of the Hill engine gave no list of moves")
@@ -455,7 +469,17 @@ def koth_bonuses_from_record(koth_record: Any) -> dict[str, int]:
 # --- the season record ----------------------------------------------------------------------
 
 def parse_season(data: Any) -> Season:
-    """Read and check a season record (see the module docstring) into a ``Season``."""
+    """Read and check a season record (see the module docstring) into a ``Season``.
+
+    >>> season = parse_season({"format": "season", "scale": [10, 8],
+    ...                        "games": [{"results": ["A"], "organizer": {"team": "O"}}]})
+    >>> season.scale.points, season.games[0].results, season.games[0].organizer.team
+    ((10, 8), ('A',), 'O')
+    >>> parse_season({"format": "season", "games": [{"results": ["A", "A"]}]})
+    Traceback (most recent call last):
+    ...
+    core.records.RecordError: games[0].results[1]: 'A' is in this game twice (also in results)
+    """
     if not isinstance(data, dict):
         raise RecordError("the record must be a JSON object")
     if data.get("format", "season") != "season":

@@ -1,6 +1,8 @@
 """``manage.py replay`` on season records: the example reproduces, bad records are one line."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,27 @@ def test_a_bad_season_record_prints_one_error_line_and_exits_2(record, message, 
     lines = out.err.splitlines()
     assert len(lines) == 1
     assert lines[0].startswith(f"error: {message}")
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("record, message", [
+    pytest.param(game(organizer={"team": "Omega", "votes": {"Alpha": 60}}),
+                 "games[0].organizer.votes.Alpha: expected one of 0, 25, 50, 75, 100, got 60",
+                 id="a vote that is not 0 25 50 75 or 100"),
+    pytest.param(game(organizer={"team": "Beta"}),
+                 "games[0].organizer.team: 'Beta' organizes this game, so it cannot also play it",
+                 id="the organizing team also playing"),
+    pytest.param({"format": "season", "games": [{"results": ["Alpha"], "disqualified": ["Alpha"]}]},
+                 "games[0].disqualified[0]: 'Alpha' is in this game twice",
+                 id="a team twice in one game"),
+])
+def test_the_real_manage_py_replay_prints_one_error_line_and_exits_2(record, message, tmp_path):
+    path = tmp_path / "season.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    done = subprocess.run([sys.executable, "manage.py", "replay", str(path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == [done.stderr.strip()]
+    assert done.stderr.startswith(f"error: {message}")

@@ -536,3 +536,70 @@ def test_a_bad_king_of_the_hill_record_in_a_season_is_a_record_error(koth, messa
     with pytest.raises(RecordError) as exc:
         replay(season({"results": ["A", "B", "C"], "kingofhill": koth}))
     assert str(exc.value).startswith(message)
+
+
+@pytest.mark.parametrize("error", [KeyError("moves"), TypeError("'NoneType' is not iterable"),
+                                   ValueError(), RecursionError("too deep")],
+                         ids=lambda e: type(e).__name__)
+def test_any_other_failure_of_the_king_of_the_hill_engine_becomes_a_record_error(
+        error, monkeypatch):
+    import kingofhill.rules
+
+    def broken_engine(record):
+        raise error
+
+    # The engine promises RecordError only; this stands for a slip in it on a malformed record.
+    monkeypatch.setattr(kingofhill.rules, "replay", broken_engine)
+    malformed = {"format": "kingofhill", "teams": ["A", "B"], "moves": [{"answers": 7}]}
+    with pytest.raises(RecordError) as exc:
+        replay(season({"results": ["A", "B"], "kingofhill": malformed}))
+    assert str(exc.value).startswith(
+        f"games[0].kingofhill: the King of the Hill engine could not replay this record "
+        f"({type(error).__name__}")
+
+
+def test_a_malformed_king_of_the_hill_record_nested_in_a_season_is_a_record_error():
+    malformed = {**KOTH_RECORD, "moves": [{"answers": 7}]}
+    with pytest.raises(RecordError) as exc:
+        replay(season({"results": ["A", "B", "C"], "kingofhill": malformed}))
+    assert str(exc.value).startswith("games[0].kingofhill: ")
+
+
+@st.composite
+def damaged_king_of_the_hill_seasons(draw):
+    koth = copy.deepcopy(KOTH_RECORD)
+    path = draw(st.sampled_from(list(paths(koth))[1:]))
+    target = koth
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = draw(json_junk | st.sampled_from(["jump", "revolution", "2026-13-40"]))
+    return season({"results": ["A", "B", "C"], "kingofhill": koth}, scale="kingofhill")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(damaged_king_of_the_hill_seasons())
+def test_a_damaged_nested_king_of_the_hill_record_raises_only_record_error(record):
+    try:
+        output = replay(record)
+    except RecordError as exc:
+        assert str(exc).startswith("games[0].kingofhill")
+    else:
+        assert [row["team"] for row in output["teams"]] == ["A", "B", "C"]
+
+
+def test_the_rules_worked_example_holds_through_a_season_record():
+    # One game per vote: ten teams play, an organizer gets every captain's same vote.
+    teams = [f"T{n}" for n in range(1, 11)]
+    record = season(*({"results": teams, "organizer": {
+        "team": f"Q{quality}", "votes": dict.fromkeys(teams, quality)}}
+        for quality in (100, 75, 50, 25, 0)))
+    points = {row["team"]: row["points"] for row in replay(record)["teams"]}
+    assert [points[f"Q{q}"] for q in (100, 75, 50, 25, 0)] == [100, 92, 83, 75, 66]
+
+
+def test_votes_missing_or_null_count_as_the_average_of_those_given_in_a_record():
+    # 10 played; A 100, B 50, C null, the rest silent: Q = 75, K = 66 + 34 * 0.75 = 91.5 -> 92.
+    teams = [f"T{n}" for n in range(10)]
+    record = season({"results": teams, "organizer": {
+        "team": "O", "votes": {"T0": 100, "T1": 50, "T2": None}}})
+    assert {row["team"]: row["points"] for row in replay(record)["teams"]}["O"] == 92
