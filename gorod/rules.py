@@ -491,6 +491,8 @@ def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
 
     # Average time (section 12) compares with every other team that closed the level by any
     # means; the gorod-random example counts auto-failed levels as closed.
+    # [decision] A disqualified team's times count too: it keeps its record (7.3), and how long
+    # a level took it says as much about the level as any other team's time.
     sums: dict[str, list[float]] = {level.id: [0.0, 0] for level in record.levels}
     for rows in played.values():
         for row in rows:

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import copy
+import inspect
+import subprocess
+import sys
 from dataclasses import replace
 from datetime import datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import gorod.codes
+import gorod.rules
 from core.records import RecordError
 from gorod.rules import (
     compute,
@@ -229,6 +235,55 @@ RULES = [
                                                code("A", "1", 5)]),
                  {"B.levels.1.closed_at": at(40), "A.levels.0.closed_at": at(5)},
                  id="events may come in any order"),
+    pytest.param(record((70, 70), ["A"], now=at(70)),
+                 {"A.levels.0.outcome": "auto_sliv", "A.levels.0.closed_at": at(70),
+                  "A.current_level": "2", "A.levels.1.received_at": at(70)},
+                 id="a live view at exactly the fail time shows the level failed and the next one received"),
+    pytest.param(record(ONE, ["A"], now=at(25)),
+                 {"A.levels.0.hints_shown": 1, "A.next_deadline": at(50)},
+                 id="a live view at exactly a hint time shows that hint"),
+    pytest.param(record((45,), ["A"], [timeout("A", 10, 20)]),
+                 {"A.levels.0.hints_at": [at(45)], "A.levels.0.closed_at": at(65),
+                  "A.levels.0.duration_s": 2700.0},
+                 id="a timeout on a 45 minute level shifts its hint and its fail time"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 0, 10)]),
+                 {"A.levels.0.hints_at": [at(35), at(60)], "A.levels.0.closed_at": at(80),
+                  "A.total_s": 4200.0 + 900.0},
+                 id="a timeout at the very start of a level shifts both hints and the fail time"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 60, 10), code("A", "1", 80)]),
+                 {"A.levels.0.outcome": "code", "A.slivs": 0, "A.total_s": 4200.0},
+                 id="a code at exactly the fail time moved by a timeout counts"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 60, 10)], now=at(65)),
+                 {"A.next_deadline": at(70), "A.levels.0.fail_at": at(80), "A.total_s": 0.0},
+                 id="during a timeout the next deadline is the timeout's end"),
+    pytest.param(record((70, 70), ["A"], [sliv("A", "1", 70), code("A", "2", 80)]),
+                 {"A.levels.0.outcome": "sliv", "A.slivs": 1, "A.levels.1.received_at": at(70)},
+                 id="an organizer fail at exactly the fail time is the organizer's ruling"),
+    pytest.param(record(ONE, ["A"], [force_majeure("A", "1", 60), penalty("A", 10)]),
+                 {"A.total_s": 3600.0 + 600.0, "A.slivs": 0},
+                 id="force majeure adds no fail penalty while other penalties still count"),
+    pytest.param(record(ONE, ["A", "B"], [code("A", "1", 10), code("B", "1", 30), disqualify("B"),
+                                          average("A", "1")]),
+                 {"A.total_s": 1800.0, "B.place": None},
+                 id="a disqualified team's time on a level still counts in another team's average"),
+    pytest.param(record(ONE, ["A", "B", "C"], [code("A", "1", 10), code("B", "1", 20),
+                                               code("C", "1", 40), average("A", "1"),
+                                               average("B", "1")]),
+                 {"A.total_s": 1800.0, "B.total_s": 1500.0},
+                 id="each averaged team's average is over the other teams' own times"),
+    pytest.param(record((70, 70), ["B", "A"], [code("A", "1", 20), code("B", "1", 20)], end=at(30)),
+                 {"B.place": 1, "A.place": 2, "A.status": "stopped"},
+                 id="unfinished teams equal in levels and total go by registration order"),
+    pytest.param(record(ONE, ["A"], [code("A", "1", 20)], end=at(30)),
+                 {".end_reason": "all_finished", ".ended_at": at(20), "A.status": "finished"},
+                 id="an organizer's end after every team finished does not move the game's end"),
+    pytest.param(record((70, 70), ["A", "B"], [code("A", "1", 10), code("A", "2", 20)],
+                        end=at(30)),
+                 {".finished_share": 0.5, "B.status": "stopped", "A.place": 1},
+                 id="the organizer may end the game early and the share of finished teams is shown"),
+    pytest.param(record((70, 70, 70), ["A"], [code("A", "1", 10)], max_duration_h=24, now=at(10)),
+                 {"A.levels.1.received_at": at(10), "A.levels_closed": 1, "A.total_s": 600.0},
+                 id="a live view shows the total over the closed levels"),
 ]
 
 
@@ -317,6 +372,18 @@ INVALID = [
                  id="a second disqualification is refused"),
     pytest.param(dict(record(ONE, ["A"]), teams="A"), "teams", id="teams not given as a list are refused"),
     pytest.param([], "object", id="a record that is not an object is refused"),
+    pytest.param(record(ONE, ["A"], [timeout("A", 60, 10), code("A", "1", 80.5)]), "fail time",
+                 id="a code after the fail time moved by a timeout is refused"),
+    pytest.param(record(ONE, ["A"], [force_majeure("A", "1", 30), code("A", "1", 40)]),
+                 "closed twice", id="a code on a level already closed by force majeure is refused"),
+    pytest.param(record(ONE, ["A"], end="2026-12-05T23:00:00"), "offset",
+                 id="an end without a UTC offset is refused"),
+    pytest.param(record(ONE, ["A"], now="2026-12-05T23:00:00"), "offset",
+                 id="a now without a UTC offset is refused"),
+    pytest.param(record(ONE, ["A"], [average("A", "9")]), "unknown level",
+                 id="an average-time ruling on an unknown level is refused"),
+    pytest.param(record(ONE, ["A"], [penalty("Z", 10)]), "unknown team",
+                 id="a penalty for an unknown team is refused"),
 ]
 
 
@@ -667,3 +734,42 @@ def test_protests_run_12_hours_and_final_results_come_72_hours_after_the_game_en
     assert same(out["final_by"], at(30 + 72 * 60))
     live = replay(record((70,), ["A"], now=at(10)))
     assert live["protests_until"] is None and live["final_by"] is None
+
+
+def test_the_engine_loads_neither_django_nor_the_clock():
+    # A fresh interpreter: in this one the test runner has long since imported Django.
+    probe = ("import sys, gorod.rules, gorod.codes; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout.strip() == "[]"
+    for module in (gorod.rules, gorod.codes):
+        source = inspect.getsource(module)
+        assert "datetime.now" not in source and "time.time" not in source
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 60), st.integers(0, 10**6))
+def test_generated_routes_keep_their_guarantees_for_any_size_and_seed(levels, teams, seed):
+    ids = [f"L{i}" for i in range(levels)]
+    names = [f"T{i}" for i in range(teams)]
+    routes = generate_routes(ids, names, seed)
+    assert list(routes) == names
+    assert all(sorted(route) == sorted(ids) for route in routes.values())
+    firsts = [route[0] for route in routes.values()]
+    if teams <= levels:
+        assert len(set(firsts)) == teams
+    else:
+        # More teams than levels: every level starts some team, none more than one extra.
+        counts = [firsts.count(level) for level in ids]
+        assert min(counts) >= 1 and max(counts) - min(counts) <= 1
+    assert generate_routes(ids, names, seed) == routes
+
+
+def test_route_generation_refuses_duplicate_or_missing_levels_and_duplicate_teams():
+    with pytest.raises(ValueError):
+        generate_routes([], ["A"], 1)
+    with pytest.raises(ValueError):
+        generate_routes(["1", "1"], ["A"], 1)
+    with pytest.raises(ValueError):
+        generate_routes(["1", "2"], ["A", "A"], 1)
