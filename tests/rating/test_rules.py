@@ -370,6 +370,7 @@ def test_the_rules_module_loads_without_django():
 # --- properties -----------------------------------------------------------------------------
 
 NAMES = ["A", "B", "C", "D", "E", "Ёж", "Команда 7"]
+PLAYERS = ["ann", "bob", "cid", "Дина", "eve"]
 VOTE_OR_NONE = st.sampled_from([0, 25, 50, 75, 100, None])
 
 
@@ -389,6 +390,14 @@ def games(draw):
     deducted = draw(st.lists(st.sampled_from(in_game), unique=True)) if in_game else []
     if deducted:
         game["deductions"] = {team: draw(st.integers(0, 15)) for team in deducted}
+    if in_game and draw(st.booleans()):
+        # Each player plays for at most one team in a game, so deal a shuffled roster out.
+        roster = draw(st.permutations(PLAYERS))
+        cuts = sorted(draw(st.lists(st.integers(0, len(roster)), min_size=len(in_game),
+                                    max_size=len(in_game))))
+        starts = [0, *cuts[:-1]]
+        game["players"] = {team: list(roster[start:end])
+                           for team, start, end in zip(in_game, starts, cuts, strict=True)}
     return game
 
 
@@ -420,6 +429,9 @@ def test_adding_a_game_never_lowers_a_teams_game_count(record, extra):
     longer["games"].append(extra)
     after = {row["team"]: row["games"] for row in replay(longer)["teams"]}
     assert all(after.get(team, -1) >= count for team, count in before.items())
+    before = {row["player"]: row["games"] for row in replay(record).get("players", [])}
+    after = {row["player"]: row["games"] for row in replay(longer).get("players", [])}
+    assert all(after.get(player, -1) >= count for player, count in before.items())
 
 
 @FAST
@@ -442,6 +454,12 @@ def test_the_table_is_sorted_by_points_then_countback_and_places_follow_ties(rec
     keys = [table_key(row, depth) for row in table]
     assert keys == sorted(keys)
     for row, key in zip(table, keys, strict=True):
+        assert row["place"] == 1 + sum(other < key for other in keys)
+    players = replay(record).get("players", [])
+    depth = max((int(p) for row in players for p in row["places"]), default=0)
+    keys = [table_key(row, depth) for row in players]
+    assert keys == sorted(keys)
+    for row, key in zip(players, keys, strict=True):
         assert row["place"] == 1 + sum(other < key for other in keys)
     assert sum(row["games"] for row in table) == sum(
         len(g["results"]) + len(g.get("disqualified", [])) + ("organizer" in g)
