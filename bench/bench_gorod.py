@@ -24,10 +24,10 @@ TEAMS, LEVELS, ATTEMPTS, RUNS = 200, 30, 20_000, 7
 START = datetime.fromisoformat("2026-12-05T22:00:00+03:00")
 
 
-def build(seed: int = 2026):
+def build(seed: int = 2026, n_teams: int = TEAMS, n_levels: int = LEVELS, attempts: int = ATTEMPTS):
     rng = random.Random(seed)
-    level_ids = [str(i) for i in range(1, LEVELS + 1)]
-    teams = [f"Team {i:03d}" for i in range(TEAMS)]
+    level_ids = [str(i) for i in range(1, n_levels + 1)]
+    teams = [f"Team {i:03d}" for i in range(n_teams)]
     limits = {lid: rng.choice([45, 60, 70, 70, 70, 90]) for lid in level_ids}
     # A few levels with sectors, personal codes and personal digits, to exercise every kind.
     specs: dict[str, LevelCodes] = {}
@@ -53,9 +53,9 @@ def build(seed: int = 2026):
     events: list[dict] = []
     verdicts = {"accepted": 0, "wrong": 0, "repeat": 0, "limited": 0, "late": 0}
     clock = START
-    step = timedelta(seconds=24 * 3600 * 0.8 / ATTEMPTS)
+    step = timedelta(seconds=24 * 3600 * 0.8 / attempts)
     burst_team, burst_left = None, 0
-    for _ in range(ATTEMPTS):
+    for _ in range(attempts):
         # Now and then a team hammers codes a second apart, so the limiter has work to do.
         if burst_left:
             burst_left -= 1
@@ -67,18 +67,18 @@ def build(seed: int = 2026):
             if rng.random() < 0.01:
                 burst_team, burst_left = team, 20
         st = state[team]
-        if st["pos"] >= LEVELS:
+        if st["pos"] >= n_levels:
             continue
         lid = routes[team][st["pos"]]
         fail = st["r"] + timedelta(minutes=limits[lid])
         while clock > fail:  # the level failed by the clock meanwhile
             st["pos"] += 1
             st["r"], st["found"], st["wrong"] = fail, set(), []
-            if st["pos"] >= LEVELS:
+            if st["pos"] >= n_levels:
                 break
             lid = routes[team][st["pos"]]
             fail = st["r"] + timedelta(minutes=limits[lid])
-        if st["pos"] >= LEVELS:
+        if st["pos"] >= n_levels:
             verdicts["late"] += 1
             continue
         limit = check_attempt_limit(st["wrong"], clock)
@@ -109,7 +109,7 @@ def build(seed: int = 2026):
     return record, verdicts
 
 
-def best_of(fn, runs: int = RUNS) -> float:
+def best_of(fn, runs: int) -> float:
     best = float("inf")
     for _ in range(runs):
         t0 = time.perf_counter()
@@ -118,12 +118,14 @@ def best_of(fn, runs: int = RUNS) -> float:
     return best
 
 
-def main() -> None:
+def main(n_teams: int = TEAMS, n_levels: int = LEVELS, attempts: int = ATTEMPTS,
+         runs: int = RUNS) -> dict[str, float]:
+    """Print the figures and return them in seconds (the suite runs a small night through it)."""
     t0 = time.perf_counter()
-    record, verdicts = build()
+    record, verdicts = build(n_teams=n_teams, n_levels=n_levels, attempts=attempts)
     setup = time.perf_counter() - t0
-    print(f"GoRoD benchmark: {TEAMS} teams × {LEVELS} levels, {ATTEMPTS:,} code attempts")
-    print(f"  attempts through matcher + limiter: {setup:6.2f} s  ({setup / ATTEMPTS * 1e6:.0f} µs each)")
+    print(f"GoRoD benchmark: {n_teams} teams × {n_levels} levels, {attempts:,} code attempts")
+    print(f"  attempts through matcher + limiter: {setup:6.2f} s  ({setup / attempts * 1e6:.0f} µs each)")
     print("  verdicts: " + ", ".join(f"{k} {v:,}" for k, v in verdicts.items()))
     print(f"  code events in the record: {sum(e['type'] == 'code' for e in record['events']):,}")
 
@@ -132,22 +134,25 @@ def main() -> None:
     levels = sum(len(t.levels) for t in results.teams)
     print(f"  level rows computed: {levels:,}")
 
-    full = best_of(lambda: statistics_table(compute(parse_record(record))))
-    print(f"  full results + statistics table (parse included), best of {RUNS}: {full * 1000:7.1f} ms")
-    only = best_of(lambda: statistics_table(compute(parsed)))
-    print(f"  results + statistics from a parsed record,        best of {RUNS}: {only * 1000:7.1f} ms")
+    full = best_of(lambda: statistics_table(compute(parse_record(record))), runs)
+    print(f"  full results + statistics table (parse included), best of {runs}: {full * 1000:7.1f} ms")
+    only = best_of(lambda: statistics_table(compute(parsed)), runs)
+    print(f"  results + statistics from a parsed record,        best of {runs}: {only * 1000:7.1f} ms")
 
-    # One submission in the live app: one more code event, the record recomputed at that moment.
-    team = results.teams[-1]
+    # One submission in the live app: one more code event for a team still playing, and the
+    # record recomputed at that moment.
     now = datetime.fromisoformat(record["now"])
+    live = compute(parsed, now)
+    team = next((t for t in live.teams if t.current_level is not None), None)
     extra = dict(record)
-    if team.current_level is not None:
+    if team is not None:
         extra["events"] = [*record["events"], {"team": team.team, "type": "code",
                                                "level": team.current_level, "at": now.isoformat()}]
-    submission = best_of(lambda: compute(parse_record(extra), now))
-    print(f"  one code submission's recomputation,              best of {RUNS}: {submission * 1000:7.1f} ms")
+    submission = best_of(lambda: compute(parse_record(extra), now), runs)
+    print(f"  one code submission's recomputation,              best of {runs}: {submission * 1000:7.1f} ms")
     verdict = "OK" if full < 1.0 else "TOO SLOW"
     print(f"  target: full results well under 1 s → {verdict}")
+    return {"attempts": setup, "full": full, "parsed": only, "submission": submission}
 
 
 if __name__ == "__main__":
