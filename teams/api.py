@@ -26,6 +26,7 @@ from teams.permissions import (
     IsTeamPhone,
     can_manage_application,
     can_manage_team,
+    client_address,
     get_team_entry,
 )
 
@@ -447,14 +448,20 @@ class JoinPinAPI(TeamsAPIView):
 
     @extend_schema(
         operation_id="teams_join_pin",
-        summary="Join a team by the game's 6-digit PIN (10 wrong PINs per 10 minutes)",
+        summary="Join a team by the game's 6-digit PIN",
+        description=(
+            "At most 10 wrong PINs per browser session and 30 per game and client address in "
+            "any 10 minutes; beyond that the answer is 400 with how many minutes to wait."
+        ),
         request=s.PinInputSerializer,
         responses=_responses(s.EntrySerializer),
     )
     def post(self, request, game_id: int):
         game = get_object_or_404(Game, pk=game_id)
         data = self.parse(s.PinInputSerializer)
-        entry = services.join_by_pin(session=request.session, game=game, pin=data["pin"])
+        entry = services.join_by_pin(
+            session=request.session, game=game, pin=data["pin"], client_ip=client_address(request)
+        )
         return Response(s.EntrySerializer(entry).data)
 
 

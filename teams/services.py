@@ -8,12 +8,14 @@ it with 400 ``{"detail": ...}``, pages show it as a message). Authorization is t
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 import unicodedata
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
@@ -29,6 +31,10 @@ JOIN_SESSION_KEY = "teams_join"
 PIN_FAILURES_KEY = "teams_pin_failures"
 PIN_MAX_FAILURES = 10
 PIN_WINDOW_SECONDS = 10 * 60
+# [decision] Phones at the briefing share the venue's Wi-Fi, so one address is many honest
+# players: the per-address limit is three times the per-browser one. 30 guesses in 10 minutes
+# against a million PINs still leaves brute force hopeless.
+PIN_MAX_FAILURES_PER_ADDRESS = 30
 
 
 class TeamsError(DomainError):
@@ -440,17 +446,58 @@ def join_by_token(*, session, token: str) -> Application:
     return application
 
 
-def join_by_pin(*, session, game: Game, pin: str, now: datetime | None = None) -> Application:
-    """Bind this browser to the team with ``pin`` in ``game``; at most 10 wrong PINs per
-    session in 10 minutes."""
+def _address_key(game_id: int, client_ip: str | None) -> str | None:
+    """The cache key counting wrong PINs from one address for one game.
+
+    [decision] An IPv6 client controls a whole /64, so it counts as one address.
+    """
+    try:
+        address = ipaddress.ip_address((client_ip or "").strip())
+    except ValueError:
+        return None
+    if address.version == 6:
+        address = ipaddress.ip_network(f"{address}/64", strict=False).network_address
+    return f"teams:pin-failures:{game_id}:{address}"
+
+
+def _recent(stamps: Any, moment: float) -> list[float]:
+    if not isinstance(stamps, list):
+        return []
+    return [t for t in stamps if isinstance(t, (int, float)) and moment - t < PIN_WINDOW_SECONDS]
+
+
+def _too_many(failures: list[float], limit: int, moment: float) -> TeamsError | None:
+    if len(failures) < limit:
+        return None
+    # The window frees a guess when the oldest counted failure leaves it.
+    oldest = sorted(failures)[-limit]
+    wait = int(PIN_WINDOW_SECONDS - (moment - oldest)) // 60 + 1
+    return TeamsError(
+        _("Too many wrong PINs. Try again in %(minutes)d min or scan the QR code.")
+        % {"minutes": wait}
+    )
+
+
+def join_by_pin(
+    *, session, game: Game, pin: str, client_ip: str | None = None, now: datetime | None = None
+) -> Application:
+    """Bind this browser to the team with ``pin`` in ``game``.
+
+    Wrong PINs are limited twice over, each in a sliding 10-minute window: 10 per browser
+    session, and 30 per game and client address (``client_ip``), so a script that drops its
+    cookie each time is still stopped. The address count lives in Django's cache: the default
+    local-memory cache is per process, so several server processes need a shared cache
+    (Redis, Memcached, the database cache) for the limit to hold across them.
+    """
     moment = _now(now).timestamp()
-    failures = [t for t in (session.get(PIN_FAILURES_KEY) or []) if moment - t < PIN_WINDOW_SECONDS]
-    if len(failures) >= PIN_MAX_FAILURES:
-        wait = int(PIN_WINDOW_SECONDS - (moment - min(failures))) // 60 + 1
-        raise TeamsError(
-            _("Too many wrong PINs. Try again in %(minutes)d min or scan the QR code.")
-            % {"minutes": wait}
-        )
+    failures = _recent(session.get(PIN_FAILURES_KEY), moment)
+    key = _address_key(game.pk, client_ip)
+    address_failures = _recent(cache.get(key), moment) if key else []
+    refusal = _too_many(failures, PIN_MAX_FAILURES, moment) or _too_many(
+        address_failures, PIN_MAX_FAILURES_PER_ADDRESS, moment
+    )
+    if refusal is not None:
+        raise refusal
     pin = "".join((pin or "").split()) if isinstance(pin, str) else ""
     application = None
     if len(pin) == 6 and pin.isascii() and pin.isdigit():
@@ -460,10 +507,13 @@ def join_by_pin(*, session, game: Game, pin: str, now: datetime | None = None) -
             .first()
         )
     if application is None:
-        failures.append(moment)
-        session[PIN_FAILURES_KEY] = failures
+        session[PIN_FAILURES_KEY] = [*failures, moment]
+        if key:
+            cache.set(key, [*address_failures, moment], timeout=PIN_WINDOW_SECONDS)
         raise TeamsError(_("Wrong PIN for this game."))
     _check_joinable(application)
+    # Only this browser's count is forgiven: an honest join from the venue's shared address
+    # must not wipe the count of someone guessing from the same address.
     session[PIN_FAILURES_KEY] = []
     _bind(session, application)
     return application

@@ -19,7 +19,12 @@ from django.views.decorators.http import require_POST
 from core.roles import is_organizer
 from teams import forms, rules, selectors, services
 from teams.models import Application, Ban, Game, Member, Team
-from teams.permissions import can_manage_application, can_manage_team, get_team_entry
+from teams.permissions import (
+    can_manage_application,
+    can_manage_team,
+    client_address,
+    get_team_entry,
+)
 from teams.presentation import notice_message, qr_svg
 
 
@@ -393,6 +398,7 @@ def join(request):
                     session=request.session,
                     game=form.cleaned_data["game"],
                     pin=form.cleaned_data["pin"],
+                    client_ip=client_address(request),
                 )
             except services.TeamsError as exc:
                 messages.error(request, exc.message)

@@ -22,6 +22,16 @@ def _user(username: str, group: str | None = None) -> User:
     return user
 
 
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Wrong-PIN counts live in the (process-wide) cache: each test starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def organizer(db):
     return _user("organizer", "organizer")

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from rest_framework.test import APIClient
 
+from teams import services
 from teams.models import Application, Game
 from tests.teams.conftest import api_login
 
@@ -181,6 +182,21 @@ def test_wrong_pin_is_a_400_and_then_limited(approved_alpha):
     response = phone.post(url, {"pin": approved_alpha.join_pin}, format="json")
     assert response.status_code == 400
     assert "Too many" in response.json()["detail"] or "много" in response.json()["detail"]
+
+
+def test_a_script_dropping_its_cookie_is_still_limited_by_its_address(approved_alpha):
+    wrong = "000000" if approved_alpha.join_pin != "000000" else "111111"
+    url = f"/teams/api/games/{approved_alpha.game_id}/join/"
+    for _ in range(services.PIN_MAX_FAILURES_PER_ADDRESS):
+        response = APIClient(REMOTE_ADDR="203.0.113.9").post(url, {"pin": wrong}, format="json")
+        assert response.status_code == 400
+    response = APIClient(REMOTE_ADDR="203.0.113.9").post(
+        url, {"pin": approved_alpha.join_pin}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith("Too many wrong PINs. Try again in 10 min")
+    other = APIClient(REMOTE_ADDR="198.51.100.3")
+    assert other.post(url, {"pin": approved_alpha.join_pin}, format="json").status_code == 200
 
 
 def test_join_api_enforces_csrf_for_browsers(approved_alpha):

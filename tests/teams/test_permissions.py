@@ -321,3 +321,18 @@ def test_wrong_pin_on_the_page_shows_a_message(world):
     response = phone.post("/teams/join/", {"game": world["game"].pk, "pin": wrong}, follow=True)
     assert response.status_code == 200
     assert "PIN" in response.content.decode()
+
+
+def test_the_join_page_tells_a_guessing_address_how_long_to_wait(world):
+    from teams.services import PIN_MAX_FAILURES_PER_ADDRESS
+
+    game = world["game"].pk
+    wrong = "000000" if world["app"].join_pin != "000000" else "111111"
+    for _ in range(PIN_MAX_FAILURES_PER_ADDRESS):
+        APIClient(REMOTE_ADDR="203.0.113.5").post("/teams/join/", {"game": game, "pin": wrong})
+    phone = APIClient(REMOTE_ADDR="203.0.113.5")
+    response = phone.post("/teams/join/", {"game": game, "pin": world["app"].join_pin}, follow=True)
+    assert "Too many wrong PINs. Try again in 10 min or scan the QR code." in (
+        response.content.decode()
+    )
+    assert phone.get(f"/teams/play/{game}/").status_code == 302

@@ -349,6 +349,145 @@ def test_pin_brute_force_is_limited_per_session(approved_alpha, now):
     assert entry == approved_alpha
 
 
+def _wrong_pin(application) -> str:
+    return "000000" if application.join_pin != "000000" else "111111"
+
+
+def test_pin_guesses_from_one_address_are_limited_even_with_a_fresh_session_each_time(
+    approved_alpha, now
+):
+    game, wrong = approved_alpha.game, _wrong_pin(approved_alpha)
+    for i in range(services.PIN_MAX_FAILURES_PER_ADDRESS):
+        with pytest.raises(TeamsError, match="Wrong PIN"):
+            services.join_by_pin(
+                session=SessionStore(),
+                game=game,
+                pin=wrong,
+                client_ip="203.0.113.7",
+                now=now + timedelta(seconds=i),
+            )
+    with pytest.raises(TeamsError, match=r"Too many wrong PINs\. Try again in 10 min"):
+        services.join_by_pin(
+            session=SessionStore(),
+            game=game,
+            pin=approved_alpha.join_pin,
+            client_ip="203.0.113.7",
+            now=now + timedelta(seconds=30),
+        )
+    # another address is not punished for it
+    assert (
+        services.join_by_pin(
+            session=SessionStore(),
+            game=game,
+            pin=approved_alpha.join_pin,
+            client_ip="198.51.100.1",
+            now=now + timedelta(seconds=30),
+        )
+        == approved_alpha
+    )
+    # once the oldest guess leaves the 10-minute window the address may try again
+    assert (
+        services.join_by_pin(
+            session=SessionStore(),
+            game=game,
+            pin=approved_alpha.join_pin,
+            client_ip="203.0.113.7",
+            now=now + timedelta(minutes=10, seconds=1),
+        )
+        == approved_alpha
+    )
+
+
+def test_the_address_limit_counts_per_game(approved_alpha, koth_game, team_beta, organizer, now):
+    koth = services.application_approve(application=apply(team_beta, koth_game), actor=organizer)
+    for _ in range(services.PIN_MAX_FAILURES_PER_ADDRESS):
+        with pytest.raises(TeamsError, match="Wrong PIN"):
+            services.join_by_pin(
+                session=SessionStore(),
+                game=approved_alpha.game,
+                pin=_wrong_pin(approved_alpha),
+                client_ip="203.0.113.7",
+                now=now,
+            )
+    assert (
+        services.join_by_pin(
+            session=SessionStore(),
+            game=koth_game,
+            pin=koth.join_pin,
+            client_ip="203.0.113.7",
+            now=now,
+        )
+        == koth
+    )
+
+
+def test_an_ipv6_client_counts_as_its_whole_64_network(approved_alpha, now):
+    for i in range(services.PIN_MAX_FAILURES_PER_ADDRESS):
+        with pytest.raises(TeamsError, match="Wrong PIN"):
+            services.join_by_pin(
+                session=SessionStore(),
+                game=approved_alpha.game,
+                pin=_wrong_pin(approved_alpha),
+                client_ip=f"2001:db8:1:2::{i + 1:x}",
+                now=now,
+            )
+    with pytest.raises(TeamsError, match="Too many wrong PINs"):
+        services.join_by_pin(
+            session=SessionStore(),
+            game=approved_alpha.game,
+            pin=approved_alpha.join_pin,
+            client_ip="2001:db8:1:2:ffff::1",
+            now=now,
+        )
+
+
+def test_the_wait_shown_is_the_minutes_until_a_guess_frees_up(approved_alpha, now):
+    session = SessionStore()
+    for _ in range(services.PIN_MAX_FAILURES):
+        with pytest.raises(TeamsError):
+            services.join_by_pin(
+                session=session,
+                game=approved_alpha.game,
+                pin=_wrong_pin(approved_alpha),
+                now=now,
+            )
+    with pytest.raises(TeamsError, match="Try again in 4 min"):
+        services.join_by_pin(
+            session=session,
+            game=approved_alpha.game,
+            pin=approved_alpha.join_pin,
+            now=now + timedelta(minutes=6, seconds=30),
+        )
+
+
+def test_a_successful_join_does_not_forgive_the_shared_address(approved_alpha, now):
+    game, wrong = approved_alpha.game, _wrong_pin(approved_alpha)
+    for _ in range(services.PIN_MAX_FAILURES_PER_ADDRESS - 1):
+        with pytest.raises(TeamsError):
+            services.join_by_pin(
+                session=SessionStore(), game=game, pin=wrong, client_ip="203.0.113.7", now=now
+            )
+    services.join_by_pin(
+        session=SessionStore(),
+        game=game,
+        pin=approved_alpha.join_pin,
+        client_ip="203.0.113.7",
+        now=now,
+    )
+    with pytest.raises(TeamsError, match="Wrong PIN"):
+        services.join_by_pin(
+            session=SessionStore(), game=game, pin=wrong, client_ip="203.0.113.7", now=now
+        )
+    with pytest.raises(TeamsError, match="Too many wrong PINs"):
+        services.join_by_pin(
+            session=SessionStore(),
+            game=game,
+            pin=approved_alpha.join_pin,
+            client_ip="203.0.113.7",
+            now=now,
+        )
+
+
 def test_one_session_can_join_different_games(approved_alpha, koth_game, team_beta, organizer):
     koth = services.application_approve(application=apply(team_beta, koth_game), actor=organizer)
     session = SessionStore()
