@@ -5,6 +5,8 @@ phones perform. Views parse, authorize and call one service; ``DomainError`` bec
 from __future__ import annotations
 
 from django.http import Http404
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
@@ -25,14 +27,14 @@ ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer
 
 
 class IsHost(BasePermission):
-    message = "Only a host or an organizer may do this."
+    message = gettext_lazy("Only a host or an organizer may do this.")
 
     def has_permission(self, request, view) -> bool:
         return is_host(request.user)
 
 
 class IsOrganizer(BasePermission):
-    message = "Only organizers may do this."
+    message = gettext_lazy("Only organizers may do this.")
 
     def has_permission(self, request, view) -> bool:
         return is_organizer(request.user)
@@ -48,7 +50,7 @@ class KothAPIView(APIView):
         try:
             return selectors.koth_game(self.kwargs["game_id"])
         except KothGame.DoesNotExist:
-            raise Http404("No King of the Hill game here.") from None
+            raise Http404(_("No King of the Hill game here.")) from None
 
     def payload(self, serializer_class):
         serializer = serializer_class(data=self.request.data)
@@ -76,7 +78,7 @@ class TeamAPIView(KothAPIView):
             SessionAuthentication().enforce_csrf(request)
         self.entry = get_team_entry(request, self.kwargs["game_id"])
         if self.entry is None:
-            raise PermissionDenied("Join your team first (open the team's link or its PIN).")
+            raise PermissionDenied(_("Join your team first (open the team's link or its PIN)."))
 
     def team_state(self):
         return Response(selectors.read_state(self.get_koth(), kind="team",
@@ -138,7 +140,7 @@ class CreateAPI(KothAPIView):
         data = self.payload(s.KothCreateSerializer)
         game = Game.objects.filter(pk=data.pop("game")).first()
         if game is None:
-            raise services.DomainError("No such game.")
+            raise services.DomainError(_("No such game."))
         koth = services.koth_create(actor=request.user, game=game, **data)
         return Response({"id": koth.pk, "version": koth.version}, status=status.HTTP_201_CREATED)
 

@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from kingofhill import rules
-from kingofhill.models import Answer, KothGame
+from kingofhill import rules, services
+from kingofhill.models import Answer, Declaration, KothGame
 from tests.kingofhill.conftest import join_session
 
 pytestmark = pytest.mark.django_db
@@ -178,3 +178,150 @@ def test_the_schema_documents_the_king_of_the_hill_api(client):
     schema = client.get("/api/schema/").content.decode()
     assert "/koth/api/games/{game_id}/answer/" in schema
     assert "/koth/api/games/{game_id}/judge/" in schema
+
+
+# --- bad input through the API: a clear 4xx and nothing changes --------------------------------
+
+
+def post(c, name, koth, body=None):
+    return c.post(url(name, koth), body or {}, content_type="application/json")
+
+
+def stored(koth) -> tuple:
+    """Everything a refused request must leave alone: versions, board, answers, declarations."""
+    koth = KothGame.objects.get(pk=koth.pk)
+    answers = sorted(Answer.objects.filter(question__koth=koth)
+                     .values_list("application_id", "text", "verdict"))
+    declarations = sorted(Declaration.objects.filter(question__koth=koth)
+                          .values_list("application_id", "kind"))
+    return koth.version, koth.team_versions, koth.board, answers, declarations
+
+
+def answer_body(text="Пушкин"):
+    return {"text": text, "client_id": str(uuid.uuid4())}
+
+
+def test_an_answer_after_the_close_is_refused_through_the_api_and_changes_nothing(
+        host_client, running, phone, alpha, beta):
+    post(host_client, "api_announce", running, {"answer_key": "Пушкин"})
+    assert post(phone(alpha), "api_answer", running, answer_body()).status_code == 200
+    assert post(host_client, "api_close", running).status_code == 200
+    # Question 1 is closed and question 2 not announced: Beta's late answer has nowhere to go.
+    before = stored(running)
+    r = post(phone(beta), "api_answer", running, answer_body())
+    assert r.status_code == 400
+    assert "not been announced" in r.json()["detail"]
+    assert stored(running) == before
+
+
+def test_a_declaration_after_the_announcement_is_refused_through_the_api_and_changes_nothing(
+        host_client, running, phone, alpha):
+    post(host_client, "api_announce", running)
+    before = stored(running)
+    r = post(phone(alpha), "api_declare", running, {"kind": "revolution"})
+    assert r.status_code == 400
+    assert "Too late" in r.json()["detail"]
+    r = post(phone(alpha), "api_declare", running, {"kind": "none"})
+    assert r.status_code == 400 and "Too late" in r.json()["detail"]
+    assert stored(running) == before
+
+
+def test_a_phone_of_a_team_from_another_game_is_refused_and_changes_nothing(
+        host_client, running, phone, organizer):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from teams.models import Game
+    from tests.kingofhill.conftest import make_teams
+
+    other = Game.objects.create(title="другая", format="kingofhill",
+                                starts_at=timezone.now() + timedelta(days=3))
+    stranger = make_teams(other, ["Stranger"], organizer)[0]
+    post(host_client, "api_announce", running)
+    before = stored(running)
+    intruder = phone(stranger)
+    for name, body in (("api_answer", answer_body()), ("api_declare", {"kind": "jump"})):
+        r = post(intruder, name, running, body)
+        assert r.status_code == 403
+        assert "Join your team" in r.json()["detail"]
+    assert intruder.get(url("api_team_state", running)).status_code == 403
+    assert stored(running) == before
+
+
+def test_a_second_different_answer_is_refused_through_the_api_and_changes_nothing(
+        host_client, running, phone, alpha):
+    post(host_client, "api_announce", running)
+    team = phone(alpha)
+    assert post(team, "api_answer", running, answer_body("Пушкин")).status_code == 200
+    before = stored(running)
+    r = post(team, "api_answer", running, answer_body("Гоголь"))
+    assert r.status_code == 400 and "final" in r.json()["detail"]
+    assert stored(running) == before
+
+
+@pytest.mark.parametrize("name,body", [
+    ("api_judge", {"question": 1, "normalized": "пушкин", "verdict": True}),
+    ("api_verdict", {"answer": 0, "verdict": True}),
+    ("api_partner", {"question": 1, "partner": True}),
+    ("api_close", {}),
+    ("api_announce", {}),
+], ids=["judge a group", "flip one verdict", "mark a partner question", "close", "announce"])
+def test_a_team_phone_or_an_outsider_cannot_take_a_host_action_and_nothing_changes(
+        host_client, running, phone, alpha, outsider, name, body):
+    post(host_client, "api_announce", running)
+    post(phone(alpha), "api_answer", running, answer_body())
+    if name == "api_verdict":
+        body = {**body, "answer": Answer.objects.get().pk}
+    before = stored(running)
+    other = Client()
+    other.force_login(outsider)
+    for stranger in (phone(alpha), other):
+        r = post(stranger, name, running, body)
+        assert r.status_code == 403
+        assert r.json()["detail"]
+    assert stored(running) == before
+
+
+@pytest.mark.parametrize("body,message", [
+    ({"question": 1, "normalized": "пушкин", "verdict": "maybe"}, "verdict"),
+    ({"question": 7, "normalized": "пушкин", "verdict": True}, "no question 7"),
+    ({"question": 1, "normalized": "гоголь", "verdict": True}, "No answer"),
+], ids=["a verdict that is not a boolean", "a question that does not exist",
+        "a group nobody answered"])
+def test_judging_nonsense_answers_400_with_a_message_and_changes_nothing(
+        host_client, running, phone, alpha, body, message):
+    post(host_client, "api_announce", running)
+    post(phone(alpha), "api_answer", running, answer_body())
+    before = stored(running)
+    r = post(host_client, "api_judge", running, body)
+    assert r.status_code == 400
+    assert message.casefold() in str(r.json()).casefold()
+    assert stored(running) == before
+
+
+def test_an_earlier_verdict_and_partner_mark_changed_later_through_the_api_recompute_the_board(
+        host_client, running, phone, alpha, beta):
+    post(host_client, "api_announce", running, {"answer_key": "Пушкин"})
+    post(phone(alpha), "api_answer", running, answer_body("Пушкин"))
+    post(phone(beta), "api_answer", running, answer_body("Гоголь"))
+    post(host_client, "api_judge", running, {"question": 1, "normalized": "гоголь",
+                                             "verdict": False})
+    post(host_client, "api_close", running)
+    post(host_client, "api_announce", running)  # question 2 is under way meanwhile
+
+    beta_q1 = Answer.objects.get(application=beta, question__number=1)
+    r = post(host_client, "api_verdict", running, {"answer": beta_q1.pk, "verdict": True})
+    assert r.status_code == 200, r.content
+    teams = {t["team"]: t for t in r.json()["state"]["board"]["teams"]}
+    assert (teams["Beta"]["step"], teams["Beta"]["points"]) == (1, 1)
+    r = post(host_client, "api_partner", running, {"question": 1, "partner": True})
+    teams = {t["team"]: t for t in r.json()["state"]["board"]["teams"]}
+    assert (teams["Alpha"]["points"], teams["Beta"]["points"], teams["Gamma"]["points"]) == (
+        2, 2, 0)
+    # The phones read the same recomputed board, and question 2 is still the open one.
+    state = phone(beta).get(url("api_team_state", running)).json()["state"]
+    assert (state["me"]["step"], state["me"]["points"]) == (1, 2)
+    assert state["question"] == {**state["question"], "number": 2, "phase": "answering"}
+    assert rules.replay(services.game_record(running)) == KothGame.objects.get(
+        pk=running.pk).board

@@ -138,3 +138,75 @@ async def test_a_team_that_heard_nothing_of_others_answers_sees_no_gap_at_the_cl
     assert (fresh["version"], fresh["state"]) == (closed["version"], closed["state"])
     for socket in (alpha_socket, again):
         await socket.disconnect()
+
+
+def api_post(client: Client, koth, action: str, body: dict) -> dict:
+    response = client.post(f"/koth/api/games/{koth.pk}/{action}/", body,
+                           content_type="application/json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+async def test_an_earlier_verdict_or_partner_mark_changed_through_the_api_updates_every_screen(
+        running, host, alpha, beta):
+    """Question 1 is played (Beta wrong) and question 2 announced; the host then flips Beta's
+    old verdict and marks question 1 a partner question through the HTTP API: the board is
+    recomputed and the host, the projector and both phones each get it as their next version."""
+    await sync_to_async(services.question_announce)(actor=host, game=running.pk)
+    await sync_to_async(services.answer_submit)(
+        game=running.pk, application=alpha, text="Пушкин", client_id=uuid.uuid4())
+    beta_answer = await sync_to_async(services.answer_submit)(
+        game=running.pk, application=beta, text="Гоголь", client_id=uuid.uuid4())
+    for text, verdict in (("пушкин", True), ("гоголь", False)):
+        await sync_to_async(services.answers_judge)(
+            actor=host, game=running.pk, question=1, normalized=text, verdict=verdict)
+    await sync_to_async(services.question_close)(actor=host, game=running.pk)
+    await sync_to_async(services.question_announce)(actor=host, game=running.pk)
+
+    sockets = {
+        "host": await open_socket(f"/ws/koth/{running.pk}/host/",
+                                  await sync_to_async(host_headers)(host)),
+        "public": await open_socket(f"/ws/koth/{running.pk}/public/"),
+        "alpha": await open_socket(f"/ws/koth/{running.pk}/team/",
+                                   await sync_to_async(team_headers)(alpha)),
+        "beta": await open_socket(f"/ws/koth/{running.pk}/team/",
+                                  await sync_to_async(team_headers)(beta)),
+    }
+    versions = {name: first["version"] for name, (_socket, first) in sockets.items()}
+    host_client = Client()
+    await sync_to_async(host_client.force_login)(host)
+
+    async def everyone_gets_the_next_version() -> dict:
+        pushed = {}
+        for name, (socket, _first) in sockets.items():
+            pushed[name] = await socket.receive_json_from(timeout=5)
+            assert pushed[name]["version"] == versions[name] + 1, name
+            versions[name] = pushed[name]["version"]
+            assert await socket.receive_nothing(timeout=0.1)  # one message per change
+        return pushed
+
+    def beta_on(state) -> tuple:
+        row = next(t for t in state["board"]["teams"] if t["team"] == "Beta")
+        return row["step"], row["points"]
+
+    assert beta_on(sockets["public"][1]["state"]) == (0, 0)
+    await sync_to_async(api_post)(host_client, running, "verdict",
+                                  {"answer": beta_answer.pk, "verdict": True})
+    pushed = await everyone_gets_the_next_version()
+    for name in ("host", "public", "alpha", "beta"):
+        assert beta_on(pushed[name]["state"]) == (1, 1), name
+        assert pushed[name]["state"]["question"]["number"] == 2  # the open question stays
+    assert pushed["beta"]["state"]["me"]["step"] == 1
+    history = pushed["host"]["state"]["host"]["history"]
+    assert {a["team"]: a["verdict"] for a in history[0]["answers"]} == {"Alpha": True,
+                                                                         "Beta": True}
+
+    await sync_to_async(api_post)(host_client, running, "partner",
+                                  {"question": 1, "partner": True})
+    pushed = await everyone_gets_the_next_version()
+    for name in ("host", "public", "alpha", "beta"):
+        assert beta_on(pushed[name]["state"]) == (1, 2), name
+    assert pushed["alpha"]["state"]["me"]["points"] == 2
+    assert "host" not in pushed["alpha"]["state"] and "me" not in pushed["public"]["state"]
+    for socket, _first in sockets.values():
+        await socket.disconnect()
