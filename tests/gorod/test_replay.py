@@ -132,3 +132,18 @@ def test_an_invalid_record_prints_one_error_line_and_exits_2(data, fragment, tmp
     assert len(lines) == 1 and lines[0].startswith("error: ")
     assert fragment in lines[0]
     assert "Traceback" not in out.err and out.out == ""
+
+
+def test_a_record_with_every_organizer_ruling_replays_with_the_rulings_and_the_organizers_end():
+    out = replay(json.loads((RECORDS / "gorod-extra-rulings.in.json").read_text("utf-8")))
+    assert (out["end_reason"], out["finished"]) == ("organizer", True)
+    assert datetime.fromisoformat(out["ended_at"]) == datetime.fromisoformat("2026-12-06T00:20:00+03:00")
+    assert out["finished_share"] == 0.75
+    delta = next(t for t in out["teams"] if t["team"] == "Delta")
+    # Level 1 averaged over Alpha 1200 s, Beta 1800 s and the disqualified Gamma's 600 s.
+    assert delta["average_adjust_s"] == -2400.0 and delta["levels"][0]["average_s"] == 1200.0
+    assert delta["rulings"] == [{"type": "average_time", "minutes": None, "level": "1", "at": None,
+                                 "reason": "the level's box was missing", "by": "chief"}]
+    alpha = next(t for t in out["teams"] if t["team"] == "Alpha")
+    assert [r["reason"] for r in alpha["rulings"] if r["type"] != "bonus"] == [
+        "lost the equipment (3.6)", "the road was closed"]
