@@ -537,6 +537,50 @@ def test_the_challengers_are_the_right_holders_that_can_still_arrive_in_time():
     assert challengers(board_of(mv(ok="A"))) == ()
 
 
+def test_a_team_below_the_penultimate_step_or_without_its_right_is_told_why_it_may_not_revolt():
+    board = board_of(*KING, mv(ok="A", rev="B"))
+    assert allowed_declarations(board, "D").revolution_reason == "revolution only from the penultimate step"
+    assert allowed_declarations(board, "B").revolution_reason == "no revolution right left"
+    assert allowed_declarations(board, "C").revolution
+
+
+def test_the_deposed_king_may_revolt_on_the_next_question_but_not_jump():
+    allowed = allowed_declarations(board_of(*KING, mv(ok="B", rev="B")), "A")
+    assert allowed.revolution and allowed.revolution_reason is None
+    assert allowed.jump_reason == "jump not allowed on the penultimate step"
+
+
+def test_only_a_wrong_answer_marks_a_move_as_failed_not_a_correct_one_stopped_below_the_king():
+    board = board_of(*KING, mv(ok="AD", jump="D"))
+    assert (board.team("D").step, board.team("D").last_failed) == (3, False)
+    assert board.team("B").last_failed and board.team("C").last_failed
+
+
+def test_a_jump_below_the_king_is_projected_to_stop_on_the_penultimate_step_with_both_points():
+    projection = projected_outcome(board_of(*KING), "D", JUMP)
+    assert projection.kind == JUMP and projection.ignored_reason is None
+    assert (projection.correct.step, projection.correct.points) == (3, 2)
+    assert "penultimate" in projection.correct.note
+    assert (projection.incorrect.step, projection.incorrect.points) == (1, 0)
+
+
+def test_a_team_that_could_arrive_before_three_holds_but_not_before_the_last_question_is_no_challenger():
+    # D (step 2, last answer wrong) needs one move to the penultimate step and one to revolt.
+    board = board_of(*KING, mv(ok="A", rev="BC"), main=6)
+    assert challengers(board) == ("D",)
+    # One question left: D cannot make it, so B and C get their used rights back (re-grant).
+    short = board_of(*KING, mv(ok="A", rev="BC"), main=5)
+    assert not could_still_depose(short, "D")
+    assert challengers(short) == ("B", "C") and not short.finished
+
+
+def test_without_a_king_nobody_is_a_challenger_and_nobody_could_depose():
+    board = board_of(mv(ok="AB"), mv(ok="AB", jump="A"))
+    assert board.king is None
+    assert challengers(board) == ()
+    assert not could_still_depose(board, "A", assume_right=True)
+
+
 @pytest.mark.parametrize(("step", "failed", "summit", "moves"), [
     pytest.param(6, False, 7, 0, id="no move is needed on the penultimate step"),
     pytest.param(5, True, 7, 1, id="one ordinary move from just below even after a failure"),
@@ -655,6 +699,10 @@ def test_a_replayed_prefix_shows_the_board_the_full_replay_showed_after_that_mov
     assert (prefix.king, prefix.king_holds, prefix.finished, prefix.finish_reason, prefix.winner) == (
         shown.king, shown.king_holds, shown.finished, shown.finish_reason, shown.winner)
     assert prefix.moves == board.moves[:i + 1]
+    live = initial_board(parse_record(record))
+    for move in parse_record(record).moves[:i + 1]:
+        live = advance(live, move)  # what the live app shows after each question
+    assert live == prefix
 
 
 @PROPERTY
@@ -674,6 +722,31 @@ def test_registration_order_changes_nothing_when_every_answer_is_timed(record, s
         assert one.king is None
         assert (one.team(one.winner).step, one.team(one.winner).points) == (
             other.team(other.winner).step, other.team(other.winner).points)
+
+
+@PROPERTY
+@given(records)
+def test_the_game_ends_exactly_when_an_end_rule_holds_and_a_reigning_king_always_has_a_challenger(record):
+    parsed = parse_record(record)
+    total = parsed.total_questions
+    for position in positions(compute(parsed)):
+        reason = position.finish_reason
+        if reason == "king_held":
+            assert position.king and position.king_holds == 3
+        elif reason == "questions_exhausted":
+            assert position.question == total and position.king_holds < 3
+            assert position.winner == (position.king or position.teams[0].team)
+        elif reason == "no_challenger":
+            assert position.king and position.king_holds < 3
+            assert total is None or position.question < total
+            assert not any(could_still_depose(position, s.team, assume_right=True)
+                           for s in position.teams)  # finished: could_still_depose says no
+        else:
+            assert position.king_holds < 3 and (total is None or position.question < total)
+            if position.king:  # rule 3 did not fire, so after any re-grant someone can still try
+                assert challengers(position)
+        if reason is not None:
+            assert position.winner == (position.king or position.teams[0].team)
 
 
 json_values = st.recursive(
