@@ -6,6 +6,8 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gorod.codes import (
     CodeSpecError,
@@ -234,3 +236,41 @@ def test_the_worked_examples_in_the_code_docstrings_hold():
     import gorod.codes
 
     assert doctest.testmod(gorod.codes).failed == 0
+
+
+# ---- properties -----------------------------------------------------------------------------
+
+CODE_TEXT = st.text(alphabet="ABCEHKMOPTXYZ0123456789!#-", min_size=1, max_size=12)
+TO_CYRILLIC = str.maketrans("ABEKMHOPCTXY", "АВЕКМНОРСТХУ")
+
+
+@settings(max_examples=200, deadline=None)
+@given(CODE_TEXT, st.data())
+def test_a_code_matches_in_any_case_spacing_or_russian_layout(code, data):
+    typed = "".join(
+        data.draw(st.sampled_from([ch, ch.lower(), ch.translate(TO_CYRILLIC),
+                                   ch.lower().translate(TO_CYRILLIC).lower()]))
+        + data.draw(st.sampled_from(["", " ", "\t", "\u00a0"]))
+        for ch in code)
+    assert normalize_code(normalize_code(typed)) == normalize_code(typed) == normalize_code(code)
+    assert match_attempt(LevelCodes.single(code), "A", typed).closed
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 120), max_size=25), st.integers(0, 180),
+       st.integers(1, 12), st.integers(1, 90))
+def test_the_limiter_refuses_exactly_when_the_window_holds_the_limit_and_the_wait_ends_it(
+        offsets, now_s, max_wrong, window_s):
+    offsets = [s for s in offsets if s <= now_s]  # attempts already made
+    times, now = seconds(*offsets), T0 + timedelta(seconds=now_s)
+    limit = check_attempt_limit(times, now, max_wrong=max_wrong, window_s=window_s)
+    in_window = sum(0 <= now_s - s < window_s for s in offsets)
+    assert limit.allowed == (in_window < max_wrong)
+    if not limit.allowed:
+        assert 1 <= limit.wait_s <= window_s
+        later = now + timedelta(seconds=limit.wait_s)
+        assert check_attempt_limit(times, later, max_wrong=max_wrong, window_s=window_s).allowed
+        if limit.wait_s > 1:
+            sooner = later - timedelta(seconds=1)
+            assert not check_attempt_limit(times, sooner, max_wrong=max_wrong,
+                                           window_s=window_s).allowed
