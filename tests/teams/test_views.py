@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -131,6 +132,13 @@ def test_join_sheet_one_page_per_team(approved_alpha, approved_beta, organizer):
     assert page.count("<svg") == 2
     assert approved_alpha.join_pin in page and approved_beta.join_pin in page
     assert f"/teams/j/{approved_alpha.join_token}/" in page
+
+
+def test_the_printed_qr_code_scales_to_the_paper_instead_of_being_cropped(approved_alpha, organizer):
+    page = _text(login(organizer).get(f"/teams/games/{approved_alpha.game_id}/sheet/"))
+    svg = re.search(r"<svg[^>]*>", page).group(0)
+    assert "viewBox=" in svg
+    assert "width=" not in svg and "height=" not in svg
 
 
 def test_bad_join_link_shows_a_message():
