@@ -6,6 +6,29 @@
   var $ = function (id) { return document.getElementById(id); };
   var el = function (tag, attrs, children) { return window.kothEl(tag, attrs, children); };
   var page, current = null;
+  var FIELDS = ["q-text", "q-key", "q-variants"];
+  var draftFor = null;  // the question number whose draft the form holds
+
+  // The announce form is the one thing the server does not hold until the announcement, so
+  // it is kept per question in localStorage: a reload (or a crashed laptop) loses nothing.
+  function draftKey(number) { return "koth:" + page.config.game + ":draft:q" + number; }
+
+  function saveDraft() {
+    if (draftFor == null) { return; }
+    var draft = {};
+    FIELDS.forEach(function (id) { draft[id] = $(id).value; });
+    try { window.localStorage.setItem(draftKey(draftFor), JSON.stringify(draft)); }
+    catch (e) { /* private mode: the draft just is not kept */ }
+  }
+
+  function restoreDraft(number) {
+    if (draftFor === number) { return; }
+    draftFor = number;
+    var draft = null;
+    try { draft = JSON.parse(window.localStorage.getItem(draftKey(number)) || "null"); }
+    catch (e) { draft = null; }
+    FIELDS.forEach(function (id) { $(id).value = draft && draft[id] || ""; });
+  }
 
   function api(action, body) { return page.post(page.config.api + action + "/", body); }
 
@@ -28,6 +51,7 @@
     $("start").disabled = !host.can.start;
     $("announce").disabled = !host.can.announce;
     $("announce-form").hidden = !(q && q.phase === "declaring" && status === "running");
+    if (q && q.phase === "declaring") { restoreDraft(q.number); }
     $("close").disabled = !host.can.close;
     $("close").hidden = status !== "running";
     $("partner").checked = !!(q && q.partner);
@@ -99,11 +123,14 @@
   function announce(event) {
     if (event) { event.preventDefault(); }
     if (!current.host.can.announce) { return; }
+    var number = current.host.question.number;
     api("announce", {
       text: $("q-text").value, answer_key: $("q-key").value,
       variants: $("q-variants").value.split("\n").filter(function (v) { return v.trim(); })
     }).then(function (result) {
-      if (result.ok) { $("q-text").value = ""; $("q-key").value = ""; $("q-variants").value = ""; }
+      if (!result.ok) { return; }
+      try { window.localStorage.removeItem(draftKey(number)); } catch (e) { /* nothing kept */ }
+      FIELDS.forEach(function (id) { $(id).value = ""; });
     });
   }
 
@@ -135,6 +162,7 @@
     page.start();
     $("start").addEventListener("click", function () { api("start"); });
     $("announce-form").addEventListener("submit", announce);
+    FIELDS.forEach(function (id) { $(id).addEventListener("input", saveDraft); });
     $("close").addEventListener("click", function () { api("close"); });
     $("partner").addEventListener("change", function () {
       api("partner", {question: current.host.question.number, partner: $("partner").checked});
