@@ -126,6 +126,7 @@ class TeamDetailAPI(TeamsAPIView):
 
     @extend_schema(
         operation_id="teams_rename",
+        summary="Rename the team (captain, organizers)",
         request=s.TeamInputSerializer,
         responses=_responses(s.TeamPrivateSerializer),
     )
@@ -153,6 +154,7 @@ class MemberListAPI(TeamsAPIView):
 
     @extend_schema(
         operation_id="teams_members_create",
+        summary="Add a member with private data (captain, organizers)",
         request=s.MemberInputSerializer,
         responses=_responses(s.MemberPrivateSerializer, 201),
     )
@@ -171,6 +173,7 @@ class MemberDetailAPI(TeamsAPIView):
 
     @extend_schema(
         operation_id="teams_members_update",
+        summary="Change a member's nickname or private data (captain, organizers)",
         request=s.MemberInputSerializer(partial=True),
         responses=_responses(s.MemberPrivateSerializer),
     )
@@ -181,7 +184,11 @@ class MemberDetailAPI(TeamsAPIView):
         member = services.member_update(member=member, **serializer.validated_data)
         return Response(s.MemberPrivateSerializer(member).data)
 
-    @extend_schema(operation_id="teams_members_delete", responses=_responses(None, 204))
+    @extend_schema(
+        operation_id="teams_members_delete",
+        summary="Remove a member (captain, organizers)",
+        responses=_responses(None, 204),
+    )
     def delete(self, request, pk: int, member_pk: int):
         services.member_delete(member=self.member(pk, member_pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -203,7 +210,9 @@ class TeamNoticesAPI(TeamsAPIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
-        operation_id="teams_notices", responses=_responses(s.NoticeSerializer(many=True))
+        operation_id="teams_notices",
+        summary="Notices on the team page: cancellations, decisions, new join links",
+        responses=_responses(s.NoticeSerializer(many=True)),
     )
     def get(self, request, pk: int):
         notices = selectors.team_notices(self.team(pk))
@@ -213,7 +222,11 @@ class TeamNoticesAPI(TeamsAPIView):
 class TeamBansAPI(TeamsAPIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="teams_bans_list", responses=_responses(s.BanSerializer(many=True)))
+    @extend_schema(
+        operation_id="teams_bans_list",
+        summary="The team's bans, past and current (captain, organizers)",
+        responses=_responses(s.BanSerializer(many=True)),
+    )
     def get(self, request, pk: int):
         team = self.team(pk)
         return Response(s.BanSerializer(team.bans.all(), many=True).data)
@@ -235,7 +248,11 @@ class TeamBansAPI(TeamsAPIView):
 class BanDetailAPI(TeamsAPIView):
     permission_classes = [IsOrganizer]
 
-    @extend_schema(operation_id="teams_bans_lift", responses=_responses(None, 204))
+    @extend_schema(
+        operation_id="teams_bans_lift",
+        summary="Lift a ban (organizers)",
+        responses=_responses(None, 204),
+    )
     def delete(self, request, pk: int):
         services.ban_lift(ban=get_object_or_404(Ban, pk=pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -480,7 +497,11 @@ class EntryAPI(TeamsAPIView):
     def get(self, request, game_id: int):
         return Response(s.EntrySerializer(get_team_entry(request, self.get_game())).data)
 
-    @extend_schema(operation_id="teams_entry_leave", responses=_responses(None, 204))
+    @extend_schema(
+        operation_id="teams_entry_leave",
+        summary="This phone leaves its team in the game",
+        responses=_responses(None, 204),
+    )
     def delete(self, request, game_id: int):
         services.join_leave(session=request.session, game=self.get_game())
         return Response(status=status.HTTP_204_NO_CONTENT)

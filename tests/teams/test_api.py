@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -213,18 +214,25 @@ def test_unknown_objects_are_404(organizer):
     assert APIClient().get("/teams/api/games/999/entry/").status_code == 404
 
 
-def test_schema_documents_the_teams_endpoints(organizer):
+def test_the_schema_documents_every_teams_endpoint_and_method(organizer):
+    from teams.urls import api_urls
+
     response = api_login(organizer).get("/api/schema/", {"format": "json"})
     assert response.status_code == 200
     paths = response.json()["paths"]
-    for path in (
-        "/teams/api/teams/",
-        "/teams/api/games/{id}/applications/",
-        "/teams/api/applications/{id}/revoke-join/",
-        "/teams/api/join/",
-        "/teams/api/games/{game_id}/entry/",
-    ):
-        assert path in paths
+    routes = {
+        "/teams/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(p.pattern)).replace("{pk}", "{id}")
+        for p in api_urls
+    }
+    assert routes and routes <= set(paths), routes - set(paths)
+    for route in routes:
+        for method, operation in paths[route].items():
+            assert operation.get("summary"), (route, method)
+    # the phone's endpoints say how the browser is recognised
+    assert {"teamPhoneCookieAuth": []} in paths["/teams/api/join/"]["post"]["security"]
+    assert {"teamPhoneCookieAuth": []} in paths["/teams/api/games/{game_id}/entry/"]["get"][
+        "security"
+    ]
 
 
 def test_withdraw_via_api(approved_alpha, alpha):

@@ -192,3 +192,81 @@ def test_leave_unbinds(approved_alpha):
     phone.get(f"/teams/j/{approved_alpha.join_token}/")
     phone.post(f"/teams/play/{approved_alpha.game_id}/leave/")
     assert phone.get(f"/teams/play/{approved_alpha.game_id}/").status_code == 302
+
+
+def _finished_game(organizer, days_ago: int, title: str) -> Game:
+    game = services.game_create(
+        actor=organizer,
+        title=title,
+        game_format="gorod",
+        starts_at=timezone.now() - timedelta(days=days_ago),
+    )
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
+    return game
+
+
+def _played(team, game) -> None:
+    application = Application.objects.create(game=game, team=team, status="approved")
+    application.members.set(team.members.all())
+
+
+def test_the_fee_ledger_on_the_team_page_shows_a_benefit_used_and_one_lapsed(
+    organizer, team_alpha, game, alpha
+):
+    long_ago = _finished_game(organizer, 60, "Давняя победа")
+    for days, title in ((50, "Первая"), (45, "Вторая"), (40, "Третья")):
+        _finished_game(organizer, days, title)
+    recent = _finished_game(organizer, 7, "Прошлая игра")
+    _played(team_alpha, recent)
+    services.benefits_grant(long_ago, {team_alpha.pk: 1})
+    services.benefits_grant(recent, {team_alpha.pk: 2})
+    services.application_approve(application=apply(team_alpha, game), actor=organizer)
+    page = " ".join(_text(login(alpha).get(f"/teams/{team_alpha.pk}/")).split())
+    # the 2nd place at the last game halves the fee of the next one
+    assert "−50% (Прошлая игра)" in page and "200 ₽" in page
+    assert "Place 2 at «Прошлая игра»: −50% — used at «Ночной ГоРоД»" in page
+    # the 1st place long ago was not used within three games and is gone
+    assert "Place 1 at «Давняя победа»: −100% — lapsed (not used within three games)" in page
+    # unpaid: 400 for the recent game plus 200 for the next
+    assert "Total still due" in page and "600 ₽" in page
+
+
+def test_the_organizer_is_warned_with_four_applications_but_not_with_five(
+    game, organizer, alpha
+):
+    teams = []
+    for i in range(5):
+        team = services.team_create(captain=alpha, name=f"Команда {i}")
+        for nick in ("Раз", "Два"):
+            services.member_create(team=team, nickname=nick)
+        teams.append(team)
+    client = login(organizer)
+    for team in teams[:4]:
+        apply(team, game)
+    page = _text(client.get(f"/teams/games/{game.pk}/"))
+    assert "Only 4 applications: with 4 or fewer the game may be cancelled (8.3)." in page
+    apply(teams[4], game)
+    assert "few-applications" not in _text(client.get(f"/teams/games/{game.pk}/"))
+
+
+def test_cancelling_tells_every_applicant_on_its_team_page_and_nobody_else(
+    game, approved_alpha, team_beta, organizer, alpha, beta, outsider
+):
+    apply(team_beta, game)  # pending still counts as applied
+    idle = services.team_create(captain=outsider, name="Не подавали")
+    response = login(organizer).post(
+        f"/teams/games/{game.pk}/cancel/", {"reason": "Мало команд"}, follow=True
+    )
+    assert "The game is cancelled; the teams that applied are notified." in _text(response)
+    for captain, team in ((alpha, approved_alpha.team), (beta, team_beta)):
+        page = _text(login(captain).get(f"/teams/{team.pk}/"))
+        assert "The game «Ночной ГоРоД» is cancelled." in page
+        assert "<q>Мало команд</q>" in page
+    assert "is cancelled" not in _text(login(outsider).get(f"/teams/{idle.pk}/"))
+
+
+def test_cancelling_twice_is_refused_with_a_message(game, organizer):
+    client = login(organizer)
+    client.post(f"/teams/games/{game.pk}/cancel/")
+    response = client.post(f"/teams/games/{game.pk}/cancel/", follow=True)
+    assert "The game is already cancelled." in _text(response)
