@@ -154,7 +154,16 @@ def parse_record(data: Any) -> GameRecord:
 
 
 def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move") -> Move:
-    """Validate one move object against the given team names."""
+    """Validate one move object against the given team names (``where`` prefixes errors).
+
+    >>> move = parse_move({"partner": True, "declarations": {"A": {"kind": "jump"}},
+    ...                    "answers": {"A": {"correct": False}}}, {"A", "B"})
+    >>> move.partner, move.declarations["A"].kind, move.answers["A"].correct
+    (True, 'jump', False)
+    >>> parse_move({"answers": {"Z": {"correct": True}}}, {"A", "B"}, "moves[3]")
+    Traceback (most recent call last):
+    core.records.RecordError: moves[3].answers.Z: unknown team 'Z'
+    """
     if not isinstance(data, dict):
         raise RecordError(f"{where}: expected an object, got {_kind(data)}")
     announced = data.get("announced_at")
@@ -359,7 +368,14 @@ class Board(Position):
 
 
 def initial_board(record: GameRecord) -> Board:
-    """The board before question 1: every team on step 0 with 0 points and a right."""
+    """The board before question 1: every team on step 0 with 0 points and a right.
+
+    >>> board = initial_board(parse_record({"format": "kingofhill", "teams": ["A", "B"]}))
+    >>> [(t.team, t.place, t.step, t.points, t.revolution_right) for t in board.teams]
+    [('A', 1, 0, 0, True), ('B', 2, 0, 0, True)]
+    >>> board.king, board.finished, board.question
+    (None, False, 0)
+    """
     return _Game.start(record).board(())
 
 
@@ -829,7 +845,13 @@ def projected_outcome(board: Position, team: str, kind: str = ORDINARY, *,
 
 def board_to_dict(board: Board) -> dict:
     """The contract output of ``spec/record-format.md`` (plus ``summit``, ``question`` and,
-    per move, ``partner``, ``effective`` and ``correct`` for the season rating)."""
+    per move, ``partner``, ``effective`` and ``correct`` for the season rating).
+
+    >>> out = board_to_dict(compute(parse_record({"format": "kingofhill", "teams": ["A", "B"],
+    ...     "moves": [{"partner": True, "answers": {"B": {"correct": True}}}]})))
+    >>> out["teams"][0], out["moves"][0]["correct"]
+    ({'team': 'B', 'place': 1, 'step': 1, 'points': 2, 'revolution_right': True}, ['B'])
+    """
     return {
         "format": "kingofhill",
         "summit": board.summit,
