@@ -325,3 +325,30 @@ def test_an_earlier_verdict_and_partner_mark_changed_later_through_the_api_recom
     assert state["question"] == {**state["question"], "number": 2, "phase": "answering"}
     assert rules.replay(services.game_record(running)) == KothGame.objects.get(
         pk=running.pk).board
+
+
+def test_the_host_and_the_team_see_why_a_declaration_no_longer_counts_after_a_verdict_change(
+        host_client, running, phone, alpha, beta):
+    """Alpha's jump was allowed when declared; flipping its first answer to incorrect makes its
+    previous move a failed one, so the jump is ignored, and both screens say why."""
+    post(host_client, "api_announce", running)
+    post(phone(alpha), "api_answer", running, answer_body("Пушкин"))
+    post(host_client, "api_judge", running, {"question": 1, "normalized": "пушкин",
+                                             "verdict": True})
+    post(host_client, "api_close", running)
+    assert post(phone(alpha), "api_declare", running, {"kind": "jump"}).status_code == 200
+
+    first = Answer.objects.get(application=alpha, question__number=1)
+    r = post(host_client, "api_verdict", running, {"answer": first.pk, "verdict": False})
+    [declaration] = r.json()["state"]["host"]["declarations"]
+    assert declaration == {**declaration, "team": "Alpha", "kind": "jump", "counts": False,
+                           "reason": rules.JUMP_AFTER_FAIL}
+    me = phone(alpha).get(url("api_team_state", running)).json()["state"]["me"]
+    assert (me["declaration"]["counts"], me["declaration"]["reason"]) == (
+        False, rules.JUMP_AFTER_FAIL)
+
+    # Once the move is played the host's history keeps the reason.
+    post(host_client, "api_announce", running)
+    r = post(host_client, "api_close", running)
+    history = {h["number"]: h for h in r.json()["state"]["host"]["history"]}
+    assert history[2]["ignored"] == {"Alpha": rules.JUMP_AFTER_FAIL}
