@@ -9,7 +9,11 @@ secret may appear.
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from teams import services
@@ -44,6 +48,10 @@ def world(organizer, host, alpha, beta, game, approved_alpha, approved_beta):
     }
     team = approved_alpha.team
     member = team.members.get(nickname="Ann")
+    # An old, expired ban: something for the lift-a-ban endpoints to act on.
+    ban = services.ban_create(
+        team=team, actor=organizer, reason="old", until=timezone.now() - timedelta(days=1)
+    )
     secrets = [member.full_name, member.phone, member.email]
     return {
         "clients": clients,
@@ -53,6 +61,7 @@ def world(organizer, host, alpha, beta, game, approved_alpha, approved_beta):
         "app": approved_alpha,
         "private": secrets,
         "token": approved_alpha.join_token,
+        "ban": ban,
     }
 
 
@@ -246,6 +255,140 @@ MATRIX = [
         row(403, other_phone=200, own_phone=200),
         set(),
     ),
+    (
+        "edit member (page form)",
+        "post",
+        "/teams/{team}/members/{member}/",
+        {"nickname": "Ann"},
+        row(
+            403,
+            anonymous="login",
+            other_phone="login",
+            own_phone="login",
+            captain=302,
+            organizer=302,
+        ),
+        set(),
+    ),
+    (
+        "remove member (page form)",
+        "post",
+        "/teams/{team}/members/{member}/delete/",
+        {},
+        row(
+            403,
+            anonymous="login",
+            other_phone="login",
+            own_phone="login",
+            captain=302,
+            organizer=302,
+        ),
+        set(),
+    ),
+    (
+        "apply (page form)",
+        "post",
+        "/teams/{team}/apply/{game}/",
+        {},
+        row(
+            403,
+            anonymous="login",
+            other_phone="login",
+            own_phone="login",
+            captain=200,
+            organizer=200,
+        ),
+        MANAGERS,
+    ),
+    (
+        "withdraw (page form)",
+        "post",
+        "/teams/applications/{app}/withdraw/",
+        {},
+        row(
+            403,
+            anonymous="login",
+            other_phone="login",
+            own_phone="login",
+            captain=302,
+            organizer=302,
+        ),
+        set(),
+    ),
+    *[
+        (
+            f"{action} (page form)",
+            "post",
+            f"/teams/applications/{{app}}/{action}/",
+            {},
+            row(403, anonymous="login", other_phone="login", own_phone="login", organizer=302),
+            set(),
+        )
+        for action in ("approve", "reject", "unpaid", "revoke")
+    ],
+    (
+        "cancel game (page form)",
+        "post",
+        "/teams/games/{game}/cancel/",
+        {"reason": ""},
+        row(403, anonymous="login", other_phone="login", own_phone="login", organizer=302),
+        set(),
+    ),
+    (
+        "lift ban (page form)",
+        "post",
+        "/teams/bans/{ban}/lift/",
+        {},
+        row(403, anonymous="login", other_phone="login", own_phone="login", organizer=302),
+        set(),
+    ),
+    # Joining needs no account: whoever holds the link or PIN joins (that is the point), and
+    # the answer names the team, never its private data or another team's secret.
+    ("join by link", "get", "/teams/j/{token}/", None, row(302), set()),
+    (
+        "join by PIN (page form)",
+        "post",
+        "/teams/join/",
+        {"game": "{game}", "pin": "{pin}"},
+        row(302),
+        set(),
+    ),
+    ("leave (phone page form)", "post", "/teams/play/{game}/leave/", {}, row("join"), set()),
+    # API
+    (
+        "api: apply",
+        "post",
+        "/teams/api/games/{game}/applications/",
+        {"team": "{team}", "members": []},
+        row(403, captain=400, organizer=400),
+        set(),
+    ),
+    (
+        "api: remove member",
+        "delete",
+        "/teams/api/teams/{team}/members/{member}/",
+        None,
+        row(403, captain=204, organizer=204),
+        set(),
+    ),
+    ("api: lift ban", "delete", "/teams/api/bans/{ban}/", None, row(403, organizer=204), set()),
+    ("api: join by link", "post", "/teams/api/join/", {"token": "{token}"}, row(200), set()),
+    (
+        "api: join by PIN",
+        "post",
+        "/teams/api/games/{game}/join/",
+        {"pin": "{pin}"},
+        row(200),
+        set(),
+    ),
+    (
+        "api: leave",
+        "delete",
+        "/teams/api/games/{game}/entry/",
+        None,
+        row(403, other_phone=204, own_phone=204),
+        set(),
+    ),
 ]
 
 CASES = [
@@ -260,14 +403,22 @@ CASES = [
 @pytest.mark.parametrize(("label", "method", "url", "data", "expected", "may_see", "actor"), CASES)
 def test_permission_matrix(world, label, method, url, data, expected, may_see, actor):
     client = world["clients"][actor]
-    path = url.format(
-        team=world["team"].pk, member=world["member"].pk, game=world["game"].pk, app=world["app"].pk
-    )
+    names = {
+        "team": world["team"].pk,
+        "member": world["member"].pk,
+        "game": world["game"].pk,
+        "app": world["app"].pk,
+        "ban": world["ban"].pk,
+        "token": world["token"],
+        "pin": world["app"].join_pin,
+    }
+    path = url.format(**names)
+    data = {k: v.format(**names) if isinstance(v, str) else v for k, v in (data or {}).items()}
     kwargs = {"format": "json"} if path.startswith("/teams/api/") else {}
     if method == "get":
         response = client.get(path)
     else:
-        response = getattr(client, method)(path, data or {}, **kwargs)
+        response = getattr(client, method)(path, data, **kwargs)
     if expected == "login":
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
     elif expected == "join":
@@ -336,3 +487,20 @@ def test_the_join_page_tells_a_guessing_address_how_long_to_wait(world):
         response.content.decode()
     )
     assert phone.get(f"/teams/play/{game}/").status_code == 302
+
+
+def test_the_matrix_has_a_row_for_every_teams_url():
+    from django.urls import URLPattern
+
+    from teams.urls import urlpatterns
+
+    def as_regex(route: str) -> re.Pattern:
+        return re.compile("^/teams/" + re.sub(r"<[^>]+>", "[^/]+", route) + "$")
+
+    rows = [url.replace("{", "").replace("}", "") for _label, _m, url, *_rest in MATRIX]
+    missing = [
+        p.name
+        for p in urlpatterns
+        if isinstance(p, URLPattern) and not any(as_regex(str(p.pattern)).match(r) for r in rows)
+    ]
+    assert missing == []
