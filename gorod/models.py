@@ -1,0 +1,188 @@
+"""GoRoD live data: the game's settings, its levels and codes, routes, every code attempt and
+every organizer ruling.
+
+Models hold data and constraints only. Nothing derived is stored: the state of every team (the
+level it is on, the hints shown, the fail times, the statistics) is a pure function of the
+record these rows make (``gorod.services.game_record``) and the current time, computed by
+``gorod.rules.compute``. Teams are ``teams.Application`` rows (approved ones play); a team's
+name in the record is its ``teams.Team`` name.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from teams.models import Application, Game
+
+
+def _default_offsets() -> list:
+    return [25, 50]
+
+
+class GorodGame(models.Model):
+    """The live GoRoD state of one scheduled ``teams.Game``; the primary key is the game's id."""
+
+    class Status(models.TextChoices):
+        SETUP = "setup", _("setup")
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="gorod",
+        verbose_name=_("game"),
+    )
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.SETUP
+    )
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    ended_at = models.DateTimeField(_("ended at"), null=True, blank=True)
+    hint_offsets_min = models.JSONField(_("hint times (min after receiving the level)"),
+                                        default=_default_offsets)
+    sliv_penalty_min = models.FloatField(_("penalty per failed level (min)"), default=15)
+    max_duration_h = models.FloatField(_("maximum duration (h)"), default=24)
+    max_wrong = models.PositiveSmallIntegerField(_("wrong codes allowed per window"), default=10)
+    wrong_window_s = models.PositiveSmallIntegerField(_("brute-force window (s)"), default=60)
+    # Application ids in registration order, frozen at the start so a late change of
+    # applications cannot reshuffle the record of a running game.
+    team_order = models.JSONField(_("team order"), default=list, blank=True)
+    # Bumped by every write and every clock tick: the public and organizer streams' version.
+    version = models.PositiveIntegerField(_("version"), default=0)
+    # Each team's stream has its own version ({"<application id>": n}).
+    team_versions = models.JSONField(_("team versions"), default=dict, blank=True)
+
+    class Meta:
+        verbose_name = _("GoRoD game")
+        verbose_name_plural = _("GoRoD games")
+
+    def __str__(self) -> str:
+        return str(self.game)
+
+    @property
+    def id(self) -> int:
+        return self.pk
+
+
+class Level(models.Model):
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="levels",
+                              verbose_name=_("game"))
+    order = models.PositiveSmallIntegerField(_("order"))
+    label = models.CharField(_("level id"), max_length=40,
+                             help_text=_("The level's id in the game record, e.g. 1."))
+    task = models.TextField(_("task"), blank=True)
+    hint1 = models.TextField(_("hint 1"), blank=True)
+    hint2 = models.TextField(_("hint 2"), blank=True)
+    duration_min = models.FloatField(_("time limit (min)"), default=70)
+    # The shape ``gorod.codes.level_codes_from_dict`` takes: {"code": "..."} or {"sectors": [...]}.
+    codes = models.JSONField(_("codes"), default=dict)
+
+    class Meta:
+        ordering = ["gorod", "order"]
+        verbose_name = _("level")
+        verbose_name_plural = _("levels")
+        constraints = [
+            models.UniqueConstraint(fields=["gorod", "order"], name="gorod_level_order_once"),
+            models.UniqueConstraint(fields=["gorod", "label"], name="gorod_level_label_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gorod} · {self.label}"
+
+    def hint_text(self, index: int) -> str:
+        return (self.hint1, self.hint2)[index] if index < 2 else ""
+
+
+class Route(models.Model):
+    """A team's own level order in a non-linear game (every level once)."""
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="routes",
+                              verbose_name=_("game"))
+    application = models.ForeignKey(Application, on_delete=models.CASCADE,
+                                    related_name="gorod_routes", verbose_name=_("team"))
+    levels = models.JSONField(_("level ids in order"), default=list)
+
+    class Meta:
+        verbose_name = _("route")
+        verbose_name_plural = _("routes")
+        constraints = [
+            models.UniqueConstraint(fields=["gorod", "application"], name="gorod_route_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.application_id}: {' → '.join(self.levels)}"
+
+
+class CodeAttempt(models.Model):
+    class Verdict(models.TextChoices):
+        ACCEPTED = "accepted", _("accepted")
+        REPEAT = "repeat", _("already found")
+        WRONG = "wrong", _("wrong")
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="attempts",
+                              verbose_name=_("game"))
+    application = models.ForeignKey(Application, on_delete=models.CASCADE,
+                                    related_name="gorod_attempts", verbose_name=_("team"))
+    # The level the team was on when the attempt arrived (the one it was checked against).
+    level = models.ForeignKey(Level, on_delete=models.CASCADE, related_name="attempts",
+                              verbose_name=_("level"))
+    text = models.CharField(_("text"), max_length=200)
+    normalized = models.CharField(_("normalised text"), max_length=200)
+    at = models.DateTimeField(_("arrived at"), db_index=True)
+    verdict = models.CharField(_("verdict"), max_length=20, choices=Verdict.choices)
+    sector = models.CharField(_("sector"), max_length=100, blank=True)
+    # The attempt that found the level's last sector: the record's ``code`` event.
+    closes_level = models.BooleanField(_("closed the level"), default=False)
+    # Generated by the phone per submission: a retried send carries the same id and gets the
+    # stored attempt back instead of being counted twice.
+    client_id = models.UUIDField(_("client id"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+        verbose_name = _("code attempt")
+        verbose_name_plural = _("code attempts")
+        constraints = [
+            models.UniqueConstraint(fields=["application", "client_id"],
+                                    name="gorod_attempt_client_once"),
+            models.UniqueConstraint(fields=["application", "level"],
+                                    condition=models.Q(closes_level=True),
+                                    name="gorod_level_closed_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.application_id} @ {self.level_id}: {self.text} ({self.verdict})"
+
+
+class Ruling(models.Model):
+    class Type(models.TextChoices):
+        PENALTY = "penalty", _("penalty")
+        BONUS = "bonus", _("bonus")
+        SLIV = "sliv", _("failed level (organizer)")
+        FORCE_MAJEURE = "force_majeure", _("force majeure")
+        TIMEOUT = "timeout", _("timeout")
+        AVERAGE_TIME = "average_time", _("average time")
+        DISQUALIFY = "disqualify", _("disqualification")
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="rulings",
+                              verbose_name=_("game"))
+    application = models.ForeignKey(Application, on_delete=models.CASCADE,
+                                    related_name="gorod_rulings", verbose_name=_("team"))
+    type = models.CharField(_("type"), max_length=20, choices=Type.choices)
+    minutes = models.FloatField(_("minutes"), null=True, blank=True)
+    level = models.ForeignKey(Level, on_delete=models.CASCADE, null=True, blank=True,
+                              related_name="rulings", verbose_name=_("level"))
+    # When it takes effect in the game (fail, force majeure, timeout start); empty for rulings
+    # about totals (penalty, bonus, average time, disqualification).
+    at = models.DateTimeField(_("at"), null=True, blank=True)
+    reason = models.TextField(_("reason"), blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                           blank=True, related_name="+", verbose_name=_("ruled by"))
+    created_at = models.DateTimeField(_("ruled at"))
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        verbose_name = _("ruling")
+        verbose_name_plural = _("rulings")
+
+    def __str__(self) -> str:
+        return f"{self.application_id}: {self.type}"
