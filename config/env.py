@@ -103,6 +103,21 @@ def _database_from_url(url: str) -> dict:
     )
 
 
+def cache_config(environ: Mapping[str, str]) -> dict:
+    """Per-process memory by default; Redis from ``REDIS_URL``, so limits that count requests
+    (e.g. wrong join PINs per address) hold across several workers."""
+    url = environ.get("REDIS_URL", "").strip()
+    if not url:
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": environ.get("CHANNELS_PREFIX", "clubgames") + "-cache",
+        }
+    }
+
+
 def channel_layers_config(environ: Mapping[str, str]) -> dict:
     """In-memory layer by default (one process); Redis from ``REDIS_URL`` (several workers)."""
     url = environ.get("REDIS_URL", "").strip()

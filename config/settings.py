@@ -13,7 +13,14 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from config.env import channel_layers_config, database_config, env_bool, env_int, env_list
+from config.env import (
+    cache_config,
+    channel_layers_config,
+    database_config,
+    env_bool,
+    env_int,
+    env_list,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV = os.environ
@@ -85,6 +92,7 @@ TEMPLATES = [
 
 DATABASES = {"default": database_config(ENV, BASE_DIR)}
 CHANNEL_LAYERS = channel_layers_config(ENV)
+CACHES = cache_config(ENV)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -15,7 +15,9 @@ fi
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait' INT TERM EXIT
 for i in $(seq 0 $((workers - 1))); do
-  .venv/bin/python -m daphne -b "$host" -p $((port + i)) config.asgi:application &
+  # --proxy-headers: behind the reverse proxy, take the client address from X-Forwarded-For
+  # (only the proxy can reach these loopback ports), so per-address limits see real clients.
+  .venv/bin/python -m daphne --proxy-headers -b "$host" -p $((port + i)) config.asgi:application &
   pids+=($!)
   echo "worker $((i + 1)) on http://$host:$((port + i))"
 done

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import channel_layers_config, database_config, env_bool, env_int
+from config.env import cache_config, channel_layers_config, database_config, env_bool, env_int
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = Path("/srv/app")
@@ -58,6 +58,13 @@ def test_the_channel_layer_is_in_memory_without_redis_and_redis_with_it():
     redis = channel_layers_config({"REDIS_URL": "redis://127.0.0.1:6390/0"})["default"]
     assert redis["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     assert redis["CONFIG"]["hosts"] == ["redis://127.0.0.1:6390/0"]
+
+
+def test_the_cache_is_per_process_without_redis_and_shared_in_redis_with_it():
+    assert cache_config({})["default"]["BACKEND"].endswith("LocMemCache")
+    shared = cache_config({"REDIS_URL": "redis://127.0.0.1:6390/0"})["default"]
+    assert shared["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert shared["LOCATION"] == "redis://127.0.0.1:6390/0"
 
 
 def test_a_redis_url_with_a_wrong_scheme_is_refused():
@@ -144,3 +151,9 @@ def test_this_test_run_uses_the_services_the_environment_names():
     assert connection.vendor == expected_vendor
     layer = type(get_channel_layer()).__name__
     assert layer == ("RedisChannelLayer" if os.environ.get("REDIS_URL") else "InMemoryChannelLayer")
+    from django.core.cache import caches
+
+    cache = caches["default"]
+    cache.set("test-run-probe", "ok", 30)
+    assert cache.get("test-run-probe") == "ok"
+    assert type(cache).__name__ == ("RedisCache" if os.environ.get("REDIS_URL") else "LocMemCache")
