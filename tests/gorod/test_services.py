@@ -1,0 +1,297 @@
+"""The GoRoD services: every action, every refusal, and the record round trip."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from gorod import rules, selectors, services
+from gorod.models import CodeAttempt, GorodGame, Ruling
+from teams.models import Game
+from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
+from tests.gorod.fixtures_live import T0, make_teams, minutes
+
+pytestmark = pytest.mark.django_db
+
+
+def submit(game, entry, text, m, **kw):
+    return services.code_submit(game=game, application=entry, text=text, now=minutes(m), **kw)
+
+
+def team(game, entry, m):
+    return selectors.read_state(game, kind="team", application_id=entry.pk,
+                                now=minutes(m))["state"]["me"]
+
+
+def stats(game, m):
+    return selectors.read_state(game, kind="organizer", now=minutes(m))["state"]["statistics"]
+
+
+# --- set-up -------------------------------------------------------------------------------------
+
+
+def test_create_needs_an_organizer_and_a_gorod_game(scheduled, outsider, organizer):
+    with pytest.raises(services.NotAllowed):
+        services.gorod_create(actor=outsider, game=scheduled)
+    koth = Game.objects.create(title="KotH", format=Game.Format.KINGOFHILL,
+                               starts_at=scheduled.starts_at)
+    with pytest.raises(services.DomainError, match="not a GoRoD game"):
+        services.gorod_create(actor=organizer, game=koth)
+
+
+def test_a_bad_code_description_is_refused_and_nothing_is_created(scheduled, organizer):
+    with pytest.raises(services.DomainError, match="Level 1"):
+        services.gorod_create(actor=organizer, game=scheduled,
+                              levels=[{"label": "1", "codes": {"sectors": [{"name": "x"}]}}])
+    assert not GorodGame.objects.exists()
+
+
+def test_create_twice_is_refused(gorod, organizer, scheduled):
+    with pytest.raises(services.DomainError, match="already set up"):
+        services.gorod_create(actor=organizer, game=scheduled)
+
+
+def test_start_freezes_the_teams_and_everybody_receives_level_one(gorod, organizer, entries):
+    services.game_start(actor=organizer, game=gorod, now=T0)
+    gorod.refresh_from_db()
+    assert gorod.status == "running" and gorod.team_order == [e.pk for e in entries]
+    assert Game.objects.get(pk=gorod.pk).status == Game.Status.RUNNING
+    me = team(gorod, entries[0], 1)
+    assert me["level"]["label"] == "1" and me["level"]["task"] == "Find the bridge"
+    assert me["level"]["next_hint_at"] == selectors.iso(minutes(25))
+    assert me["level"]["fail_at"] == selectors.iso(minutes(70))
+    with pytest.raises(services.DomainError, match="already started"):
+        services.game_start(actor=organizer, game=gorod, now=T0)
+
+
+def test_start_needs_an_organizer(gorod, outsider):
+    with pytest.raises(services.NotAllowed):
+        services.game_start(actor=outsider, game=gorod)
+
+
+def test_routes_are_generated_before_the_start_and_followed(gorod, organizer, entries):
+    routes = services.routes_generate(actor=organizer, game=gorod, seed=3)
+    assert sorted(r[0] for r in routes.values()) == ["1", "2", "3"]
+    services.game_start(actor=organizer, game=gorod, now=T0)
+    gorod.refresh_from_db()
+    for entry in entries:
+        assert team(gorod, entry, 1)["level"]["label"] == routes[entry.pk][0]
+    with pytest.raises(services.DomainError, match="before the start"):
+        services.routes_generate(actor=organizer, game=gorod)
+
+
+# --- codes --------------------------------------------------------------------------------------
+
+
+def test_a_code_before_the_start_is_refused(gorod, alpha):
+    with pytest.raises(services.DomainError):
+        services.code_submit(game=gorod, application=alpha, text="G1R1D")
+    assert not CodeAttempt.objects.exists()
+
+
+def test_a_team_that_does_not_play_is_refused(running, organizer, scheduled):
+    other = Game.objects.create(title="Other", format=Game.Format.GOROD,
+                                starts_at=scheduled.starts_at)
+    stranger = make_teams(other, ["Delta"], organizer)[0]
+    with pytest.raises(services.DomainError, match="does not play"):
+        submit(running, stranger, "G1R1D", 1)
+
+
+def test_wrong_then_right_code_closes_the_level(running, alpha):
+    wrong = submit(running, alpha, "nope", 5)
+    assert wrong.attempt.verdict == "wrong" and wrong.remaining == 1
+    right = submit(running, alpha, " g1 r1 d ", 10)
+    assert right.attempt.verdict == "accepted" and right.attempt.closes_level
+    me = team(running, alpha, 11)
+    assert me["level"]["label"] == "2" and me["history"][0]["outcome"] == "code"
+    assert [a["verdict"] for a in me["attempts"]] == ["accepted", "wrong"]
+
+
+def test_a_code_of_another_level_is_just_wrong(running, alpha):
+    assert submit(running, alpha, "G1R2D", 5).attempt.verdict == "wrong"
+    assert team(running, alpha, 6)["level"]["label"] == "1"
+
+
+def test_sectors_close_the_level_only_when_all_are_found(running, alpha):
+    submit(running, alpha, "G1R1D", 1)
+    submit(running, alpha, "G1R2D", 2)
+    first = submit(running, alpha, "g1r32d", 3)
+    assert (first.attempt.sector, first.remaining, first.attempt.closes_level) == ("south", 1, False)
+    assert submit(running, alpha, "G1R32D", 4).attempt.verdict == "repeat"
+    me = team(running, alpha, 4)
+    assert me["level"]["sectors"] == [{"name": "north", "found": False},
+                                      {"name": "south", "found": True}]
+    assert submit(running, alpha, "G1R31D", 5).attempt.closes_level
+    me = team(running, alpha, 6)
+    assert me["status"] == "finished" and me["level"] is None
+
+
+def test_brute_force_gets_a_wait_message_and_the_refused_try_is_not_stored(running, alpha):
+    for i in range(10):
+        submit(running, alpha, f"bad{i}", 1 + i / 60)
+    with pytest.raises(services.DomainError, match=r"wait 50 s"):
+        submit(running, alpha, "G1R1D", 1 + 10 / 60)
+    assert CodeAttempt.objects.count() == 10
+    assert submit(running, alpha, "G1R1D", 2).attempt.verdict == "accepted"
+
+
+def test_a_retried_submission_with_the_same_client_id_counts_once(running, alpha):
+    cid = uuid.uuid4()
+    first = submit(running, alpha, "bad", 1, client_id=cid)
+    again = submit(running, alpha, "bad", 1.5, client_id=str(cid))
+    assert again.duplicate and again.attempt.pk == first.attempt.pk
+    assert CodeAttempt.objects.count() == 1
+
+
+def test_hints_appear_and_a_level_fails_by_the_clock_alone(running, alpha):
+    me = team(running, alpha, 30)
+    assert [h["text"] for h in me["level"]["hints"]] == ["Near water"]
+    assert [h["text"] for h in team(running, alpha, 55)["level"]["hints"]] == [
+        "Near water", "Red bridge"]
+    me = team(running, alpha, 71)
+    assert me["level"]["label"] == "2" and me["history"][0]["outcome"] == "auto_sliv"
+    # level 2 is 45 min: its 50-min hint never comes, the next deadline is the fail
+    assert me["level"]["next_hint_at"] == selectors.iso(minutes(95))
+    assert team(running, alpha, 96)["level"]["next_hint_at"] is None
+
+
+def test_codes_after_the_end_are_refused(running, organizer, alpha):
+    services.game_end(actor=organizer, game=running, now=minutes(30))
+    with pytest.raises(services.DomainError, match="ended"):
+        submit(running, alpha, "G1R1D", 31)
+
+
+def test_a_team_never_sees_another_teams_attempts(running, alpha, beta):
+    submit(running, alpha, "secret-alpha", 1)
+    state = selectors.read_state(running, kind="team", application_id=beta.pk, now=minutes(2))
+    assert "secret-alpha" not in str(state)
+    org = selectors.read_state(running, kind="organizer", now=minutes(2))
+    assert org["state"]["attempts"][0]["text"] == "secret-alpha"
+
+
+# --- rulings ------------------------------------------------------------------------------------
+
+
+def test_rulings_need_an_organizer(running, outsider, alpha):
+    with pytest.raises(services.NotAllowed):
+        services.ruling_add(actor=outsider, game=running, application=alpha, type="penalty",
+                            minutes=10, now=minutes(5))
+    assert not Ruling.objects.exists()
+
+
+@pytest.mark.parametrize("kind,extra", [
+    ("penalty", {"minutes": 20}), ("bonus", {"minutes": 5}), ("disqualify", {}),
+    ("timeout", {"minutes": 10}), ("sliv", {}), ("force_majeure", {}),
+])
+def test_each_ruling_is_stored_and_counted(running, organizer, alpha, kind, extra):
+    services.ruling_add(actor=organizer, game=running, application=alpha, type=kind,
+                        reason="why", now=minutes(20), **extra)
+    row = next(r for r in stats(running, 21)["rows"] if r["team"] == "Alpha")
+    if kind == "timeout":
+        assert row["timeout_s"] == 600.0
+    else:
+        assert row["rulings"][0]["type"] == kind and row["rulings"][0]["by"] == "organizer"
+    if kind == "sliv":
+        assert row["cells"][0]["outcome"] == "sliv"
+    if kind == "force_majeure":
+        assert row["cells"][0]["outcome"] == "force_majeure"
+    if kind == "disqualify":
+        assert row["status"] == "disqualified"
+        with pytest.raises(services.DomainError, match="disqualified"):
+            submit(running, alpha, "G1R1D", 22)
+    if kind == "timeout":
+        with pytest.raises(services.DomainError, match="timeout"):
+            submit(running, alpha, "G1R1D", 25)
+
+
+def test_average_time_replaces_the_level_time(running, organizer, alpha, beta):
+    submit(running, alpha, "G1R1D", 10)
+    submit(running, beta, "G1R1D", 30)
+    services.ruling_add(actor=organizer, game=running, application=alpha, type="average_time",
+                        level="1", now=minutes(31))
+    row = next(r for r in stats(running, 31)["rows"] if r["team"] == "Alpha")
+    assert row["average_adjust_s"] == 1200.0
+
+
+def test_a_ruling_the_engine_refuses_is_not_stored(running, organizer, alpha):
+    services.ruling_add(actor=organizer, game=running, application=alpha, type="timeout",
+                        minutes=5, now=minutes(10))
+    with pytest.raises(services.DomainError, match="second timeout"):
+        services.ruling_add(actor=organizer, game=running, application=alpha, type="timeout",
+                            minutes=5, now=minutes(30))
+    with pytest.raises(services.DomainError, match="outside"):
+        services.ruling_add(actor=organizer, game=running, application=alpha, type="penalty",
+                            minutes=-3, now=minutes(30))
+    with pytest.raises(services.DomainError, match="before the team received"):
+        services.ruling_add(actor=organizer, game=running, application=alpha, type="sliv",
+                            level="2", now=minutes(30))
+    assert Ruling.objects.count() == 1
+
+
+# --- end and record -----------------------------------------------------------------------------
+
+
+def test_the_game_finishes_when_every_team_has_finished(running, organizer, entries):
+    for i, entry in enumerate(entries):
+        for j, code in enumerate(("G1R1D", "G1R2D", "G1R31D", "G1R32D")):
+            submit(running, entry, code, 1 + 4 * i + j)
+    running.refresh_from_db()
+    assert running.status == "finished" and running.ended_at == minutes(12)
+    assert selectors.read_state(running, kind="public", now=minutes(13))["state"]["statistics"]
+
+
+def test_end_needs_an_organizer_and_a_running_game(gorod, organizer, outsider):
+    with pytest.raises(services.DomainError):
+        services.game_end(actor=organizer, game=gorod)
+    services.game_start(actor=organizer, game=gorod, now=T0)
+    with pytest.raises(services.NotAllowed):
+        services.game_end(actor=outsider, game=gorod)
+
+
+def played_night(game, organizer, alpha, beta):
+    submit(game, alpha, "bad", 3)
+    submit(game, alpha, "G1R1D", 12)
+    submit(game, beta, "G1R1D", 40)
+    services.ruling_add(actor=organizer, game=game, application=beta, type="penalty",
+                        minutes=10, reason="late", now=minutes(41))
+    services.ruling_add(actor=organizer, game=game, application=alpha, type="sliv",
+                        now=minutes(50))
+    services.ruling_add(actor=organizer, game=game, application=beta, type="timeout",
+                        minutes=5, now=minutes(60))
+
+
+def test_the_record_of_a_running_game_replays_to_the_live_statistics(
+        running, organizer, alpha, beta):
+    played_night(running, organizer, alpha, beta)
+    record = services.game_record(running, now=minutes(80))
+    live = stats(running, 80)
+    replayed = selectors._plain(rules.statistics_table(rules.compute(rules.parse_record(record))))
+    for row in replayed["rows"]:
+        row["application"] = next(r["application"] for r in live["rows"] if r["team"] == row["team"])
+    assert replayed == live
+
+
+def test_the_record_of_a_finished_game_replays_to_the_final_statistics(
+        running, organizer, alpha, beta):
+    played_night(running, organizer, alpha, beta)
+    services.game_end(actor=organizer, game=running, now=minutes(100))
+    running.refresh_from_db()
+    record = services.game_record(running)
+    assert "now" not in record and record["end"] == selectors.iso(minutes(100))
+    out = rules.replay(record)
+    live = stats(running, 300)
+    assert [t["team"] for t in out["teams"]] == [r["team"] for r in live["rows"]]
+    assert [t["total_s"] for t in out["teams"]] == [r["total_s"] for r in live["rows"]]
+
+
+def test_writes_broadcast_after_the_commit(running, alpha, monkeypatch,
+                                           django_capture_on_commit_callbacks):
+    sent = []
+    monkeypatch.setattr("gorod.realtime.broadcast_states",
+                        lambda game_id, version, **kw: sent.append((version, kw)))
+    with django_capture_on_commit_callbacks(execute=True):
+        submit(running, alpha, "bad", 1)
+    (version, kw), = sent
+    assert version == running.version + 1 and list(kw["teams"]) == [alpha.pk]
+    assert kw["teams"][alpha.pk][1]["me"]["attempts"][0]["text"] == "bad"
