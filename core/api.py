@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -10,11 +10,17 @@ from core.errors import DomainError
 from core.records import RecordError
 
 
+class ErrorSerializer(serializers.Serializer):
+    """Every refusal's body: ``{"detail": "what is wrong, for the user"}`` (the schema's Error)."""
+
+    detail = serializers.CharField()
+
+
 def exception_handler(exc, context):
     """DRF's handler, plus: a service's ``DomainError`` or a bad game record (``RecordError``)
     is a 400 with ``{"detail": message}`` rather than a 500."""
     if isinstance(exc, DomainError):
-        return Response({"detail": exc.message}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"detail": exc.message}, status=exc.status_code)
     if isinstance(exc, RecordError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)

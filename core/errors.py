@@ -6,6 +6,9 @@ Services raise a subclass with a message fit for the user; the API answers it wi
 
 
 class DomainError(Exception):
+    #: the HTTP status the API answers with; a subclass for "not your role" uses 403
+    status_code = 400
+
     def __init__(self, message: str) -> None:
         self.message = str(message)
         super().__init__(self.message)

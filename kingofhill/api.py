@@ -15,7 +15,8 @@ from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.roles import is_host, is_organizer
+from core.permissions import IsOrganizer
+from core.roles import is_host
 from kingofhill import selectors, services
 from kingofhill import serializers as s
 from kingofhill.models import KothGame
@@ -33,18 +34,8 @@ class IsHost(BasePermission):
         return is_host(request.user)
 
 
-class IsOrganizer(BasePermission):
-    message = gettext_lazy("Only organizers may do this.")
-
-    def has_permission(self, request, view) -> bool:
-        return is_organizer(request.user)
-
-
 class KothAPIView(APIView):
-    def handle_exception(self, exc):
-        if isinstance(exc, services.DomainError):
-            return Response({"detail": exc.message}, status=exc.status_code)
-        return super().handle_exception(exc)
+    # services.DomainError becomes {"detail"} with its status in core.api.exception_handler.
 
     def get_koth(self) -> KothGame:
         try:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from core import api as core_api
+
 
 class KothCreateSerializer(serializers.Serializer):
     game = serializers.IntegerField(help_text="teams.Game id (format kingofhill)")
@@ -59,5 +61,4 @@ class CreatedSerializer(serializers.Serializer):
     version = serializers.IntegerField()
 
 
-class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
+ErrorSerializer = core_api.ErrorSerializer

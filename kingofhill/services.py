@@ -26,6 +26,7 @@ from django.db.models import prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core.errors import DomainError as CoreDomainError
 from core.records import RecordError
 from core.roles import is_host
 from kingofhill import realtime, rules, selectors
@@ -42,14 +43,8 @@ from teams.models import Application, Game
 ANSWER_MAX = 300
 
 
-class DomainError(Exception):
+class DomainError(CoreDomainError):
     """A refused action, with a message fit for the user (the API answers 400)."""
-
-    status_code = 400
-
-    def __init__(self, message: str) -> None:
-        self.message = str(message)
-        super().__init__(self.message)
 
 
 class NotAllowed(DomainError):

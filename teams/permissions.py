@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from rest_framework.permissions import BasePermission
 
+from core.permissions import IsOrganizer  # noqa: F401 - re-exported for the teams API
 from core.roles import is_organizer
 from teams.models import Application, Game, Team
 from teams.selectors import team_entry_for_session
@@ -54,13 +55,6 @@ def client_address(request) -> str:
     proxy's address unless daphne runs with ``--proxy-headers`` (which takes the client from
     X-Forwarded-For); the header itself is never trusted here, a client could forge it."""
     return request.META.get("REMOTE_ADDR", "") or ""
-
-
-class IsOrganizer(BasePermission):
-    message = "Only organizers may do this."
-
-    def has_permission(self, request, view) -> bool:
-        return is_organizer(request.user)
 
 
 def _view_game(view) -> Game:

@@ -10,6 +10,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core import api as core_api
 from teams import rules
 from teams.models import Application, Ban, Game, Member, Notice, Team
 from teams.presentation import notice_message
@@ -222,5 +223,4 @@ class LedgerSerializer(serializers.Serializer):
     total_due = serializers.IntegerField()
 
 
-class DetailSerializer(serializers.Serializer):
-    detail = serializers.CharField()
+DetailSerializer = core_api.ErrorSerializer
