@@ -286,6 +286,8 @@ def code_submit(*, game: GorodGame | int, application: Application | int, text: 
     record's ``code`` event and the team is on its next level."""
     now = now or timezone.now()
     gg = _lock(game)
+    if gg.status == GorodGame.Status.SETUP:
+        raise DomainError(_("The game has not started yet."))
     entry = _entry(gg, application)
     if client_id not in (None, ""):
         try:

@@ -1,4 +1,27 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from gorod import api, views
 
 app_name = "gorod"
-urlpatterns: list = []
+
+api_urls = [
+    path("api/games/", api.CreateAPI.as_view(), name="api_create"),
+    path("api/games/<int:game_id>/state/", api.PublicStateAPI.as_view(), name="api_state"),
+    path("api/games/<int:game_id>/organizer/state/", api.OrganizerStateAPI.as_view(),
+         name="api_organizer_state"),
+    path("api/games/<int:game_id>/team/state/", api.TeamStateAPI.as_view(),
+         name="api_team_state"),
+    path("api/games/<int:game_id>/record/", api.RecordAPI.as_view(), name="api_record"),
+    path("api/games/<int:game_id>/routes/", api.RoutesAPI.as_view(), name="api_routes"),
+    path("api/games/<int:game_id>/start/", api.StartAPI.as_view(), name="api_start"),
+    path("api/games/<int:game_id>/end/", api.EndAPI.as_view(), name="api_end"),
+    path("api/games/<int:game_id>/rulings/", api.RulingAPI.as_view(), name="api_ruling"),
+    path("api/games/<int:game_id>/code/", api.CodeAPI.as_view(), name="api_code"),
+]
+
+page_urls = [
+    path("<int:game_id>/", views.manage, name="manage"),
+    path("<int:game_id>/play/", views.play, name="play"),
+]
+
+urlpatterns = api_urls + page_urls

@@ -1,0 +1,197 @@
+"""The GoRoD API (``/gorod/api/…``): every action the organizer screen and the team phones
+perform. Views parse, authorize and call one service; ``DomainError`` becomes
+``{"detail": ...}`` with 400 (403 for ``NotAllowed``)."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import AllowAny, BasePermission
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.roles import is_organizer
+from gorod import selectors, services
+from gorod import serializers as s
+from gorod.models import GorodGame
+from teams.permissions import get_team_entry
+
+TAG = ["GoRoD"]
+ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+
+
+class IsOrganizer(BasePermission):
+    message = gettext_lazy("Only organizers may do this.")
+
+    def has_permission(self, request, view) -> bool:
+        return is_organizer(request.user)
+
+
+class GorodAPIView(APIView):
+    def handle_exception(self, exc):
+        if isinstance(exc, services.DomainError):
+            return Response({"detail": exc.message}, status=exc.status_code)
+        return super().handle_exception(exc)
+
+    def get_gorod(self) -> GorodGame:
+        try:
+            return selectors.gorod_game(self.kwargs["game_id"])
+        except GorodGame.DoesNotExist:
+            raise Http404(_("No GoRoD game here.")) from None
+
+    def payload(self, serializer_class):
+        serializer = serializer_class(data=self.request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+
+class OrganizerAPIView(GorodAPIView):
+    permission_classes = [IsOrganizer]
+
+    def organizer_state(self):
+        return Response(selectors.read_state(self.get_gorod(), kind="organizer"))
+
+
+class TeamAPIView(GorodAPIView):
+    """A team phone: authorised by the session's team binding, not by a login."""
+
+    permission_classes = [AllowAny]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # A phone is anonymous but its session is its credential: check CSRF ourselves.
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            SessionAuthentication().enforce_csrf(request)
+        self.entry = get_team_entry(request, self.kwargs["game_id"])
+        if self.entry is None:
+            raise PermissionDenied(_("Join your team first (open the team's link or its PIN)."))
+
+    def team_state(self) -> dict:
+        return selectors.read_state(self.get_gorod(), kind="team", application_id=self.entry.pk)
+
+
+# --- reads ------------------------------------------------------------------------------------
+
+
+class PublicStateAPI(GorodAPIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(tags=TAG, responses={200: s.StateSerializer, 404: s.ErrorSerializer},
+                   summary="Public state: the game and, once it is over, the statistics")
+    def get(self, request, game_id: int):
+        return Response(selectors.read_state(self.get_gorod(), kind="public"))
+
+
+class OrganizerStateAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Organizer state: live statistics, attempts log, rulings")
+    def get(self, request, game_id: int):
+        return self.organizer_state()
+
+
+class TeamStateAPI(TeamAPIView):
+    @extend_schema(tags=TAG, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Team state: its level, hints, deadlines and its own attempts")
+    def get(self, request, game_id: int):
+        return Response(self.team_state())
+
+
+class RecordAPI(OrganizerAPIView):
+    @extend_schema(
+        tags=TAG, responses={200: dict, **ERRORS},
+        parameters=[OpenApiParameter("download", bool, description="as a file attachment")],
+        summary="The game record in the contract format (replay gives the live statistics)")
+    def get(self, request, game_id: int):
+        response = Response(services.game_record(self.get_gorod()))
+        if request.query_params.get("download"):
+            response["Content-Disposition"] = f'attachment; filename="gorod-{game_id}.json"'
+        return response
+
+
+# --- organizer actions ------------------------------------------------------------------------
+
+
+class CreateAPI(GorodAPIView):
+    permission_classes = [IsOrganizer]
+
+    @extend_schema(tags=TAG, request=s.CreateSerializer,
+                   responses={201: s.CreatedSerializer, **ERRORS},
+                   summary="Set up the live GoRoD of a scheduled game, with its levels")
+    def post(self, request):
+        data = self.payload(s.CreateSerializer)
+        levels = [dict(level) for level in data.pop("levels")]
+        gg = services.gorod_create(actor=request.user, game=data.pop("game"), levels=levels,
+                                   **data)
+        return Response({"id": gg.pk, "version": gg.version}, status=status.HTTP_201_CREATED)
+
+
+class RoutesAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.RoutesSerializer, responses={200: dict, **ERRORS},
+                   summary="Generate routes for a non-linear game (before the start)")
+    def post(self, request, game_id: int):
+        seed = self.payload(s.RoutesSerializer)["seed"]
+        routes = services.routes_generate(actor=request.user, game=self.get_gorod(), seed=seed)
+        return Response({str(k): v for k, v in routes.items()})
+
+
+class StartAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Start the game: every team receives its first level now")
+    def post(self, request, game_id: int):
+        services.game_start(actor=request.user, game=self.get_gorod())
+        return self.organizer_state()
+
+
+class EndAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.StateSerializer, **ERRORS},
+                   summary="End the game now; teams still playing are stopped")
+    def post(self, request, game_id: int):
+        services.game_end(actor=request.user, game=self.get_gorod())
+        return self.organizer_state()
+
+
+class RulingAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.RulingSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Add a ruling (penalty, bonus, fail, force majeure, timeout, "
+                           "average time, disqualification); the engine checks it")
+    def post(self, request, game_id: int):
+        data = self.payload(s.RulingSerializer)
+        services.ruling_add(actor=request.user, game=self.get_gorod(),
+                            application=data.pop("application"), **data)
+        return self.organizer_state()
+
+
+# --- team actions -----------------------------------------------------------------------------
+
+
+def verdict_message(result: services.Submitted) -> str:
+    attempt = result.attempt
+    if attempt.verdict == "wrong":
+        return _("Wrong code.")
+    if attempt.verdict == "repeat":
+        return _("This code was already found.")
+    if attempt.closes_level:
+        return _("Code accepted: the level is closed.")
+    return _("Sector found: %(sector)s. Codes still to find: %(n)d.") % {
+        "sector": attempt.sector, "n": result.remaining}
+
+
+class CodeAPI(TeamAPIView):
+    @extend_schema(tags=TAG, request=s.CodeSerializer,
+                   responses={200: s.CodeResultSerializer, **ERRORS},
+                   summary="Enter a code for the team's current level")
+    def post(self, request, game_id: int):
+        data = self.payload(s.CodeSerializer)
+        result = services.code_submit(game=self.get_gorod(), application=self.entry, **data)
+        return Response({
+            "verdict": result.attempt.verdict, "sector": result.attempt.sector or None,
+            "remaining": result.remaining, "closed": result.attempt.closes_level,
+            "duplicate": result.duplicate, "message": verdict_message(result),
+            **self.team_state()})

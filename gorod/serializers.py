@@ -1,0 +1,76 @@
+"""Input and output shapes of the GoRoD API (form only; the rules and every refusal are the
+services')."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from gorod.models import Ruling
+
+
+class LevelSerializer(serializers.Serializer):
+    label = serializers.CharField(required=False, max_length=40)
+    task = serializers.CharField(required=False, allow_blank=True, default="")
+    hint1 = serializers.CharField(required=False, allow_blank=True, default="")
+    hint2 = serializers.CharField(required=False, allow_blank=True, default="")
+    duration_min = serializers.FloatField(required=False, default=70)
+    codes = serializers.JSONField(help_text='{"code": "G1R12345D"} or {"sectors": [...]}')
+
+
+class CreateSerializer(serializers.Serializer):
+    game = serializers.IntegerField(help_text="teams.Game id (format gorod)")
+    levels = LevelSerializer(many=True, required=False, default=list)
+    hint_offsets_min = serializers.ListField(child=serializers.FloatField(), required=False,
+                                             default=[25, 50])
+    sliv_penalty_min = serializers.FloatField(required=False, default=15)
+    max_duration_h = serializers.FloatField(required=False, default=24)
+    max_wrong = serializers.IntegerField(required=False, default=10)
+    wrong_window_s = serializers.IntegerField(required=False, default=60)
+
+
+class RoutesSerializer(serializers.Serializer):
+    seed = serializers.CharField(required=False, allow_null=True, default=None)
+
+
+class CodeSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=1000, trim_whitespace=False, allow_blank=True)
+    client_id = serializers.UUIDField(required=False, allow_null=True, default=None,
+                                      help_text="generated per submission by the phone; a "
+                                                "retry with the same id is counted once")
+
+
+class RulingSerializer(serializers.Serializer):
+    application = serializers.IntegerField(help_text="the team's application id")
+    type = serializers.ChoiceField(choices=Ruling.Type.choices)
+    minutes = serializers.FloatField(required=False, allow_null=True, default=None)
+    level = serializers.CharField(required=False, allow_null=True, allow_blank=True,
+                                  default=None, help_text="level id; default: the current one")
+    at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class StateSerializer(serializers.Serializer):
+    """``{"version", "state"}``; the state shapes are documented in ``gorod.realtime``."""
+
+    version = serializers.IntegerField()
+    state = serializers.JSONField()
+
+
+class CodeResultSerializer(serializers.Serializer):
+    verdict = serializers.CharField(help_text="accepted | repeat | wrong")
+    sector = serializers.CharField(allow_null=True)
+    remaining = serializers.IntegerField(help_text="sectors still to find on that level")
+    closed = serializers.BooleanField(help_text="this code closed the level")
+    duplicate = serializers.BooleanField(help_text="a retry: the stored attempt")
+    message = serializers.CharField()
+    version = serializers.IntegerField()
+    state = serializers.JSONField()
+
+
+class CreatedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    version = serializers.IntegerField()
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()

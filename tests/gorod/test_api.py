@@ -1,0 +1,145 @@
+"""The GoRoD API: permissions, every action, bad input → 400 and nothing stored."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.test import Client
+
+from gorod.models import CodeAttempt, GorodGame, Ruling
+from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
+from tests.gorod.fixtures_live import LEVELS, join_session
+
+pytestmark = pytest.mark.django_db
+
+
+def logged_in(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def phone(entry) -> Client:
+    client = Client()
+    join_session(client, entry)
+    return client
+
+
+def url(game, action):
+    return f"/gorod/api/games/{game.pk}/{action}/"
+
+
+def test_create_start_and_end_through_the_api(scheduled, entries, organizer):
+    client = logged_in(organizer)
+    levels = [{k: v for k, v in level.items()} for level in LEVELS]
+    created = client.post("/gorod/api/games/", {"game": scheduled.pk, "levels": levels},
+                          content_type="application/json")
+    assert created.status_code == 201, created.json()
+    gg = GorodGame.objects.get(pk=scheduled.pk)
+    assert gg.levels.count() == 3
+    started = client.post(url(gg, "start"))
+    assert started.status_code == 200
+    assert started.json()["state"]["game"]["status"] == "running"
+    again = client.post(url(gg, "start"))
+    assert again.status_code == 400 and "already started" in again.json()["detail"]
+    ended = client.post(url(gg, "end"))
+    assert ended.json()["state"]["game"]["status"] == "finished"
+
+
+def test_organizer_actions_are_refused_to_others(live, outsider, alpha):
+    for client in (Client(), logged_in(outsider), phone(alpha)):
+        for action in ("start", "end", "rulings"):
+            assert client.post(url(live, action), {}).status_code == 403
+        assert client.get(url(live, "organizer/state")).status_code == 403
+        assert client.get(url(live, "record")).status_code == 403
+
+
+def test_a_phone_enters_codes_and_gets_clear_answers(live, alpha):
+    client = phone(alpha)
+    wrong = client.post(url(live, "code"), {"text": "nope"}, content_type="application/json")
+    assert wrong.status_code == 200 and wrong.json()["verdict"] == "wrong"
+    assert wrong.json()["message"] == "Wrong code."
+    right = client.post(url(live, "code"), {"text": "g1r1d"}, content_type="application/json")
+    body = right.json()
+    assert body["closed"] and body["message"] == "Code accepted: the level is closed."
+    assert body["state"]["me"]["level"]["label"] == "2"
+
+
+def test_a_retried_code_with_the_same_client_id_counts_once(live, alpha):
+    client = phone(alpha)
+    cid = str(uuid.uuid4())
+    for _ in range(2):
+        response = client.post(url(live, "code"), {"text": "nope", "client_id": cid},
+                               content_type="application/json")
+    assert response.json()["duplicate"] is True
+    assert CodeAttempt.objects.count() == 1
+
+
+def test_brute_force_answers_wait(live, alpha):
+    client = phone(alpha)
+    for i in range(10):
+        client.post(url(live, "code"), {"text": f"x{i}"}, content_type="application/json")
+    refused = client.post(url(live, "code"), {"text": "x"}, content_type="application/json")
+    assert refused.status_code == 400 and "wait" in refused.json()["detail"]
+
+
+def test_a_code_needs_a_joined_phone_and_a_running_game(gorod, alpha):
+    assert Client().post(url(gorod, "code"), {"text": "x"}).status_code == 403
+    refused = phone(alpha).post(url(gorod, "code"), {"text": "G1R1D"},
+                                content_type="application/json")
+    assert refused.status_code == 400 and "not started" in refused.json()["detail"]
+
+
+def test_a_phone_must_send_the_csrf_token(live, alpha):
+    client = Client(enforce_csrf_checks=True)
+    join_session(client, alpha)
+    assert client.post(url(live, "code"), {"text": "x"}).status_code == 403
+
+
+def test_rulings_through_the_api(live, organizer, alpha):
+    client = logged_in(organizer)
+    ok = client.post(url(live, "rulings"), {"application": alpha.pk, "type": "penalty",
+                                            "minutes": 10, "reason": "speeding"},
+                     content_type="application/json")
+    assert ok.status_code == 200
+    assert ok.json()["state"]["rulings"][0]["reason"] == "speeding"
+    refused = client.post(url(live, "rulings"), {"application": alpha.pk, "type": "sliv",
+                                                 "level": "3"},
+                          content_type="application/json")
+    assert refused.status_code == 400 and "before the team received" in refused.json()["detail"]
+    bad = client.post(url(live, "rulings"), {"application": alpha.pk, "type": "timeout",
+                                             "minutes": 45}, content_type="application/json")
+    assert bad.status_code == 400 and "outside" in bad.json()["detail"]
+    assert Ruling.objects.count() == 1
+
+
+def test_the_record_downloads_and_replays(live, organizer, alpha):
+    phone(alpha).post(url(live, "code"), {"text": "G1R1D"}, content_type="application/json")
+    response = logged_in(organizer).get(url(live, "record") + "?download=1")
+    assert response.status_code == 200
+    assert "attachment" in response["Content-Disposition"]
+    record = response.json()
+    assert record["format"] == "gorod" and record["events"][0]["type"] == "code"
+
+
+def test_states_for_each_audience(live, alpha, beta, organizer):
+    phone(alpha).post(url(live, "code"), {"text": "alpha-secret"}, content_type="application/json")
+    public = Client().get(url(live, "state")).json()
+    assert public["state"]["statistics"] is None  # live statistics are for organizers
+    beta_state = phone(beta).get(url(live, "team/state")).json()
+    assert "alpha-secret" not in str(beta_state)
+    org = logged_in(organizer).get(url(live, "organizer/state")).json()
+    assert org["state"]["attempts"][0]["text"] == "alpha-secret"
+    assert len(org["state"]["statistics"]["rows"]) == 3
+
+
+def test_routes_generate(gorod, organizer):
+    response = logged_in(organizer).post(url(gorod, "routes"), {"seed": "7"},
+                                         content_type="application/json")
+    assert response.status_code == 200 and len(response.json()) == 3
+
+
+def test_the_schema_documents_the_gorod_api(admin_client):
+    schema = admin_client.get("/api/schema/?format=json").json()
+    assert "/gorod/api/games/{game_id}/code/" in schema["paths"]
