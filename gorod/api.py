@@ -82,21 +82,21 @@ class PublicStateAPI(GorodAPIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
 
-    @extend_schema(tags=TAG, responses={200: s.StateSerializer, 404: s.ErrorSerializer},
+    @extend_schema(tags=TAG, responses={200: s.GorodStateSerializer, 404: s.ErrorSerializer},
                    summary="Public state: the game and, once it is over, the statistics")
     def get(self, request, game_id: int):
         return Response(selectors.read_state(self.get_gorod(), kind="public"))
 
 
 class OrganizerStateAPI(OrganizerAPIView):
-    @extend_schema(tags=TAG, responses={200: s.StateSerializer, **ERRORS},
+    @extend_schema(tags=TAG, responses={200: s.GorodStateSerializer, **ERRORS},
                    summary="Organizer state: live statistics, attempts log, rulings")
     def get(self, request, game_id: int):
         return self.organizer_state()
 
 
 class TeamStateAPI(TeamAPIView):
-    @extend_schema(tags=TAG, responses={200: s.StateSerializer, **ERRORS},
+    @extend_schema(tags=TAG, responses={200: s.GorodStateSerializer, **ERRORS},
                    summary="Team state: its level, hints, deadlines and its own attempts")
     def get(self, request, game_id: int):
         return Response(self.team_state())
@@ -120,11 +120,11 @@ class RecordAPI(OrganizerAPIView):
 class CreateAPI(GorodAPIView):
     permission_classes = [IsOrganizer]
 
-    @extend_schema(tags=TAG, request=s.CreateSerializer,
-                   responses={201: s.CreatedSerializer, **ERRORS},
+    @extend_schema(tags=TAG, request=s.GorodCreateSerializer,
+                   responses={201: s.GorodCreatedSerializer, **ERRORS},
                    summary="Set up the live GoRoD of a scheduled game, with its levels")
     def post(self, request):
-        data = self.payload(s.CreateSerializer)
+        data = self.payload(s.GorodCreateSerializer)
         levels = [dict(level) for level in data.pop("levels")]
         gg = services.gorod_create(actor=request.user, game=data.pop("game"), levels=levels,
                                    **data)
@@ -132,16 +132,16 @@ class CreateAPI(GorodAPIView):
 
 
 class RoutesAPI(OrganizerAPIView):
-    @extend_schema(tags=TAG, request=s.RoutesSerializer, responses={200: dict, **ERRORS},
+    @extend_schema(tags=TAG, request=s.GorodRoutesSerializer, responses={200: dict, **ERRORS},
                    summary="Generate routes for a non-linear game (before the start)")
     def post(self, request, game_id: int):
-        seed = self.payload(s.RoutesSerializer)["seed"]
+        seed = self.payload(s.GorodRoutesSerializer)["seed"]
         routes = services.routes_generate(actor=request.user, game=self.get_gorod(), seed=seed)
         return Response({str(k): v for k, v in routes.items()})
 
 
 class StartAPI(OrganizerAPIView):
-    @extend_schema(tags=TAG, request=None, responses={200: s.StateSerializer, **ERRORS},
+    @extend_schema(tags=TAG, request=None, responses={200: s.GorodStateSerializer, **ERRORS},
                    summary="Start the game: every team receives its first level now")
     def post(self, request, game_id: int):
         services.game_start(actor=request.user, game=self.get_gorod())
@@ -149,7 +149,7 @@ class StartAPI(OrganizerAPIView):
 
 
 class EndAPI(OrganizerAPIView):
-    @extend_schema(tags=TAG, request=None, responses={200: s.StateSerializer, **ERRORS},
+    @extend_schema(tags=TAG, request=None, responses={200: s.GorodStateSerializer, **ERRORS},
                    summary="End the game now; teams still playing are stopped")
     def post(self, request, game_id: int):
         services.game_end(actor=request.user, game=self.get_gorod())
@@ -157,12 +157,12 @@ class EndAPI(OrganizerAPIView):
 
 
 class RulingAPI(OrganizerAPIView):
-    @extend_schema(tags=TAG, request=s.RulingSerializer,
-                   responses={200: s.StateSerializer, **ERRORS},
+    @extend_schema(tags=TAG, request=s.GorodRulingSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
                    summary="Add a ruling (penalty, bonus, fail, force majeure, timeout, "
                            "average time, disqualification); the engine checks it")
     def post(self, request, game_id: int):
-        data = self.payload(s.RulingSerializer)
+        data = self.payload(s.GorodRulingSerializer)
         services.ruling_add(actor=request.user, game=self.get_gorod(),
                             application=data.pop("application"), **data)
         return self.organizer_state()
@@ -184,11 +184,11 @@ def verdict_message(result: services.Submitted) -> str:
 
 
 class CodeAPI(TeamAPIView):
-    @extend_schema(tags=TAG, request=s.CodeSerializer,
-                   responses={200: s.CodeResultSerializer, **ERRORS},
+    @extend_schema(tags=TAG, request=s.GorodCodeSerializer,
+                   responses={200: s.GorodCodeResultSerializer, **ERRORS},
                    summary="Enter a code for the team's current level")
     def post(self, request, game_id: int):
-        data = self.payload(s.CodeSerializer)
+        data = self.payload(s.GorodCodeSerializer)
         result = services.code_submit(game=self.get_gorod(), application=self.entry, **data)
         return Response({
             "verdict": result.attempt.verdict, "sector": result.attempt.sector or None,

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from core.api import ErrorSerializer  # noqa: F401 (one shared error component)
 from gorod.models import Ruling
 
 
-class LevelSerializer(serializers.Serializer):
+class GorodLevelSerializer(serializers.Serializer):
     label = serializers.CharField(required=False, max_length=40)
     task = serializers.CharField(required=False, allow_blank=True, default="")
     hint1 = serializers.CharField(required=False, allow_blank=True, default="")
@@ -17,9 +18,9 @@ class LevelSerializer(serializers.Serializer):
     codes = serializers.JSONField(help_text='{"code": "G1R12345D"} or {"sectors": [...]}')
 
 
-class CreateSerializer(serializers.Serializer):
+class GorodCreateSerializer(serializers.Serializer):
     game = serializers.IntegerField(help_text="teams.Game id (format gorod)")
-    levels = LevelSerializer(many=True, required=False, default=list)
+    levels = GorodLevelSerializer(many=True, required=False, default=list)
     hint_offsets_min = serializers.ListField(child=serializers.FloatField(), required=False,
                                              default=[25, 50])
     sliv_penalty_min = serializers.FloatField(required=False, default=15)
@@ -28,18 +29,18 @@ class CreateSerializer(serializers.Serializer):
     wrong_window_s = serializers.IntegerField(required=False, default=60)
 
 
-class RoutesSerializer(serializers.Serializer):
+class GorodRoutesSerializer(serializers.Serializer):
     seed = serializers.CharField(required=False, allow_null=True, default=None)
 
 
-class CodeSerializer(serializers.Serializer):
+class GorodCodeSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=1000, trim_whitespace=False, allow_blank=True)
     client_id = serializers.UUIDField(required=False, allow_null=True, default=None,
                                       help_text="generated per submission by the phone; a "
                                                 "retry with the same id is counted once")
 
 
-class RulingSerializer(serializers.Serializer):
+class GorodRulingSerializer(serializers.Serializer):
     application = serializers.IntegerField(help_text="the team's application id")
     type = serializers.ChoiceField(choices=Ruling.Type.choices)
     minutes = serializers.FloatField(required=False, allow_null=True, default=None)
@@ -49,14 +50,14 @@ class RulingSerializer(serializers.Serializer):
     reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class StateSerializer(serializers.Serializer):
+class GorodStateSerializer(serializers.Serializer):
     """``{"version", "state"}``; the state shapes are documented in ``gorod.realtime``."""
 
     version = serializers.IntegerField()
     state = serializers.JSONField()
 
 
-class CodeResultSerializer(serializers.Serializer):
+class GorodCodeResultSerializer(serializers.Serializer):
     verdict = serializers.CharField(help_text="accepted | repeat | wrong")
     sector = serializers.CharField(allow_null=True)
     remaining = serializers.IntegerField(help_text="sectors still to find on that level")
@@ -67,10 +68,6 @@ class CodeResultSerializer(serializers.Serializer):
     state = serializers.JSONField()
 
 
-class CreatedSerializer(serializers.Serializer):
+class GorodCreatedSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     version = serializers.IntegerField()
-
-
-class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
