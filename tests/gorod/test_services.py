@@ -10,7 +10,7 @@ from gorod import rules, selectors, services
 from gorod.models import CodeAttempt, GorodGame, Ruling
 from teams.models import Game
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
-from tests.gorod.fixtures_live import T0, make_teams, minutes
+from tests.gorod.fixtures_live import LEVELS, T0, make_teams, minutes
 
 pytestmark = pytest.mark.django_db
 
@@ -295,3 +295,30 @@ def test_writes_broadcast_after_the_commit(running, alpha, monkeypatch,
     (version, kw), = sent
     assert version == running.version + 1 and list(kw["teams"]) == [alpha.pk]
     assert kw["teams"][alpha.pk][1]["me"]["attempts"][0]["text"] == "bad"
+
+
+def test_the_clock_tick_ends_the_game_at_the_cap(scheduled, entries, organizer):
+    gg = services.gorod_create(actor=organizer, game=scheduled, levels=LEVELS[:1],
+                               max_duration_h=1)
+    services.game_start(actor=organizer, game=gg, now=T0)
+    assert services.game_tick(game=gg, now=minutes(30)) == minutes(50)  # hint 2
+    assert services.game_tick(game=gg, now=minutes(61)) is None
+    gg.refresh_from_db()
+    assert gg.status == "finished" and gg.ended_at == minutes(60)
+
+
+def test_a_clock_round_finishes_a_game_whose_time_is_up(scheduled, entries, organizer):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from gorod.management.commands.gorod_clock import run_round
+
+    gg = services.gorod_create(actor=organizer, game=scheduled, levels=LEVELS[:1],
+                               max_duration_h=1)
+    services.game_start(actor=organizer, game=gg, now=timezone.now() - timedelta(hours=2))
+    slept = []
+    assert run_round(5, sleep=slept.append) == [gg.pk]
+    assert slept == [0.0]
+    gg.refresh_from_db()
+    assert gg.status == "finished"

@@ -59,3 +59,10 @@ def test_an_unknown_game_is_404(organizer):
     client.force_login(organizer)
     assert client.get("/gorod/987654/").status_code == 404
     assert client.get("/gorod/987654/play/").status_code == 404
+
+
+def test_the_admin_pages_open(live, admin_client, alpha):
+    services.code_submit(game=live, application=alpha, text="nope")
+    for path in ("/admin/gorod/gorodgame/", f"/admin/gorod/gorodgame/{live.pk}/change/",
+                 "/admin/gorod/codeattempt/", "/admin/gorod/route/"):
+        assert admin_client.get(path).status_code == 200, path
