@@ -22,6 +22,7 @@ api_urls = [
 page_urls = [
     path("<int:game_id>/", views.manage, name="manage"),
     path("<int:game_id>/play/", views.play, name="play"),
+    path("<int:game_id>/statistics/", views.statistics, name="statistics"),
 ]
 
 urlpatterns = api_urls + page_urls

@@ -59,3 +59,10 @@ def play(request, game_id: int):
     context = _live(gg, "team", selectors.read_state(gg, kind="team", application_id=entry.pk))
     context["entry"] = entry
     return render(request, "gorod/play.html", context)
+
+
+def statistics(request, game_id: int):
+    """Public: the finished share live, the statistics once the game is over."""
+    gg = _gorod(game_id)
+    return render(request, "gorod/statistics.html",
+                  _live(gg, "public", selectors.read_state(gg, kind="public")))

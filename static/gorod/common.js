@@ -105,7 +105,35 @@
     }, function () { return {ok: false, network: true}; });
   };
 
+  function cellText(page, cell) {
+    var T = page.text;
+    if (!cell) { return ""; }
+    if (!cell.outcome) { return T.open + " · " + T.hints + " " + cell.hints_shown; }
+    return (T[cell.outcome] || cell.outcome) + " " + time(cell.closed_at) + " (" + duration(cell.time_s) + ")";
+  }
+
+  // The engine's statistics_table: one row per team in standings order, one cell per level.
+  function statsTable(page, stats, head, body) {
+    var T = page.text;
+    head.textContent = ""; body.textContent = "";
+    if (!stats) { return; }
+    var cols = [T.place, T.team].concat(stats.levels.map(function (l) { return T.level + " " + l; }))
+      .concat([T.penalty, T.bonus, T.total, T.status]);
+    head.appendChild(el("tr", {}, cols.map(function (c) { return el("th", {text: c}); })));
+    stats.rows.forEach(function (row) {
+      var cells = [el("td", {text: row.place == null ? "–" : row.place}), el("td", {text: row.team})];
+      row.cells.forEach(function (cell, i) {
+        cells.push(el("td", {"class": "outcome-" + (cell ? cell.outcome || "open" : "none"),
+                             "data-level": stats.levels[i], text: cellText(page, cell)}));
+      });
+      cells.push(el("td", {text: duration(row.penalty_s)}), el("td", {text: duration(row.bonus_s)}),
+                 el("td", {text: duration(row.total_s)}), el("td", {text: T[row.status] || row.status}));
+      body.appendChild(el("tr", {"data-team": row.team}, cells));
+    });
+  }
+
   global.GorodPage = GorodPage;
+  global.gorodStatsTable = statsTable;
   global.gorodEl = el;
   global.gorodTime = time;
   global.gorodDuration = duration;

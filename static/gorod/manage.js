@@ -3,7 +3,7 @@
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
-  var el = window.gorodEl, time = window.gorodTime, dur = window.gorodDuration;
+  var el = window.gorodEl, time = window.gorodTime;
   var page;
 
   function fillSelect(select, options) {
@@ -15,14 +15,8 @@
     select.textContent = "";
     if (first) { select.appendChild(first); }
     options.forEach(function (o) { select.appendChild(el("option", {value: o[0], text: o[1]})); });
-    select.value = keep;
-  }
-
-  function cellText(cell) {
-    var T = page.text;
-    if (!cell) { return ""; }
-    if (!cell.outcome) { return T.open + " · " + T.hints + " " + cell.hints_shown; }
-    return (T[cell.outcome] || cell.outcome) + " " + time(cell.closed_at) + " (" + dur(cell.time_s) + ")";
+    if (keep && options.some(function (o) { return o[0] === keep; })) { select.value = keep; }
+    else if (select.options.length) { select.selectedIndex = 0; }
   }
 
   function render(state) {
@@ -34,22 +28,7 @@
     $("start-game").hidden = game.status !== "setup";
     $("end-game").hidden = game.status !== "running";
     $("record-link").hidden = game.status === "setup";
-    var head = $("stats-head"), body = $("stats-body");
-    head.textContent = ""; body.textContent = "";
-    if (stats) {
-      var cols = [T.place, T.team].concat(stats.levels.map(function (l) { return T.level + " " + l; }))
-        .concat([T.penalty, T.bonus, T.total, T.status]);
-      head.appendChild(el("tr", {}, cols.map(function (c) { return el("th", {text: c}); })));
-      stats.rows.forEach(function (row) {
-        var cells = [el("td", {text: row.place == null ? "–" : row.place}), el("td", {text: row.team})];
-        row.cells.forEach(function (cell, i) {
-          cells.push(el("td", {"class": "outcome-" + (cell ? cell.outcome || "open" : "none"), "data-level": stats.levels[i], text: cellText(cell)}));
-        });
-        cells.push(el("td", {text: dur(row.penalty_s)}), el("td", {text: dur(row.bonus_s)}),
-                   el("td", {text: dur(row.total_s)}), el("td", {text: row.status}));
-        body.appendChild(el("tr", {"data-team": row.team}, cells));
-      });
-    }
+    window.gorodStatsTable(page, stats, $("stats-head"), $("stats-body"));
     fillSelect($("ruling-team"), (state.teams || []).map(function (t) { return [String(t.application), t.name]; }));
     fillSelect($("ruling-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
     var rulings = $("rulings");

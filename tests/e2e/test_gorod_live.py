@@ -60,7 +60,11 @@ def test_a_wrong_code_then_the_right_one_closes_the_level_on_the_organizer_scree
     expect(phone.locator("#live-status")).to_have_attribute("data-status", "online", timeout=WAIT)
     expect(phone.locator("#code-box")).to_be_hidden()
 
+    expect(org.locator("#ruling-team option")).to_have_count(2)
+    expect(org.locator("#ruling-team")).to_have_value(str(alpha.pk))
+    expect(org.locator("#end-game")).to_be_hidden()
     org.click("#start-game")
+    expect(org.locator("#start-game")).to_be_hidden(timeout=WAIT)
     expect(org.locator("#game-status")).to_have_attribute("data-status", "running", timeout=WAIT)
     # The phone learns of the start by its socket alone.
     expect(phone.locator("#level-task")).to_have_text("Find the bridge", timeout=WAIT)
@@ -84,6 +88,30 @@ def test_a_wrong_code_then_the_right_one_closes_the_level_on_the_organizer_scree
     expect(org.locator("#stats-body tr[data-team='Beta'] td[data-level='1']")).to_have_class(
         "outcome-open")
 
+    # A ruling from the form: 10 minutes of penalty for Beta, with the reason.
+    org.select_option("#ruling-team", str(_beta.pk))
+    org.select_option("#ruling-type", "penalty")
+    org.fill("#ruling-minutes", "10")
+    org.fill("#ruling-reason", "ехали на красный")
+    org.click("#ruling-send")
+    expect(org.locator("#rulings li")).to_contain_text("ехали на красный", timeout=WAIT)
+    expect(org.locator("#stats-body tr[data-team='Beta'] td").nth(-4)).to_have_text("10:00")
+
+    # The public statistics appear, by the socket, once the organizer ends the game.
+    public = new_page()
+    public.on("pageerror", lambda exc: errors.append(str(exc)))
+    public.goto(f"{asgi_server}/gorod/{gg.pk}/statistics/")
+    expect(public.locator("#live-status")).to_have_attribute("data-status", "online",
+                                                             timeout=WAIT)
+    expect(public.locator("#stats-later")).to_be_visible()
+    org.on("dialog", lambda dialog: dialog.accept())
+    org.click("#end-game")
+    expect(org.locator("#game-status")).to_have_attribute("data-status", "finished", timeout=WAIT)
+    expect(public.locator("#stats-body tr")).to_have_count(2, timeout=WAIT)
+    expect(public.locator("#stats-body tr").first).to_have_attribute("data-team", "Alpha")
+    expect(phone.locator("#code-box")).to_be_hidden(timeout=WAIT)
+
+    public.screenshot(path=str(artifacts_dir() / "gorod-statistics.png"), full_page=True)
     phone.screenshot(path=str(artifacts_dir() / "gorod-phone.png"), full_page=True)
     org.screenshot(path=str(artifacts_dir() / "gorod-organizer.png"), full_page=True)
     assert errors == []

@@ -66,3 +66,14 @@ def test_the_admin_pages_open(live, admin_client, alpha):
     for path in ("/admin/gorod/gorodgame/", f"/admin/gorod/gorodgame/{live.pk}/change/",
                  "/admin/gorod/codeattempt/", "/admin/gorod/route/"):
         assert admin_client.get(path).status_code == 200, path
+
+
+def test_the_public_statistics_page_shows_the_table_only_after_the_game(live, organizer):
+    response = Client().get(f"/gorod/{live.pk}/statistics/")
+    assert response.status_code == 200
+    assert response.context["state_json"]["state"]["statistics"] is None
+    services.game_end(actor=organizer, game=live)
+    response = Client().get(f"/gorod/{live.pk}/statistics/")
+    rows = response.context["state_json"]["state"]["statistics"]["rows"]
+    assert [r["team"] for r in rows] == ["Alpha", "Beta", "Gamma"]
+    assert "gorod/stats.js" in response.content.decode()

@@ -1,0 +1,21 @@
+/* The public statistics screen: the finished share while the game runs, the full statistics
+ * table once it is over (rules: live statistics are for organizers). */
+(function () {
+  "use strict";
+  var $ = function (id) { return document.getElementById(id); };
+  var page;
+
+  function render(state) {
+    var T = page.text, game = state.game;
+    $("game-status").textContent = T[game.status] || game.status;
+    $("game-status").dataset.status = game.status;
+    $("finished-share").textContent = Math.round(game.finished_share * 100) + " %";
+    $("stats-later").hidden = !!state.statistics;
+    window.gorodStatsTable(page, state.statistics, $("stats-head"), $("stats-body"));
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    page = new window.GorodPage(render);
+    page.start();
+  });
+})();
