@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.permissions import AllowAny, BasePermission
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.roles import is_organizer
+from core.permissions import IsOrganizer
 from gorod import selectors, services
 from gorod import serializers as s
 from gorod.models import GorodGame
@@ -25,19 +24,9 @@ TAG = ["GoRoD"]
 ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
 
 
-class IsOrganizer(BasePermission):
-    message = gettext_lazy("Only organizers may do this.")
-
-    def has_permission(self, request, view) -> bool:
-        return is_organizer(request.user)
-
-
 class GorodAPIView(APIView):
-    def handle_exception(self, exc):
-        if isinstance(exc, services.DomainError):
-            return Response({"detail": exc.message}, status=exc.status_code)
-        return super().handle_exception(exc)
-
+    # A service's DomainError becomes {"detail"} with its status (400, 403 for NotAllowed) in
+    # core.api.exception_handler.
     def get_gorod(self) -> GorodGame:
         try:
             return selectors.gorod_game(self.kwargs["game_id"])

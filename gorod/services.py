@@ -43,8 +43,6 @@ CODE_MAX = 200
 class DomainError(CoreDomainError):
     """A refused action (the API answers 400)."""
 
-    status_code = 400
-
 
 class NotAllowed(DomainError):
     """The actor may not do this (the API answers 403)."""
