@@ -18,15 +18,21 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
+# The GoRoD clock pushes hints and failed levels at their deadlines; it runs beside the server
+# and stops with it (Ctrl+C).
+SERVE = trap 'kill $$clock 2>/dev/null' EXIT; \
+	$(BIN)/python manage.py gorod_clock & clock=$$!; \
+	$(BIN)/python -m daphne -b $(HOST) -p $(PORT) config.asgi:application
+
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py demo --host $(HOST) --port $(PORT)
-	$(BIN)/python -m daphne -b $(HOST) -p $(PORT) config.asgi:application
+	@$(SERVE)
 
 # Serve without loading the demo (e.g. on PostgreSQL + Redis; see README: Deployment).
 serve: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v 0
-	$(BIN)/python -m daphne -b $(HOST) -p $(PORT) config.asgi:application
+	@$(SERVE)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -1,7 +1,8 @@
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
-DEMO_BUILDER = "gorod.demo.build_demo"
+# The registration demo (a game open for applications) and a running night game.
+DEMO_BUILDERS = ("gorod.demo.build_demo", "gorod.demo.build_live_demo")
 
 
 class GorodConfig(AppConfig):
@@ -12,5 +13,6 @@ class GorodConfig(AppConfig):
         from core import demo
 
         # Registered here rather than in core so core needs no knowledge of this app.
-        if DEMO_BUILDER not in demo.DEMO_BUILDERS:
-            demo.DEMO_BUILDERS.append(DEMO_BUILDER)
+        for builder in DEMO_BUILDERS:
+            if builder not in demo.DEMO_BUILDERS:
+                demo.DEMO_BUILDERS.append(builder)

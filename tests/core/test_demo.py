@@ -27,11 +27,12 @@ def test_loading_the_demo_twice_changes_nothing(capsys):
 
 
 def test_the_demo_has_a_gorod_game_open_for_registration_with_approved_and_pending_teams(capsys):
+    from gorod.demo import DEMO_TITLE
     from teams.models import Application, Game
 
     call_command("demo")
     out = capsys.readouterr().out
-    game = Game.objects.get(format=Game.Format.GOROD)
+    game = Game.objects.get(title=DEMO_TITLE)
     statuses = sorted(game.applications.values_list("status", flat=True))
     assert statuses == [Application.Status.APPROVED, Application.Status.APPROVED, Application.Status.PENDING]
     assert f"/teams/games/{game.pk}/sheet/" in out
