@@ -20,6 +20,7 @@ api_urls = [
 ]
 
 page_urls = [
+    path("", views.index, name="index"),
     path("<int:game_id>/", views.manage, name="manage"),
     path("<int:game_id>/play/", views.play, name="play"),
     path("<int:game_id>/statistics/", views.statistics, name="statistics"),

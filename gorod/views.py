@@ -36,6 +36,14 @@ def _live(gg: GorodGame, kind: str, state: dict) -> dict:
     }
 
 
+def index(request):
+    """Every GoRoD night with a live setup: its public statistics for all, the organizer screen
+    for organizers."""
+    games = GorodGame.objects.select_related("game").order_by("-game__starts_at")
+    return render(request, "gorod/index.html", {
+        "games": games, "organizer": is_organizer(request.user)})
+
+
 @login_required
 def manage(request, game_id: int):
     if not is_organizer(request.user):

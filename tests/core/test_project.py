@@ -56,5 +56,5 @@ def test_the_home_page_renders_with_the_site_name(client):
     assert response.status_code == 200
     page = response.content.decode()
     assert "Клубные игры" in page
-    for url in ("/koth/", "/teams/games/", "/teams/join/"):
+    for url in ("/koth/", "/gorod/", "/teams/games/", "/teams/join/"):
         assert f'href="{url}"' in page

@@ -54,6 +54,16 @@ def test_the_organizer_page(live, organizer, outsider):
     assert "Alpha" in html
 
 
+def test_the_gorod_index_links_statistics_for_all_and_the_organizer_screen_for_organizers(
+        live, organizer):
+    public = Client().get("/gorod/").content.decode()
+    assert f'href="/gorod/{live.pk}/statistics/"' in public
+    assert f'href="/gorod/{live.pk}/"' not in public
+    client = Client()
+    client.force_login(organizer)
+    assert f'href="/gorod/{live.pk}/"' in client.get("/gorod/").content.decode()
+
+
 def test_an_unknown_game_is_404(organizer):
     client = Client()
     client.force_login(organizer)
