@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers, status
 from rest_framework.response import Response
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.errors import DomainError
@@ -24,3 +25,12 @@ def exception_handler(exc, context):
     if isinstance(exc, RecordError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     return drf_exception_handler(exc, context)
+
+
+class ServiceAPIView(APIView):
+    """Base of the game APIs: a view parses its body with a serializer and calls one service."""
+
+    def payload(self, serializer_class) -> dict:
+        serializer = serializer_class(data=self.request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data

@@ -8,23 +8,21 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.authentication import SessionAuthentication
-from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from core.api import ServiceAPIView
 from core.permissions import IsOrganizer
 from gorod import selectors, services
 from gorod import serializers as s
 from gorod.models import GorodGame
-from teams.permissions import get_team_entry
+from teams.permissions import TeamPhoneAPIView
 
 TAG = ["GoRoD"]
 ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
 
 
-class GorodAPIView(APIView):
+class GorodAPIView(ServiceAPIView):
     # A service's DomainError becomes {"detail"} with its status (400, 403 for NotAllowed) in
     # core.api.exception_handler.
     def get_gorod(self) -> GorodGame:
@@ -33,10 +31,6 @@ class GorodAPIView(APIView):
         except GorodGame.DoesNotExist:
             raise Http404(_("No GoRoD game here.")) from None
 
-    def payload(self, serializer_class):
-        serializer = serializer_class(data=self.request.data)
-        serializer.is_valid(raise_exception=True)
-        return serializer.validated_data
 
 
 class OrganizerAPIView(GorodAPIView):
@@ -46,20 +40,7 @@ class OrganizerAPIView(GorodAPIView):
         return Response(selectors.read_state(self.get_gorod(), kind="organizer"))
 
 
-class TeamAPIView(GorodAPIView):
-    """A team phone: authorised by the session's team binding, not by a login."""
-
-    permission_classes = [AllowAny]
-
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
-        # A phone is anonymous but its session is its credential: check CSRF ourselves.
-        if request.method not in ("GET", "HEAD", "OPTIONS"):
-            SessionAuthentication().enforce_csrf(request)
-        self.entry = get_team_entry(request, self.kwargs["game_id"])
-        if self.entry is None:
-            raise PermissionDenied(_("Join your team first (open the team's link or its PIN)."))
-
+class TeamAPIView(TeamPhoneAPIView, GorodAPIView):
     def team_state(self) -> dict:
         return selectors.read_state(self.get_gorod(), kind="team", application_id=self.entry.pk)
 

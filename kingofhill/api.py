@@ -6,35 +6,24 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.authentication import SessionAuthentication
-from rest_framework.exceptions import PermissionDenied
-from rest_framework.permissions import AllowAny, BasePermission
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from core.permissions import IsOrganizer
-from core.roles import is_host
+from core.api import ServiceAPIView
+from core.permissions import IsHost, IsOrganizer
 from kingofhill import selectors, services
 from kingofhill import serializers as s
 from kingofhill.models import KothGame
 from teams.models import Game
-from teams.permissions import get_team_entry
+from teams.permissions import TeamPhoneAPIView
 
 TAG = ["King of the Hill"]
 ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
 
 
-class IsHost(BasePermission):
-    message = gettext_lazy("Only a host or an organizer may do this.")
-
-    def has_permission(self, request, view) -> bool:
-        return is_host(request.user)
-
-
-class KothAPIView(APIView):
+class KothAPIView(ServiceAPIView):
     # services.DomainError becomes {"detail"} with its status in core.api.exception_handler.
 
     def get_koth(self) -> KothGame:
@@ -42,11 +31,6 @@ class KothAPIView(APIView):
             return selectors.koth_game(self.kwargs["game_id"])
         except KothGame.DoesNotExist:
             raise Http404(_("No King of the Hill game here.")) from None
-
-    def payload(self, serializer_class):
-        serializer = serializer_class(data=self.request.data)
-        serializer.is_valid(raise_exception=True)
-        return serializer.validated_data
 
 
 class HostAPIView(KothAPIView):
@@ -56,21 +40,7 @@ class HostAPIView(KothAPIView):
         return Response(selectors.read_state(self.get_koth(), kind="host"))
 
 
-class TeamAPIView(KothAPIView):
-    """A team phone: authorised by the session's team binding, not by a login."""
-
-    permission_classes = [AllowAny]
-
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
-        # DRF checks CSRF only for logged-in users; a phone is anonymous but its session is
-        # its credential, so a foreign page must not be able to answer for it.
-        if request.method not in ("GET", "HEAD", "OPTIONS"):
-            SessionAuthentication().enforce_csrf(request)
-        self.entry = get_team_entry(request, self.kwargs["game_id"])
-        if self.entry is None:
-            raise PermissionDenied(_("Join your team first (open the team's link or its PIN)."))
-
+class TeamAPIView(TeamPhoneAPIView, KothAPIView):
     def team_state(self):
         return Response(selectors.read_state(self.get_koth(), kind="team",
                                              application_id=self.entry.pk))

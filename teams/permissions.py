@@ -12,8 +12,12 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from rest_framework.permissions import BasePermission
+from django.utils.translation import gettext as _
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import AllowAny, BasePermission
 
+from core.api import ServiceAPIView
 from core.permissions import IsOrganizer  # noqa: F401 - re-exported for the teams API
 from core.roles import is_organizer
 from teams.models import Application, Game, Team
@@ -77,3 +81,20 @@ class IsTeamPhone(BasePermission):
 
     def has_permission(self, request, view) -> bool:
         return get_team_entry(request, _view_game(view)) is not None
+
+
+class TeamPhoneAPIView(ServiceAPIView):
+    """A team phone's endpoint of a live game (URL kwarg ``game_id``): authorised by the
+    session's team binding, not by a login; ``self.entry`` is the team's application."""
+
+    permission_classes = [AllowAny]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        # DRF checks CSRF only for logged-in users; a phone is anonymous but its session is
+        # its credential, so a foreign page must not be able to act for it.
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            SessionAuthentication().enforce_csrf(request)
+        self.entry = get_team_entry(request, self.kwargs["game_id"])
+        if self.entry is None:
+            raise PermissionDenied(_("Join your team first (open the team's link or its PIN)."))
