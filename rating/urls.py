@@ -1,4 +1,43 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from rating import api, views
 
 app_name = "rating"
-urlpatterns: list = []
+
+api_urls = [
+    path("api/games/<int:game_id>/results/", api.ResultsAPI.as_view(), name="api_results"),
+    path("api/games/<int:game_id>/results/publish/", api.PublishAPI.as_view(),
+         name="api_publish"),
+    path("api/games/<int:game_id>/results/finalize/", api.FinalizeAPI.as_view(),
+         name="api_finalize"),
+    path("api/games/<int:game_id>/results/reopen/", api.ReopenAPI.as_view(), name="api_reopen"),
+    path("api/games/<int:game_id>/results/rows/<int:team_id>/", api.RowAPI.as_view(),
+         name="api_row"),
+    path("api/games/<int:game_id>/results/organizer/", api.OrganizerAPI.as_view(),
+         name="api_organizer"),
+    path("api/games/<int:game_id>/results/votes/<int:team_id>/", api.VoteAPI.as_view(),
+         name="api_vote"),
+    path("api/seasons/", api.SeasonsAPI.as_view(), name="api_seasons"),
+    path("api/seasons/<int:season_id>/", api.SeasonTableAPI.as_view(), name="api_season"),
+    path("api/seasons/<int:season_id>/games/", api.SeasonGamesAPI.as_view(),
+         name="api_season_games"),
+    path("api/seasons/<int:season_id>/games/<int:game_id>/", api.SeasonGameRemoveAPI.as_view(),
+         name="api_season_game_remove"),
+    path("api/seasons/<int:season_id>/record/", api.SeasonRecordAPI.as_view(),
+         name="api_season_record"),
+]
+
+page_urls = [
+    path("games/<int:game_id>/", views.results, name="results"),
+    path("games/<int:game_id>/rows/<int:team_id>/", views.row_set, name="row_set"),
+    path("games/<int:game_id>/organizer/", views.organizer_set, name="organizer_set"),
+    path("games/<int:game_id>/votes/<int:team_id>/", views.vote_set, name="vote_set"),
+    path("games/<int:game_id>/<slug:action>/", views.results_action, name="results_action"),
+    path("seasons/", views.seasons, name="seasons"),
+    path("seasons/new/", views.season_create, name="season_create"),
+    path("seasons/<int:season_id>/", views.season, name="season"),
+    path("seasons/<int:season_id>/games/", views.season_game, name="season_game"),
+    path("seasons/<int:season_id>/record/", views.season_record, name="season_record"),
+]
+
+urlpatterns = api_urls + page_urls

@@ -1,0 +1,179 @@
+"""The rating API (``/rating/api/…``): results publication and seasons. Views parse, authorize
+and call one service; ``DomainError`` becomes ``{"detail": ...}`` with 400 (403 for
+``NotAllowed``) in ``core.api.exception_handler``."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.permissions import IsOrganizer
+from rating import selectors, services
+from rating import serializers as s
+from rating.models import Season
+from teams.models import Game, Team
+
+TAG = ["Rating"]
+ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+
+
+class RatingAPIView(APIView):
+    permission_classes = [IsOrganizer]
+
+    def get_game(self) -> Game:
+        return get_object_or_404(Game, pk=self.kwargs["game_id"])
+
+    def get_season(self) -> Season:
+        return get_object_or_404(Season, pk=self.kwargs["season_id"])
+
+    def payload(self, serializer_class) -> dict:
+        serializer = serializer_class(data=self.request.data)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
+    def result_response(self, game: Game, code: int = status.HTTP_200_OK) -> Response:
+        result = selectors.game_result(game)
+        if result is None:
+            raise Http404(_("The results of this game are not published yet."))
+        return Response(s.GameResultSerializer(result).data, status=code)
+
+
+# --- results ----------------------------------------------------------------------------------
+
+
+class ResultsAPI(RatingAPIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(tags=TAG, responses={200: s.GameResultSerializer, 404: s.ErrorSerializer},
+                   summary="A game's published results (preliminary or final)")
+    def get(self, request, game_id: int):
+        return self.result_response(self.get_game())
+
+
+class PublishAPI(RatingAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.GameResultSerializer, **ERRORS},
+                   summary="Publish (or refresh) the preliminary results of a finished game")
+    def post(self, request, game_id: int):
+        game = self.get_game()
+        services.results_publish(actor=request.user, game=game)
+        return self.result_response(game)
+
+
+class FinalizeAPI(RatingAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.GameResultSerializer, **ERRORS},
+                   summary="Make the results final (they count; prizes are granted)")
+    def post(self, request, game_id: int):
+        game = self.get_game()
+        services.results_finalize(actor=request.user, game=game)
+        return self.result_response(game)
+
+
+class ReopenAPI(RatingAPIView):
+    @extend_schema(tags=TAG, request=s.ReopenSerializer,
+                   responses={200: s.GameResultSerializer, **ERRORS},
+                   summary="Re-open final results (a protest upheld)")
+    def post(self, request, game_id: int):
+        game = self.get_game()
+        data = self.payload(s.ReopenSerializer)
+        services.results_reopen(actor=request.user, game=game, reason=data["reason"])
+        return self.result_response(game)
+
+
+class RowAPI(RatingAPIView):
+    @extend_schema(tags=TAG, request=s.RowSetSerializer,
+                   responses={200: s.GameResultSerializer, **ERRORS},
+                   summary="Edit a team's preliminary row: place, disqualified, deduction")
+    def post(self, request, game_id: int, team_id: int):
+        game = self.get_game()
+        data = self.payload(s.RowSetSerializer)
+        services.result_row_set(actor=request.user, game=game, team=team_id, **data)
+        return self.result_response(game)
+
+
+class OrganizerAPI(RatingAPIView):
+    @extend_schema(tags=TAG, request=s.OrganizerSetSerializer,
+                   responses={200: s.GameResultSerializer, **ERRORS},
+                   summary="Name the team that organized the game (or none)")
+    def post(self, request, game_id: int):
+        game = self.get_game()
+        data = self.payload(s.OrganizerSetSerializer)
+        team = get_object_or_404(Team, pk=data["team"]) if data["team"] is not None else None
+        services.organizer_set(actor=request.user, game=game, team=team)
+        return self.result_response(game)
+
+
+class VoteAPI(RatingAPIView):
+    @extend_schema(tags=TAG, request=s.VoteSetSerializer,
+                   responses={200: s.GameResultSerializer, **ERRORS},
+                   summary="Record a playing team's vote on the organizing team (10.6)")
+    def post(self, request, game_id: int, team_id: int):
+        game = self.get_game()
+        data = self.payload(s.VoteSetSerializer)
+        services.vote_set(actor=request.user, game=game, team=team_id, value=data["value"])
+        return self.result_response(game)
+
+
+# --- seasons ----------------------------------------------------------------------------------
+
+
+class SeasonsAPI(RatingAPIView):
+    def get_permissions(self):
+        return [AllowAny()] if self.request.method == "GET" else super().get_permissions()
+
+    @extend_schema(tags=TAG, responses={200: s.SeasonSerializer(many=True)},
+                   summary="Every season")
+    def get(self, request):
+        return Response(s.SeasonSerializer(Season.objects.all(), many=True).data)
+
+    @extend_schema(tags=TAG, request=s.SeasonCreateSerializer,
+                   responses={201: s.SeasonSerializer, **ERRORS},
+                   summary="Create a season (the scale defaults to the format's)")
+    def post(self, request):
+        data = self.payload(s.SeasonCreateSerializer)
+        season = services.season_create(actor=request.user, title=data["title"],
+                                        format=data["format"], scale=data.get("scale"))
+        return Response(s.SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
+
+
+class SeasonTableAPI(RatingAPIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(tags=TAG, responses={200: s.SeasonTableSerializer, 404: s.ErrorSerializer},
+                   summary="A season's table (final results of its rated games)")
+    def get(self, request, season_id: int):
+        season = self.get_season()
+        table = selectors.season_table(season)
+        return Response({"season": s.SeasonSerializer(season).data, "teams": table["teams"]})
+
+
+class SeasonGamesAPI(RatingAPIView):
+    @extend_schema(tags=TAG, request=s.SeasonGameSerializer,
+                   responses={200: s.SeasonSerializer, **ERRORS},
+                   summary="Add a rated game of the season's format to the season")
+    def post(self, request, season_id: int):
+        season = self.get_season()
+        game = get_object_or_404(Game, pk=self.payload(s.SeasonGameSerializer)["game"])
+        services.season_game_add(actor=request.user, season=season, game=game)
+        return Response(s.SeasonSerializer(season).data)
+
+
+class SeasonGameRemoveAPI(RatingAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.SeasonSerializer, **ERRORS},
+                   summary="Take a game out of the season")
+    def delete(self, request, season_id: int, game_id: int):
+        season = self.get_season()
+        services.season_game_remove(actor=request.user, season=season, game=self.get_game())
+        return Response(s.SeasonSerializer(season).data)
+
+
+class SeasonRecordAPI(RatingAPIView):
+    @extend_schema(tags=TAG, responses={200: s.SeasonRecordSerializer, **ERRORS},
+                   summary="The season record (replays with manage.py replay to the table)")
+    def get(self, request, season_id: int):
+        return Response(selectors.season_record(self.get_season()))

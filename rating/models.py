@@ -1,0 +1,119 @@
+"""Published results of the games and the seasons they count in (``rules/rating.md``).
+
+Models hold data and constraints only. Results are computed from the live engines and written by
+``rating.services``; the season table is never stored: ``rating.selectors`` builds the season
+record from the final results and computes it with the pure ``rating.rules``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from teams.models import Game, Team
+
+VOTE_CHOICES = [(v, str(v)) for v in (100, 75, 50, 25, 0)]
+
+
+class Season(models.Model):
+    """A season of one format: a points scale and the rated games assigned to it."""
+
+    title = models.CharField(_("title"), max_length=200)
+    format = models.CharField(_("format"), max_length=20, choices=Game.Format.choices)
+    # Points by place, 1st first (the season record's ``scale``); set from the format's
+    # default by ``rating.services.season_create``.
+    scale = models.JSONField(_("points scale"), default=list, blank=True)
+    games = models.ManyToManyField(
+        Game, blank=True, related_name="seasons", verbose_name=_("games"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", verbose_name=_("created by"))
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("season")
+        verbose_name_plural = _("seasons")
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class GameResult(models.Model):
+    """The published results of one game: preliminary (editable), then final (they count)."""
+
+    class Status(models.TextChoices):
+        PRELIMINARY = "preliminary", _("preliminary")
+        FINAL = "final", _("final")
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, related_name="result", verbose_name=_("game"))
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.PRELIMINARY)
+    organizing_team = models.ForeignKey(
+        Team, on_delete=models.SET_NULL, null=True, blank=True, related_name="organized_results",
+        verbose_name=_("organizing team"))
+    published_at = models.DateTimeField(_("published at"))
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", verbose_name=_("published by"))
+    finalized_at = models.DateTimeField(_("finalized at"), null=True, blank=True)
+    reopen_reason = models.TextField(_("reason for re-opening"), blank=True)
+
+    class Meta:
+        ordering = ["-published_at", "-id"]
+        verbose_name = _("game results")
+        verbose_name_plural = _("game results")
+
+    def __str__(self) -> str:
+        return f"{self.game} ({self.get_status_display()})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status == self.Status.FINAL
+
+
+class ResultRow(models.Model):
+    """One team's line: its place (none when disqualified) and a rating deduction."""
+
+    result = models.ForeignKey(
+        GameResult, on_delete=models.CASCADE, related_name="rows", verbose_name=_("results"))
+    team = models.ForeignKey(
+        Team, on_delete=models.PROTECT, related_name="result_rows", verbose_name=_("team"))
+    place = models.PositiveSmallIntegerField(_("place"), null=True, blank=True)
+    disqualified = models.BooleanField(_("disqualified"), default=False)
+    deduction = models.PositiveIntegerField(_("deduction, points"), default=0)
+
+    class Meta:
+        ordering = ["result", "disqualified", "place", "team__name"]
+        verbose_name = _("result row")
+        verbose_name_plural = _("result rows")
+        constraints = [
+            models.UniqueConstraint(fields=["result", "team"], name="rating_row_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team}: {self.place or '—'}"
+
+
+class OrganizerVote(models.Model):
+    """A playing team's captain's vote on the organizing team's game (10.6); none = no vote."""
+
+    result = models.ForeignKey(
+        GameResult, on_delete=models.CASCADE, related_name="votes", verbose_name=_("results"))
+    team = models.ForeignKey(
+        Team, on_delete=models.CASCADE, related_name="organizer_votes", verbose_name=_("team"))
+    value = models.PositiveSmallIntegerField(
+        _("vote"), choices=VOTE_CHOICES, null=True, blank=True)
+
+    class Meta:
+        ordering = ["result", "team__name"]
+        verbose_name = _("organizer vote")
+        verbose_name_plural = _("organizer votes")
+        constraints = [
+            models.UniqueConstraint(fields=["result", "team"], name="rating_vote_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team}: {self.value}"

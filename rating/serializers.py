@@ -1,0 +1,108 @@
+"""Input and output shapes of the rating API (form only; the rules and refusals are the
+services')."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from core.api import ErrorSerializer  # noqa: F401 (one shared error component)
+from rating.models import GameResult, ResultRow, Season
+from teams.models import Game
+
+VOTE_VALUES = [100, 75, 50, 25, 0]
+
+
+class ResultRowSerializer(serializers.ModelSerializer):
+    team = serializers.IntegerField(source="team_id", read_only=True)
+    team_name = serializers.CharField(source="team.name", read_only=True)
+
+    class Meta:
+        model = ResultRow
+        fields = ["team", "team_name", "place", "disqualified", "deduction"]
+
+
+class VoteOutSerializer(serializers.Serializer):
+    team = serializers.IntegerField()
+    team_name = serializers.CharField()
+    value = serializers.IntegerField(allow_null=True)
+
+
+class GameResultSerializer(serializers.ModelSerializer):
+    game_title = serializers.CharField(source="game.title", read_only=True)
+    organizing_team = serializers.IntegerField(source="organizing_team_id", read_only=True,
+                                               allow_null=True)
+    rows = serializers.SerializerMethodField()
+    votes = serializers.SerializerMethodField()
+
+    class Meta:
+        model = GameResult
+        fields = ["game", "game_title", "status", "published_at", "finalized_at",
+                  "reopen_reason", "organizing_team", "rows", "votes"]
+
+    def get_rows(self, obj) -> ResultRowSerializer(many=True):  # type: ignore[valid-type]
+        from rating.selectors import ordered_rows
+
+        return ResultRowSerializer(ordered_rows(obj), many=True).data
+
+    def get_votes(self, obj) -> VoteOutSerializer(many=True):  # type: ignore[valid-type]
+        return VoteOutSerializer(
+            [{"team": v.team_id, "team_name": v.team.name, "value": v.value}
+             for v in obj.votes.all()], many=True).data
+
+
+class ReopenSerializer(serializers.Serializer):
+    reason = serializers.CharField()
+
+
+class RowSetSerializer(serializers.Serializer):
+    place = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    disqualified = serializers.BooleanField(required=False)
+    deduction = serializers.IntegerField(required=False, min_value=0)
+
+
+class OrganizerSetSerializer(serializers.Serializer):
+    team = serializers.IntegerField(allow_null=True, help_text="teams.Team id, or null")
+
+
+class VoteSetSerializer(serializers.Serializer):
+    value = serializers.ChoiceField(choices=VOTE_VALUES, allow_null=True)
+
+
+class SeasonSerializer(serializers.ModelSerializer):
+    games = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Season
+        fields = ["id", "title", "format", "scale", "games", "created_at"]
+
+
+class SeasonCreateSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=200)
+    format = serializers.ChoiceField(choices=Game.Format.choices)
+    scale = serializers.ListField(child=serializers.IntegerField(), required=False,
+                                  allow_empty=True)
+
+
+class SeasonGameSerializer(serializers.Serializer):
+    game = serializers.IntegerField(help_text="teams.Game id (rated, of the season's format)")
+
+
+class StandingSerializer(serializers.Serializer):
+    team = serializers.CharField()
+    place = serializers.IntegerField()
+    points = serializers.IntegerField()
+    games = serializers.IntegerField()
+    places = serializers.DictField(child=serializers.IntegerField(),
+                                   help_text="finishes by place (keys are places)")
+
+
+class SeasonTableSerializer(serializers.Serializer):
+    season = SeasonSerializer()
+    teams = StandingSerializer(many=True)
+
+
+class SeasonRecordSerializer(serializers.Serializer):
+    format = serializers.CharField()
+    season = serializers.CharField()
+    scale = serializers.JSONField()
+    games = serializers.ListField(child=serializers.JSONField())
