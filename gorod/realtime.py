@@ -18,11 +18,7 @@ share ``GorodGame.version`` (bumped by every write and every clock tick); a team
 
 from __future__ import annotations
 
-import asyncio
-import json
-
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from core.realtime import send_to_groups, state_group_message
 
 STATE = "gorod.state"
 
@@ -44,9 +40,7 @@ def state_message(version: int, state: dict) -> dict:
 
 
 def group_message(version: int, state: dict) -> dict:
-    """The client message, encoded once; consumers forward the text."""
-    text = json.dumps(state_message(version, state), ensure_ascii=False, separators=(",", ":"))
-    return {"type": STATE, "version": version, "text": text}
+    return state_group_message(STATE, version, state)
 
 
 def broadcast_states(game_id: int, version: int, *, public: dict, organizer: dict,
@@ -54,22 +48,8 @@ def broadcast_states(game_id: int, version: int, *, public: dict, organizer: dic
     """Send the public and organizer states with ``version`` and each team in ``teams``
     (``{application id: (team version, state)}``) its own; returns the number of messages.
     Called from ``transaction.on_commit`` (or by the clock, which writes nothing else)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return 0
     messages = [(public_group(game_id), group_message(version, public)),
                 (organizer_group(game_id), group_message(version, organizer))]
     messages += [(team_group(game_id, app_id), group_message(team_version, state))
                  for app_id, (team_version, state) in teams.items()]
-
-    async def send_all() -> None:
-        for group, message in messages:
-            await layer.group_send(group, message)
-
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        async_to_sync(send_all)()
-    else:
-        loop.create_task(send_all())
-    return len(messages)
+    return send_to_groups(messages)

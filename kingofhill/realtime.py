@@ -48,11 +48,7 @@ declaration and its own answer with the server's arrival time — never another 
 
 from __future__ import annotations
 
-import asyncio
-import json
-
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from core.realtime import send_to_groups, state_group_message
 
 STATE = "koth.state"
 
@@ -74,14 +70,7 @@ def state_message(version: int, state: dict) -> dict:
 
 
 def group_message(version: int, state: dict) -> dict:
-    """What travels through the channel layer: the client message already encoded as JSON.
-
-    Encoding once here rather than in every consumer matters with 64 phones: the in-memory
-    layer deep-copies each message per listener and Redis packs it, and a string is cheap for
-    both, while consumers just forward the text.
-    """
-    text = json.dumps(state_message(version, state), ensure_ascii=False, separators=(",", ":"))
-    return {"type": STATE, "version": version, "text": text}
+    return state_group_message(STATE, version, state)
 
 
 def broadcast_states(
@@ -92,25 +81,8 @@ def broadcast_states(
 
     Called from ``transaction.on_commit`` only, so nobody sees a state that was rolled back.
     """
-    layer = get_channel_layer()
-    if layer is None:
-        return 0
     messages = [(public_group(game_id), group_message(version, public)),
                 (host_group(game_id), group_message(version, host))]
     messages += [(team_group(game_id, app_id), group_message(team_version, state))
                  for app_id, (team_version, state) in teams.items()]
-
-    async def send_all() -> None:
-        for group, message in messages:
-            await layer.group_send(group, message)
-
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        # One event-loop hop for all groups rather than one per group.
-        async_to_sync(send_all)()
-    else:
-        # A sync write called inside a running loop (a browser-driving test harness) cannot
-        # block on it; hand the sends to that loop instead.
-        loop.create_task(send_all())
-    return len(messages)
+    return send_to_groups(messages)

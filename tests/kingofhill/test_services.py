@@ -364,7 +364,7 @@ def test_a_verdict_change_that_would_end_the_game_before_a_played_move_is_refuse
 def test_every_write_broadcasts_exactly_once_after_commit_to_every_group(
         running, host, alpha, django_capture_on_commit_callbacks, monkeypatch):
     sent = []
-    monkeypatch.setattr("kingofhill.realtime.get_channel_layer", lambda: FakeLayer(sent))
+    monkeypatch.setattr("core.realtime.get_channel_layer", lambda: FakeLayer(sent))
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         announce(running, host)
     assert len(callbacks) == 1
@@ -385,7 +385,7 @@ def test_each_stream_counts_its_own_versions_without_gaps(
         running, host, alpha, beta, gamma, django_capture_on_commit_callbacks, monkeypatch):
     """Per group, the pushed versions go 1 by 1 and end at what a resync answers."""
     sent = []
-    monkeypatch.setattr("kingofhill.realtime.get_channel_layer", lambda: FakeLayer(sent))
+    monkeypatch.setattr("core.realtime.get_channel_layer", lambda: FakeLayer(sent))
     start = {kind: selectors.read_state(KothGame.objects.get(pk=running.pk), kind=kind,
                                         application_id=app)["version"]
              for kind, app in (("public", None), ("host", None))}
@@ -420,7 +420,7 @@ def test_an_answer_reuses_the_kept_board_in_a_pinned_number_of_queries(
         django_assert_num_queries, monkeypatch):
     """Once a recomputation is committed, an answer reads only the open question: no record
     rebuild, no rules.compute, and the same queries however long the game has run."""
-    monkeypatch.setattr("kingofhill.realtime.get_channel_layer", lambda: None)
+    monkeypatch.setattr("core.realtime.get_channel_layer", lambda: None)
     selectors.forget_closed()
     with django_capture_on_commit_callbacks(execute=True):
         announce(running, host, answer_key="Пушкин")  # cold: reads everything, keeps it
@@ -492,7 +492,7 @@ def test_a_close_reads_a_fixed_number_of_queries_however_many_teams(
         running, host, alpha, beta, gamma, django_assert_max_num_queries, monkeypatch):
     """The question the close opens is read once, not once per team state (an N+1 that cost
     128 queries with 64 teams)."""
-    monkeypatch.setattr("kingofhill.realtime.get_channel_layer", lambda: None)
+    monkeypatch.setattr("core.realtime.get_channel_layer", lambda: None)
     announce(running, host)
     for entry in (alpha, beta, gamma):
         answer(running, entry, "Пушкин")
