@@ -116,7 +116,8 @@ def _gorod_rows(game: Game) -> list[tuple[Team, int | None, bool]]:
     gg = GorodGame.objects.select_related("game").filter(pk=game.pk).first()
     if gg is None or gg.status != GorodGame.Status.FINISHED:
         raise DomainError(_("The game is not finished yet: results are published after it ends."))
-    snap = gorod_selectors.load_snapshot(gg)
+    # As of its end: the record is complete then (and a night may be "in the future" in tests).
+    snap = gorod_selectors.load_snapshot(gg, gg.ended_at)
     teams = {a.team.name: a.team for a in snap.entries}
     rows = []
     for result in snap.results.teams if snap.results else ():
