@@ -195,6 +195,10 @@ def results_finalize(*, actor, game: Game, now=None) -> GameResult:
     rows = list(result.rows.all())
     if any(row.place is None and not row.disqualified for row in rows):
         raise DomainError(_("Every team that is not disqualified needs a place."))
+    # The season record scores a game by its order of finish, so the places must be that order.
+    places = sorted(row.place for row in rows if not row.disqualified)
+    if places != list(range(1, len(places) + 1)):
+        raise DomainError(_("The places must run 1, 2, 3, … with no gaps and no shared places."))
     result.status = GameResult.Status.FINAL
     result.finalized_at = now or timezone.now()
     result.save(update_fields=["status", "finalized_at"])

@@ -1,0 +1,119 @@
+"""The rating API: organizer-only writes (403 and nothing changes for others), public reads,
+refusals as ``{"detail"}``, and the season record that replays to the table it serves."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from rating import rules
+from rating.models import GameResult, Season
+from teams.models import Benefit
+from tests.rating.helpers import get_teams, gorod_game, koth_game, make_organizer, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def organizer():
+    return make_organizer()
+
+
+@pytest.fixture
+def api(organizer):
+    client = APIClient()
+    client.force_login(organizer)
+    return client
+
+
+@pytest.fixture
+def outsider_api():
+    client = APIClient()
+    client.force_login(make_user("outsider"))
+    return client
+
+
+def url(name, *args):
+    return reverse(f"rating:{name}", args=args)
+
+
+def test_publish_finalize_reopen_through_the_api(api, organizer):
+    game = gorod_game(organizer)
+    response = api.post(url("api_publish", game.pk))
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["status"] == "preliminary"
+    assert [(r["team_name"], r["place"], r["disqualified"]) for r in body["rows"]] == [
+        ("Alpha", 1, False), ("Beta", 2, False), ("Gamma", None, True)]
+    assert api.post(url("api_finalize", game.pk)).json()["status"] == "final"
+    assert Benefit.objects.filter(game=game).count() == 2
+    assert api.post(url("api_reopen", game.pk), {}, format="json").status_code == 400
+    response = api.post(url("api_reopen", game.pk), {"reason": "protest"}, format="json")
+    assert response.json()["status"] == "preliminary"
+    assert APIClient().get(url("api_results", game.pk)).json()["reopen_reason"] == "protest"
+
+
+def test_an_unfinished_game_is_refused_with_a_detail(api, organizer):
+    game = koth_game(organizer, finish=False)
+    response = api.post(url("api_publish", game.pk))
+    assert response.status_code == 400 and "not finished" in response.json()["detail"]
+    assert APIClient().get(url("api_results", game.pk)).status_code == 404
+
+
+def test_rows_organizer_and_votes(api, organizer):
+    game = gorod_game(organizer)
+    alpha, beta, _gamma = get_teams(organizer)
+    omega = get_teams(organizer, ["Omega"])[0]
+    api.post(url("api_publish", game.pk))
+    body = api.post(url("api_row", game.pk, beta.pk), {"deduction": 4}, format="json").json()
+    assert next(r for r in body["rows"] if r["team_name"] == "Beta")["deduction"] == 4
+    response = api.post(url("api_organizer", game.pk), {"team": omega.pk}, format="json")
+    assert response.json()["organizing_team"] == omega.pk
+    response = api.post(url("api_vote", game.pk, alpha.pk), {"value": 75}, format="json")
+    assert response.json()["votes"] == [{"team": alpha.pk, "team_name": "Alpha", "value": 75}]
+    assert api.post(url("api_vote", game.pk, alpha.pk), {"value": 60},
+                    format="json").status_code == 400
+
+
+def test_non_organizers_get_403_and_nothing_changes(outsider_api, organizer):
+    game = gorod_game(organizer)
+    alpha = get_teams(organizer)[0]
+    anonymous = APIClient()
+    for client in (outsider_api, anonymous):
+        assert client.post(url("api_publish", game.pk)).status_code == 403
+        assert client.post(url("api_finalize", game.pk)).status_code == 403
+        assert client.post(url("api_row", game.pk, alpha.pk), {"place": 3},
+                           format="json").status_code == 403
+        assert client.post(url("api_seasons"), {"title": "S", "format": "gorod"},
+                           format="json").status_code == 403
+    assert not GameResult.objects.exists() and not Season.objects.exists()
+    season = Season.objects.create(title="S", format="gorod", scale=[100, 96])
+    assert outsider_api.get(url("api_season_record", season.pk)).status_code == 403
+    assert outsider_api.post(url("api_season_games", season.pk), {"game": game.pk},
+                             format="json").status_code == 403
+    assert not season.games.exists()
+
+
+def test_seasons_and_the_record_replaying_to_the_table(api, organizer):
+    teams = get_teams(organizer)
+    first, second = gorod_game(organizer, teams=teams), gorod_game(organizer, title="2", days=3,
+                                                                    teams=teams)
+    response = api.post(url("api_seasons"), {"title": "Зима", "format": "gorod"}, format="json")
+    assert response.status_code == 201
+    season_id = response.json()["id"]
+    for game in (first, second):
+        assert api.post(url("api_season_games", season_id), {"game": game.pk},
+                        format="json").status_code == 200
+        api.post(url("api_publish", game.pk))
+    api.post(url("api_finalize", first.pk))
+    assert [s["id"] for s in APIClient().get(url("api_seasons")).json()] == [season_id]
+    table = APIClient().get(url("api_season", season_id)).json()
+    record = api.get(url("api_season_record", season_id)).json()
+    assert len(record["games"]) == 1
+    assert rules.replay(record)["teams"] == table["teams"]
+    assert [(t["team"], t["points"]) for t in table["teams"]] == [
+        ("Alpha", 100), ("Beta", 96), ("Gamma", 0)]
+    response = api.delete(url("api_season_game_remove", season_id, first.pk))
+    assert response.status_code == 200 and response.json()["games"] == [second.pk]
+    assert APIClient().get(url("api_season", season_id)).json()["teams"] == []

@@ -1,0 +1,136 @@
+"""Rating pages: the public results page with its preliminary/final badge, organizer buttons
+only for organizers, the season table, and the record download that replays to what the page
+shows."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from rating import rules, selectors, services
+from rating.models import GameResult, ResultRow, Season
+from tests.rating.helpers import get_teams, gorod_game, koth_game, make_organizer, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def organizer():
+    return make_organizer()
+
+
+@pytest.fixture
+def org_client(client, organizer):
+    client.force_login(organizer)
+    return client
+
+
+def page(client, name, *args) -> str:
+    response = client.get(reverse(f"rating:{name}", args=args))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_results_page_shows_the_badge_and_the_buttons_to_organizers_only(
+        client, organizer):
+    game = koth_game(organizer)
+    assert "not published yet" in page(client, "results", game.pk)
+    services.results_publish(actor=organizer, game=game)
+    html = page(client, "results", game.pk)
+    assert 'data-status="preliminary"' in html and "Alpha" in html
+    assert "Make the results final" not in html and "rows/" not in html
+    client.force_login(organizer)
+    html = page(client, "results", game.pk)
+    assert "Make the results final" in html and "Refresh from the game" in html
+    services.results_finalize(actor=organizer, game=game)
+    html = page(client, "results", game.pk)
+    assert 'data-status="final"' in html and "Re-open the results" in html
+
+
+def test_the_results_page_renders_in_russian(client, organizer):
+    game = gorod_game(organizer)
+    services.results_publish(actor=organizer, game=game)
+    html = client.get(reverse("rating:results", args=[game.pk]),
+                      HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "Alpha" in html
+
+
+def test_organizer_forms_publish_edit_finalize_and_reopen(org_client, organizer):
+    game = gorod_game(organizer)
+    beta = get_teams(organizer)[1]
+    post = org_client.post
+    assert post(reverse("rating:results_action", args=[game.pk, "publish"])).status_code == 302
+    post(reverse("rating:row_set", args=[game.pk, beta.pk]), {"place": "2", "deduction": "4"})
+    assert ResultRow.objects.get(team=beta).deduction == 4
+    post(reverse("rating:results_action", args=[game.pk, "finalize"]))
+    assert GameResult.objects.get().is_final
+    response = post(reverse("rating:results_action", args=[game.pk, "reopen"]), {"reason": ""},
+                    follow=True)
+    assert "Say why" in response.content.decode() and GameResult.objects.get().is_final
+    post(reverse("rating:results_action", args=[game.pk, "reopen"]), {"reason": "protest"})
+    assert not GameResult.objects.get().is_final
+
+
+def test_others_get_403_and_nothing_changes(client, organizer):
+    game = gorod_game(organizer)
+    season = Season.objects.create(title="S", format="gorod", scale=[100])
+    client.force_login(make_user("outsider"))
+    for name, args in (("results_action", [game.pk, "publish"]), ("season_create", []),
+                       ("season_game", [season.pk])):
+        assert client.post(reverse(f"rating:{name}", args=args),
+                           {"title": "x", "format": "gorod", "game": game.pk}).status_code == 403
+    assert client.get(reverse("rating:season_record", args=[season.pk])).status_code == 403
+    assert not GameResult.objects.exists() and Season.objects.count() == 1
+    assert not season.games.exists()
+
+
+def test_the_season_pages_and_the_downloaded_record_replays_to_the_shown_table(
+        client, org_client, organizer):
+    teams = get_teams(organizer)
+    first = gorod_game(organizer, teams=teams)
+    second = gorod_game(organizer, title="second", days=2, teams=teams, disqualify=False)
+    org_client.post(reverse("rating:season_create"), {"title": "Зима", "format": "gorod"})
+    season = Season.objects.get()
+    for game in (first, second):
+        org_client.post(reverse("rating:season_game", args=[season.pk]), {"game": game.pk})
+        services.results_publish(actor=organizer, game=game)
+        services.results_finalize(actor=organizer, game=game)
+    assert "Зима" in page(client, "seasons")
+    response = org_client.get(reverse("rating:season_record", args=[season.pk]))
+    assert response.status_code == 200 and "attachment" in response["Content-Disposition"]
+    replayed = rules.replay(json.loads(response.content))
+    client.logout()
+    html = page(client, "season", season.pk)
+    shown = re.findall(r'<tr><td class="num">(\d+)</td><td>([^<]+)</td><td class="num">(-?\d+)'
+                       r'</td><td class="num">(\d+)</td>', html)
+    assert shown == [(str(t["place"]), t["team"], str(t["points"]), str(t["games"]))
+                     for t in replayed["teams"]]
+    assert replayed == selectors.season_table(season)
+    # Gamma: disqualified in the first, third in the second; Beta and Gamma ...
+    assert [row[1] for row in shown] == ["Alpha", "Beta", "Gamma"]
+    assert "Download the season record" not in html
+
+
+def test_shared_places_are_shown(client, organizer):
+    teams = get_teams(organizer)
+    alpha, beta, _gamma = teams
+    first = gorod_game(organizer, teams=teams)
+    second = gorod_game(organizer, title="second", days=2, teams=teams)
+    season = Season.objects.create(title="S", format="gorod", scale=[100, 96, 92])
+    season.games.add(first, second)
+    for game in (first, second):
+        services.results_publish(actor=organizer, game=game)
+    services.result_row_set(actor=organizer, game=second, team=beta, place=1)
+    with pytest.raises(services.DomainError, match="shared"):
+        services.results_finalize(actor=organizer, game=second)
+    services.result_row_set(actor=organizer, game=second, team=alpha, place=2)
+    for game in (first, second):
+        services.results_finalize(actor=organizer, game=game)
+    html = page(client, "season", season.pk)
+    rows = re.findall(r'<tr><td class="num">(\d+)</td><td>([^<]+)</td><td class="num">(-?\d+)',
+                      html)
+    # Alpha and Beta: one 1st and one 2nd each, 196 points: they share the 1st place.
+    assert rows == [("1", "Alpha", "196"), ("1", "Beta", "196"), ("3", "Gamma", "0")]
