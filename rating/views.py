@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from core.records import RecordError
 from core.roles import is_organizer
 from rating import selectors, services
 from rating.models import VOTE_CHOICES, Season
@@ -152,8 +153,14 @@ def season_create(request):
 def season(request, season_id: int):
     season = get_object_or_404(Season, pk=season_id)
     organizer = is_organizer(request.user)
+    try:
+        table = selectors.season_table(season)["teams"]
+    except RecordError as exc:  # e.g. a scale broken in the admin: say so, do not crash
+        messages.error(request, _("The season table cannot be computed: %(error)s")
+                       % {"error": exc})
+        table = []
     context = {
-        "season": season, "table": selectors.season_table(season)["teams"],
+        "season": season, "table": table,
         "results": selectors.season_results(season), "organizer": organizer,
         "games": season.games.order_by("starts_at", "pk").select_related("result"),
     }

@@ -134,3 +134,12 @@ def test_shared_places_are_shown(client, organizer):
                       html)
     # Alpha and Beta: one 1st and one 2nd each, 196 points: they share the 1st place.
     assert rows == [("1", "Alpha", "196"), ("1", "Beta", "196"), ("3", "Gamma", "0")]
+
+
+def test_a_broken_scale_is_reported_not_a_crash(client, organizer):
+    game = gorod_game(organizer)
+    season = Season.objects.create(title="S", format="gorod", scale=[10, 20])
+    season.games.add(game)
+    services.results_publish(actor=organizer, game=game)
+    services.results_finalize(actor=organizer, game=game)
+    assert "cannot be computed" in page(client, "season", season.pk)
