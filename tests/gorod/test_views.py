@@ -51,6 +51,7 @@ def test_the_organizer_page(live, organizer, outsider):
     assert response.status_code == 200
     html = response.content.decode()
     assert "gorod/manage.js" in html and f"/gorod/api/games/{live.pk}/record/" in html
+    assert f'href="/rating/games/{live.pk}/"' in html  # publishing the results starts here
     assert "Alpha" in html
 
 

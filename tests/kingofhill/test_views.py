@@ -38,6 +38,7 @@ def test_an_organizer_gets_the_record_download_button(client, running, organizer
     client.force_login(organizer)
     html = client.get(reverse("kingofhill:host", args=[running.pk])).content.decode()
     assert 'id="record-download"' in html and "download=1" in html
+    assert f'href="/rating/games/{running.pk}/"' in html  # publishing the results starts here
 
 
 def test_the_team_page_asks_an_unjoined_phone_to_join_first(client, running):
