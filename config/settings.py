@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "channels",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "core",
     "teams",
     "kingofhill",
@@ -140,6 +141,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "King of the Hill, GoRoD, teams and season rating.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The API docs page must work in a hall or a car with no internet: no CDN assets.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Production hardening; all on when DEBUG is off, each overridable for a TLS-terminating proxy.

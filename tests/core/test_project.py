@@ -58,3 +58,23 @@ def test_the_home_page_renders_with_the_site_name(client):
     assert "Клубные игры" in page
     for url in ("/koth/", "/gorod/", "/teams/games/", "/teams/join/"):
         assert f'href="{url}"' in page
+
+
+def test_the_api_docs_page_loads_its_assets_from_this_site_not_a_cdn(client):
+    page = client.get("/api/docs/").content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/" in page
+    assert "cdn" not in page.lower()
+
+
+def test_production_collectstatic_builds_the_hashed_manifest(tmp_path):
+    """DEBUG=false serves hashed files through WhiteNoise; a broken url() in a CSS file or a
+    missing asset would only show up here, not in development."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env.update(DEBUG="false", SECRET_KEY="y7" * 30 + "-collectstatic", ALLOWED_HOSTS="x",
+               STATIC_ROOT=str(tmp_path), DJANGO_SETTINGS_MODULE="config.settings")
+    result = subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "staticfiles.json").exists()
