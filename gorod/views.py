@@ -52,6 +52,7 @@ def manage(request, game_id: int):
     context = _live(gg, "organizer", selectors.read_state(gg, kind="organizer"))
     context["record_url"] = reverse("gorod:api_record", args=[gg.pk]) + "?download=1"
     context["ruling_types"] = Ruling.Type.choices
+    context["ruling_labels"] = {value: str(label) for value, label in Ruling.Type.choices}
     return render(request, "gorod/manage.html", context)
 
 

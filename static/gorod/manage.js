@@ -21,6 +21,7 @@
 
   function render(state) {
     var T = page.text, game = state.game, stats = state.statistics;
+    var rulingLabels = window.LivePage.readJson("gorod-ruling-labels") || {};
     $("game-status").textContent = T[game.status] || game.status;
     $("game-status").dataset.status = game.status;
     $("finished-share").textContent = Math.round(game.finished_share * 100) + " %";
@@ -34,8 +35,8 @@
     var rulings = $("rulings");
     rulings.textContent = "";
     (state.rulings || []).forEach(function (r) {
-      rulings.appendChild(el("li", {text: time(r.created_at) + " · " + r.team + " · " + r.type +
-        (r.minutes != null ? " " + r.minutes + " min" : "") + (r.level ? " · " + T.level + " " + r.level : "") +
+      rulings.appendChild(el("li", {text: time(r.created_at) + " · " + r.team + " · " +
+        (rulingLabels[r.type] || r.type) + (r.minutes != null ? " " + r.minutes + " " + T.min : "") + (r.level ? " · " + T.level + " " + r.level : "") +
         (r.reason ? " · " + r.reason : "") + (r.by ? " · " + r.by : "")}));
     });
     var log = $("attempts");

@@ -95,6 +95,7 @@ def test_a_wrong_code_then_the_right_one_closes_the_level_on_the_organizer_scree
     org.fill("#ruling-reason", "ехали на красный")
     org.click("#ruling-send")
     expect(org.locator("#rulings li")).to_contain_text("ехали на красный", timeout=WAIT)
+    expect(org.locator("#rulings li")).to_contain_text("штраф 10 мин")  # labels, not codes
     expect(org.locator("#stats-body tr[data-team='Beta'] td").nth(-4)).to_have_text("10:00")
 
     # The public statistics appear, by the socket, once the organizer ends the game.
