@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from rating.models import GameResult, OrganizerVote, ResultRow, Season
+from rating.models import GameResult, OrganizerVote, Protest, ResultRow, Season
 
 
 @admin.register(Season)
@@ -28,3 +28,10 @@ class GameResultAdmin(admin.ModelAdmin):
     list_filter = ("status", "game__format")
     readonly_fields = ("status", "published_at", "published_by", "finalized_at")
     inlines = [ResultRowInline, OrganizerVoteInline]
+
+
+@admin.register(Protest)
+class ProtestAdmin(admin.ModelAdmin):
+    # Filing and answering go through the results page (``rating.services``).
+    list_display = ("result", "team", "status", "created_at", "answered_at")
+    list_filter = ("status",)

@@ -9,14 +9,14 @@ from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.permissions import IsOrganizer
 from rating import selectors, services
 from rating import serializers as s
-from rating.models import Season
+from rating.models import Protest, Season
 from teams.models import Game, Team
 
 TAG = ["Rating"]
@@ -117,6 +117,51 @@ class VoteAPI(RatingAPIView):
         data = self.payload(s.VoteSetSerializer)
         services.vote_set(actor=request.user, game=game, team=team_id, value=data["value"])
         return self.result_response(game)
+
+
+# --- protests --------------------------------------------------------------------------------
+
+
+class ProtestsAPI(RatingAPIView):
+    def get_permissions(self):
+        # Reading is public ([decision]: protests and answers are open to the club); filing
+        # needs an account, and the service lets only the team's captain or an organizer file.
+        if self.request.method == "GET":
+            return [AllowAny()]
+        return [IsAuthenticated()]
+
+    @extend_schema(tags=TAG, responses={200: s.ProtestSerializer(many=True),
+                                        404: s.ErrorSerializer},
+                   summary="A game's protests with their status and answers")
+    def get(self, request, game_id: int):
+        result = selectors.game_result(self.get_game())
+        if result is None:
+            raise Http404(_("The results of this game are not published yet."))
+        return Response(s.ProtestSerializer(selectors.protests(result), many=True).data)
+
+    @extend_schema(tags=TAG, request=s.ProtestFileSerializer,
+                   responses={201: s.ProtestSerializer, **ERRORS},
+                   summary="File a protest on preliminary results (the team's captain or an "
+                           "organizer; within 12 h of the game's end)")
+    def post(self, request, game_id: int):
+        game = self.get_game()
+        data = self.payload(s.ProtestFileSerializer)
+        team = get_object_or_404(Team, pk=data["team"])
+        protest = services.protest_file(actor=request.user, game=game, team=team,
+                                        text=data["text"])
+        return Response(s.ProtestSerializer(protest).data, status=status.HTTP_201_CREATED)
+
+
+class ProtestAnswerAPI(RatingAPIView):
+    @extend_schema(tags=TAG, request=s.ProtestAnswerSerializer,
+                   responses={200: s.ProtestSerializer, **ERRORS},
+                   summary="Answer an open protest: uphold or reject it, saying why")
+    def post(self, request, game_id: int, protest_id: int):
+        protest = get_object_or_404(Protest, pk=protest_id, result__game_id=game_id)
+        data = self.payload(s.ProtestAnswerSerializer)
+        protest = services.protest_answer(actor=request.user, protest=protest,
+                                          upheld=data["upheld"], answer=data["answer"])
+        return Response(s.ProtestSerializer(protest).data)
 
 
 # --- seasons ----------------------------------------------------------------------------------

@@ -117,3 +117,46 @@ class OrganizerVote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.team}: {self.value}"
+
+
+PROTEST_WINDOW_HOURS = 12  # captains may protest for 12 h after the game's end (3.15)
+PROTEST_ANSWER_HOURS = 24  # the organizer answers each protest within 24 h
+PROTEST_TEXT_MAX = 2000
+
+
+class Protest(models.Model):
+    """A playing team's protest against preliminary results, and the organizer's answer."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        UPHELD = "upheld", _("upheld")
+        REJECTED = "rejected", _("rejected")
+
+    result = models.ForeignKey(
+        GameResult, on_delete=models.CASCADE, related_name="protests", verbose_name=_("results"))
+    team = models.ForeignKey(
+        Team, on_delete=models.PROTECT, related_name="protests", verbose_name=_("team"))
+    text = models.TextField(_("protest"), max_length=PROTEST_TEXT_MAX)
+    created_at = models.DateTimeField(_("filed at"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", verbose_name=_("filed by"))
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.OPEN)
+    answer = models.TextField(_("answer"), blank=True, max_length=PROTEST_TEXT_MAX)
+    answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
+    answered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", verbose_name=_("answered by"))
+
+    class Meta:
+        ordering = ["result", "created_at", "id"]
+        verbose_name = _("protest")
+        verbose_name_plural = _("protests")
+
+    def __str__(self) -> str:
+        return f"{self.team}: {self.get_status_display()}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN

@@ -8,23 +8,60 @@ games, and ``season_table`` replays it with ``rating.rules`` — the code path o
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from django.db.models import Prefetch
 
 from rating import rules
-from rating.models import GameResult, OrganizerVote, ResultRow, Season
+from rating.models import (
+    PROTEST_WINDOW_HOURS,
+    GameResult,
+    OrganizerVote,
+    Protest,
+    ResultRow,
+    Season,
+)
 from teams.models import Game
 
 
 def game_result(game: Game) -> GameResult | None:
     return (GameResult.objects.select_related("game", "organizing_team", "published_by")
             .prefetch_related(Prefetch("rows", ResultRow.objects.select_related("team")),
-                              Prefetch("votes", OrganizerVote.objects.select_related("team")))
+                              Prefetch("votes", OrganizerVote.objects.select_related("team")),
+                              Prefetch("protests", Protest.objects.select_related("team")))
             .filter(game=game).first())
 
 
 def ordered_rows(result: GameResult) -> list[ResultRow]:
     """Placed teams by place (then name), disqualified ones last."""
     return sorted(result.rows.all(), key=lambda r: (r.disqualified, r.place or 0, r.team.name))
+
+
+def game_ended_at(result: GameResult) -> datetime:
+    """When the game ended: the live engine's end (King of the Hill ``finished_at``, GoRoD
+    ``ended_at``, when every team still playing is stopped), else the results' publication."""
+    game = result.game
+    ended = None
+    if game.format == Game.Format.KINGOFHILL:
+        from kingofhill.models import KothGame
+
+        ended = KothGame.objects.filter(pk=game.pk).values_list("finished_at", flat=True).first()
+    elif game.format == Game.Format.GOROD:
+        from gorod.models import GorodGame
+
+        ended = GorodGame.objects.filter(pk=game.pk).values_list("ended_at", flat=True).first()
+    return ended or result.published_at
+
+
+def protest_deadline(result: GameResult) -> datetime:
+    """The last moment a protest may be filed: 12 h after the game's end."""
+    return game_ended_at(result) + timedelta(hours=PROTEST_WINDOW_HOURS)
+
+
+def protests(result: GameResult) -> list[Protest]:
+    """The game's protests, oldest first, with their teams and answers."""
+    return list(result.protests.select_related("team", "created_by", "answered_by")
+                .order_by("created_at", "id"))
 
 
 def season_scale(season: Season) -> list[int] | dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from core.api import ErrorSerializer  # noqa: F401 (one shared error component)
-from rating.models import GameResult, ResultRow, Season
+from rating.models import PROTEST_TEXT_MAX, GameResult, Protest, ResultRow, Season
 from teams.models import Game
 
 VOTE_VALUES = [100, 75, 50, 25, 0]
@@ -27,17 +27,39 @@ class VoteOutSerializer(serializers.Serializer):
     value = serializers.IntegerField(allow_null=True)
 
 
+class ProtestSerializer(serializers.ModelSerializer):
+    game = serializers.IntegerField(source="result.game_id", read_only=True)
+    team = serializers.IntegerField(source="team_id", read_only=True)
+    team_name = serializers.CharField(source="team.name", read_only=True)
+
+    class Meta:
+        model = Protest
+        fields = ["id", "game", "team", "team_name", "text", "created_at", "status", "answer",
+                  "answered_at"]
+
+
+class ProtestFileSerializer(serializers.Serializer):
+    team = serializers.IntegerField(help_text="teams.Team id of a team that played the game")
+    text = serializers.CharField(max_length=PROTEST_TEXT_MAX)
+
+
+class ProtestAnswerSerializer(serializers.Serializer):
+    upheld = serializers.BooleanField(help_text="true: upheld; false: rejected")
+    answer = serializers.CharField(max_length=PROTEST_TEXT_MAX)
+
+
 class GameResultSerializer(serializers.ModelSerializer):
     game_title = serializers.CharField(source="game.title", read_only=True)
     organizing_team = serializers.IntegerField(source="organizing_team_id", read_only=True,
                                                allow_null=True)
     rows = serializers.SerializerMethodField()
     votes = serializers.SerializerMethodField()
+    protests = ProtestSerializer(many=True, read_only=True)
 
     class Meta:
         model = GameResult
         fields = ["game", "game_title", "status", "published_at", "finalized_at",
-                  "reopen_reason", "organizing_team", "rows", "votes"]
+                  "reopen_reason", "organizing_team", "rows", "votes", "protests"]
 
     def get_rows(self, obj) -> ResultRowSerializer(many=True):  # type: ignore[valid-type]
         from rating.selectors import ordered_rows

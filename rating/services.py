@@ -1,8 +1,9 @@
 """Writes of the rating app: seasons, publishing results (preliminary → final → re-opened),
 editing preliminary rows, the organizing team and the captains' votes (``rules/rating.md``).
 
-Every function is organizer-only (``NotAllowed``, 403, otherwise) and refuses with a
-``DomainError`` saying why; a refusal changes nothing. Places come from the live engines:
+Every function is organizer-only (``NotAllowed``, 403, otherwise) — except filing a protest,
+which a playing team's captain may do too — and refuses with a ``DomainError`` saying why; a
+refusal changes nothing. Places come from the live engines:
 King of the Hill's stored board (standings order), GoRoD's ``gorod.rules.compute`` results.
 """
 
@@ -11,14 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError as CoreDomainError
 from core.records import RecordError
 from core.roles import is_organizer
-from rating import rules
-from rating.models import GameResult, OrganizerVote, ResultRow, Season
+from rating import rules, selectors
+from rating.models import PROTEST_TEXT_MAX, GameResult, OrganizerVote, Protest, ResultRow, Season
 from teams.models import Game, Team
 from teams.services import benefits_grant
 
@@ -192,6 +193,11 @@ def results_finalize(*, actor, game: Game, now=None) -> GameResult:
     """Make the results final: they count in the season table; prizes go to places 1–3."""
     _require_organizer(actor)
     result = _preliminary(game)
+    open_protests = result.protests.filter(status=Protest.Status.OPEN).count()
+    if open_protests:
+        raise DomainError(
+            _("Answer the open protests first (%(count)d open): results cannot be final while "
+              "a protest is unanswered.") % {"count": open_protests})
     rows = list(result.rows.all())
     if any(row.place is None and not row.disqualified for row in rows):
         raise DomainError(_("Every team that is not disqualified needs a place."))
@@ -290,3 +296,60 @@ def vote_set(*, actor, game: Game, team: Team | int, value: int | None) -> Organ
     vote, _created = OrganizerVote.objects.update_or_create(
         result=result, team=row.team, defaults={"value": value})
     return vote
+
+
+# --- protests ---------------------------------------------------------------------------------
+
+
+def is_captain(user, team: Team) -> bool:
+    return bool(getattr(user, "is_authenticated", False)) and team.captain_id == user.pk
+
+
+def _protest_text(text: str, *, empty: str) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise DomainError(empty)
+    if len(text) > PROTEST_TEXT_MAX:
+        raise DomainError(_("At most %(max)d characters, please.") % {"max": PROTEST_TEXT_MAX})
+    return text
+
+
+@transaction.atomic
+def protest_file(*, actor, game: Game, team: Team, text: str, now=None) -> Protest:
+    """A playing team's captain (or an organizer on its behalf) protests the preliminary
+    results, within 12 h of the game's end (``selectors.protest_deadline``)."""
+    if not (is_organizer(actor) or is_captain(actor, team)):
+        raise NotAllowed(_("Only the team's captain or an organizer may file its protest."))
+    result = _lock(game)
+    if result is None:
+        raise DomainError(_("The results of this game are not published yet."))
+    if result.is_final:
+        raise DomainError(_("The results are final: protests are filed on preliminary results."))
+    if not result.rows.filter(team=team).exists():
+        raise DomainError(_("This team did not play this game."))
+    now = now or timezone.now()
+    deadline = selectors.protest_deadline(result)
+    if now > deadline:
+        raise DomainError(
+            _("Protests are filed within 12 hours of the game's end; the time ran out at "
+              "%(deadline)s.")
+            % {"deadline": formats.date_format(timezone.localtime(deadline), "DATETIME_FORMAT")})
+    text = _protest_text(text, empty=_("Write what the protest is about."))
+    return Protest.objects.create(result=result, team=team, text=text, created_at=now,
+                                  created_by=actor)
+
+
+@transaction.atomic
+def protest_answer(*, actor, protest: Protest, upheld: bool, answer: str, now=None) -> Protest:
+    """The organizer upholds or rejects an open protest, saying why. Upholding changes nothing
+    by itself: the organizer then corrects the rows (or re-opens final results)."""
+    _require_organizer(actor)
+    protest = Protest.objects.select_for_update().get(pk=protest.pk)
+    if not protest.is_open:
+        raise DomainError(_("This protest is already answered."))
+    protest.answer = _protest_text(answer, empty=_("Write the answer to the protest."))
+    protest.status = Protest.Status.UPHELD if upheld else Protest.Status.REJECTED
+    protest.answered_at = now or timezone.now()
+    protest.answered_by = actor
+    protest.save(update_fields=["answer", "status", "answered_at", "answered_by"])
+    return protest

@@ -13,13 +13,14 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core.records import RecordError
 from core.roles import is_organizer
 from rating import selectors, services
-from rating.models import VOTE_CHOICES, Season
+from rating.models import PROTEST_TEXT_MAX, VOTE_CHOICES, Protest, Season
 from teams.models import Game, Team
 
 
@@ -53,7 +54,23 @@ def results(request, game_id: int):
     if organizer and result is not None:
         played = [row.team_id for row in rows]
         context["organizer_choices"] = Team.objects.exclude(pk__in=played).order_by("name")
+    if result is not None:
+        context.update(_protest_context(request.user, result, rows, organizer))
     return render(request, "rating/results.html", context)
+
+
+def _protest_context(user, result, rows, organizer: bool) -> dict:
+    """The protests (public), and the teams this user may protest for now: a playing team's
+    captain its own, an organizer any playing team — while results are preliminary and the
+    12 h after the game's end last."""
+    deadline = selectors.protest_deadline(result)
+    open_window = not result.is_final and timezone.now() <= deadline
+    teams = [row.team for row in rows
+             if open_window and (organizer or services.is_captain(user, row.team))]
+    own = {row.team_id for row in rows if services.is_captain(user, row.team)}
+    return {"protests": selectors.protests(result), "protest_teams": teams,
+            "protest_deadline": deadline, "own_team_ids": own,
+            "protest_max": PROTEST_TEXT_MAX}
 
 
 ACTIONS = ("publish", "finalize", "reopen")
@@ -129,6 +146,37 @@ def vote_set(request, game_id: int, team_id: int):
     else:
         messages.success(request, _("Saved."))
     return redirect("rating:results", game_id=game.pk)
+
+
+@login_required
+@require_POST
+def protest_file(request, game_id: int):
+    game = get_object_or_404(Game, pk=game_id)
+    team = get_object_or_404(Team, pk=_int(request.POST.get("team")) or 0)
+    try:
+        services.protest_file(actor=request.user, game=game, team=team,
+                              text=request.POST.get("text", ""))
+    except services.DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("The protest is filed; the organizer answers within 24 hours."))
+    return redirect("rating:results", game_id=game.pk)
+
+
+@login_required
+@require_POST
+def protest_answer(request, game_id: int, protest_id: int):
+    _organizer(request)
+    protest = get_object_or_404(Protest, pk=protest_id, result__game_id=game_id)
+    try:
+        services.protest_answer(actor=request.user, protest=protest,
+                                upheld=request.POST.get("upheld") == "1",
+                                answer=request.POST.get("answer", ""))
+    except services.DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("The protest is answered."))
+    return redirect("rating:results", game_id=game_id)
 
 
 def seasons(request):

@@ -44,6 +44,13 @@ def get_teams(captain: User, names=NAMES) -> list[Team]:
     return teams
 
 
+def captained_teams(names=NAMES) -> list[Team]:
+    """One team per name, each with its own captain (``captain-<name>``)."""
+    return [Team.objects.create(name=name, name_key=name.casefold(),
+                                captain=make_user(f"captain-{name.casefold()}"))
+            for name in names]
+
+
 def make_game(fmt: str, organizer: User, *, title: str, days: int = 0, rated: bool = True
               ) -> Game:
     return Game.objects.create(title=title, format=fmt, rated=rated, created_by=organizer,
