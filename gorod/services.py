@@ -188,6 +188,26 @@ def level_add(*, actor, game: GorodGame | int, codes: dict, label: str | None = 
 
 
 @transaction.atomic
+def level_delete(*, actor, game: GorodGame | int, level: Level | int) -> None:
+    """Remove a level before the start; the later levels move up one place. [decision] Routes
+    list every level, so a deletion drops them: generate them again."""
+    _require_organizer(actor)
+    gg = _lock(game)
+    if gg.status != GorodGame.Status.SETUP:
+        raise DomainError(_("Levels can only be deleted before the start."))
+    level_id = level if isinstance(level, int) else level.pk
+    found = Level.objects.filter(gorod=gg, pk=level_id).first()
+    if found is None:
+        raise DomainError(_("There is no such level in this game."))
+    found.delete()
+    # One at a time, upwards: each level moves into the place just freed (order is unique).
+    for later in Level.objects.filter(gorod=gg, order__gt=found.order).order_by("order"):
+        later.order -= 1
+        later.save(update_fields=["order"])
+    Route.objects.filter(gorod=gg).delete()
+
+
+@transaction.atomic
 def routes_generate(*, actor, game: GorodGame | int, seed: int | str | None = None) -> dict:
     """Routes for a non-linear game (Latin-square rotation of a seeded shuffle), before the
     start; returns ``{application id: [level ids]}``."""

@@ -21,6 +21,8 @@ api_urls = [
 
 page_urls = [
     path("", views.index, name="index"),
+    path("setup/", views.setup_index, name="setup_index"),
+    path("<int:game_id>/setup/", views.setup, name="setup"),
     path("<int:game_id>/", views.manage, name="manage"),
     path("<int:game_id>/play/", views.play, name="play"),
     path("<int:game_id>/statistics/", views.statistics, name="statistics"),
