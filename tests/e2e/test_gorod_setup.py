@@ -62,7 +62,7 @@ def test_an_organizer_sets_up_a_gorod_night_with_two_levels(asgi_server, new_pag
     page.fill("#id_task", "Two sectors")
     page.fill("#id_codes", "north: G1R11D ||")
     page.click("#level-add")
-    expect(page.locator(".messages li.error")).to_contain_text("Line 1", timeout=WAIT)
+    expect(page.locator(".messages li.error")).to_contain_text("Строка 1", timeout=WAIT)  # the audience language
     expect(page.locator("#id_task")).to_have_value("Two sectors")
 
     page.fill("#id_label", "final")
