@@ -12,3 +12,9 @@ class DomainError(Exception):
     def __init__(self, message: str) -> None:
         self.message = str(message)
         super().__init__(self.message)
+
+
+class NotAllowed(DomainError):
+    """The actor's role does not allow this (the API answers 403)."""
+
+    status_code = 403

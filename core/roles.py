@@ -6,6 +6,8 @@ Superusers count as both. Teams never need an account (their phones join with a 
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
+
 ORGANIZER = "organizer"
 HOST = "host"
 
@@ -25,3 +27,9 @@ def is_organizer(user) -> bool:
 def is_host(user) -> bool:
     """Hosts judge answers; organizers may do everything a host does."""
     return _in_group(user, HOST) or is_organizer(user)
+
+
+def require_organizer(user) -> None:
+    """For organizer-only pages: anyone else gets 403."""
+    if not is_organizer(user):
+        raise PermissionDenied

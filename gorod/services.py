@@ -23,7 +23,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core.errors import DomainError as CoreDomainError
+from core.errors import DomainError, NotAllowed
 from core.records import RecordError
 from core.roles import is_organizer
 from gorod import realtime, rules, selectors
@@ -38,16 +38,6 @@ from gorod.models import CodeAttempt, GorodGame, Level, Route, Ruling
 from teams.models import Application, Game
 
 CODE_MAX = 200
-
-
-class DomainError(CoreDomainError):
-    """A refused action (the API answers 400)."""
-
-
-class NotAllowed(DomainError):
-    """The actor may not do this (the API answers 403)."""
-
-    status_code = 403
 
 
 # --- plumbing ---------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from core.roles import is_organizer
+from core.roles import is_organizer, require_organizer
 from gorod import forms, selectors, services
 from gorod.models import GorodGame, Route, Ruling
 from teams.models import Game
@@ -88,15 +88,10 @@ def _form_errors(request, form) -> None:
             messages.error(request, f"{label}: {error}" if label else error)
 
 
-def _organizer(request) -> None:
-    if not is_organizer(request.user):
-        raise PermissionDenied
-
-
 @login_required
 def setup_index(request):
     """Create the GoRoD of a scheduled GoRoD game; the games still in set-up are listed."""
-    _organizer(request)
+    require_organizer(request.user)
     form = forms.GorodCreateForm(request.POST or None)
     if request.method == "POST":
         if form.is_valid():
@@ -144,7 +139,7 @@ def _free_label(gg: GorodGame) -> str:
 def setup(request, game_id: int):
     """The levels of a GoRoD before its start: list, add, delete; routes for a non-linear game.
     Actions post here with ``action`` = add | delete | routes."""
-    _organizer(request)
+    require_organizer(request.user)
     gg = _gorod(game_id)
     if gg.status != GorodGame.Status.SETUP:
         messages.warning(request, _("The game has started: its levels can no longer be changed."))

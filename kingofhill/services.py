@@ -26,7 +26,7 @@ from django.db.models import prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core.errors import DomainError as CoreDomainError
+from core.errors import DomainError, NotAllowed
 from core.records import RecordError
 from core.roles import is_host
 from kingofhill import realtime, rules, selectors
@@ -41,16 +41,6 @@ from kingofhill.models import (
 from teams.models import Application, Game
 
 ANSWER_MAX = 300
-
-
-class DomainError(CoreDomainError):
-    """A refused action, with a message fit for the user (the API answers 400)."""
-
-
-class NotAllowed(DomainError):
-    """The actor may not do this (the API answers 403)."""
-
-    status_code = 403
 
 
 # --- plumbing ---------------------------------------------------------------------------------

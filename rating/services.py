@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
-from core.errors import DomainError as CoreDomainError
+from core.errors import DomainError, NotAllowed
 from core.records import RecordError
 from core.roles import is_organizer
 from rating import rules, selectors
@@ -24,14 +24,6 @@ from teams.models import Game, Team
 from teams.services import benefits_grant
 
 UNSET: Any = object()
-
-
-class DomainError(CoreDomainError):
-    """A results or season action the rules do not allow."""
-
-
-class NotAllowed(DomainError):
-    status_code = 403
 
 
 def _require_organizer(actor) -> None:

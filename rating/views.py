@@ -18,15 +18,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core.records import RecordError
-from core.roles import is_organizer
+from core.roles import is_organizer, require_organizer
 from rating import selectors, services
 from rating.models import PROTEST_TEXT_MAX, VOTE_CHOICES, Protest, Season
 from teams.models import Game, Team
-
-
-def _organizer(request) -> None:
-    if not is_organizer(request.user):
-        raise PermissionDenied
 
 
 def _int(value: str | None) -> int | None:
@@ -79,7 +74,7 @@ ACTIONS = ("publish", "finalize", "reopen")
 @login_required
 @require_POST
 def results_action(request, game_id: int, action: str):
-    _organizer(request)
+    require_organizer(request.user)
     game = get_object_or_404(Game, pk=game_id)
     if action not in ACTIONS:
         raise PermissionDenied
@@ -102,7 +97,7 @@ def results_action(request, game_id: int, action: str):
 @login_required
 @require_POST
 def row_set(request, game_id: int, team_id: int):
-    _organizer(request)
+    require_organizer(request.user)
     game = get_object_or_404(Game, pk=game_id)
     disqualified = request.POST.get("disqualified") == "on"
     try:
@@ -120,7 +115,7 @@ def row_set(request, game_id: int, team_id: int):
 @login_required
 @require_POST
 def organizer_set(request, game_id: int):
-    _organizer(request)
+    require_organizer(request.user)
     game = get_object_or_404(Game, pk=game_id)
     team_id = _int(request.POST.get("team"))
     team = get_object_or_404(Team, pk=team_id) if team_id else None
@@ -136,7 +131,7 @@ def organizer_set(request, game_id: int):
 @login_required
 @require_POST
 def vote_set(request, game_id: int, team_id: int):
-    _organizer(request)
+    require_organizer(request.user)
     game = get_object_or_404(Game, pk=game_id)
     try:
         services.vote_set(actor=request.user, game=game, team=team_id,
@@ -166,7 +161,7 @@ def protest_file(request, game_id: int):
 @login_required
 @require_POST
 def protest_answer(request, game_id: int, protest_id: int):
-    _organizer(request)
+    require_organizer(request.user)
     protest = get_object_or_404(Protest, pk=protest_id, result__game_id=game_id)
     try:
         services.protest_answer(actor=request.user, protest=protest,
@@ -188,7 +183,7 @@ def seasons(request):
 @login_required
 @require_POST
 def season_create(request):
-    _organizer(request)
+    require_organizer(request.user)
     try:
         season = services.season_create(actor=request.user, title=request.POST.get("title", ""),
                                         format=request.POST.get("format", ""))
@@ -222,7 +217,7 @@ def season(request, season_id: int):
 @login_required
 @require_POST
 def season_game(request, season_id: int):
-    _organizer(request)
+    require_organizer(request.user)
     season = get_object_or_404(Season, pk=season_id)
     game = get_object_or_404(Game, pk=_int(request.POST.get("game")) or 0)
     try:
@@ -237,7 +232,7 @@ def season_game(request, season_id: int):
 
 @login_required
 def season_record(request, season_id: int):
-    _organizer(request)
+    require_organizer(request.user)
     season = get_object_or_404(Season, pk=season_id)
     body = json.dumps(selectors.season_record(season), ensure_ascii=False, indent=2)
     response = HttpResponse(body, content_type="application/json; charset=utf-8")

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from core.roles import is_organizer
+from core.roles import is_organizer, require_organizer
 from teams import forms, rules, selectors, services
 from teams.models import Application, Ban, Game, Member, Team
 from teams.permissions import (
@@ -40,11 +40,6 @@ def _managed_team(request, pk: int) -> Team:
     if not can_manage_team(request.user, team):
         raise PermissionDenied
     return team
-
-
-def _organizer(request) -> None:
-    if not is_organizer(request.user):
-        raise PermissionDenied
 
 
 def _join_url(request, application: Application) -> str | None:
@@ -270,7 +265,7 @@ def application_withdraw(request, pk: int):
 
 @login_required
 def game_manage(request, pk: int):
-    _organizer(request)
+    require_organizer(request.user)
     game = get_object_or_404(Game, pk=pk)
     applications = list(selectors.game_applications(game))
     now = timezone.now()
@@ -301,7 +296,7 @@ ACTIONS = {"approve", "reject", "paid", "unpaid", "revoke"}
 @login_required
 @require_POST
 def application_action(request, pk: int, action: str):
-    _organizer(request)
+    require_organizer(request.user)
     application = get_object_or_404(Application.objects.select_related("team", "game"), pk=pk)
     if action not in ACTIONS:
         raise PermissionDenied
@@ -326,7 +321,7 @@ def application_action(request, pk: int, action: str):
 @login_required
 @require_POST
 def game_cancel(request, pk: int):
-    _organizer(request)
+    require_organizer(request.user)
     game = get_object_or_404(Game, pk=pk)
     try:
         services.game_cancel(game=game, actor=request.user, reason=request.POST.get("reason", ""))
@@ -340,7 +335,7 @@ def game_cancel(request, pk: int):
 @login_required
 @require_POST
 def ban_create(request, pk: int):
-    _organizer(request)
+    require_organizer(request.user)
     team = get_object_or_404(Team, pk=pk)
     form = forms.BanForm(request.POST)
     if form.is_valid():
@@ -361,7 +356,7 @@ def ban_create(request, pk: int):
 @login_required
 @require_POST
 def ban_lift(request, pk: int):
-    _organizer(request)
+    require_organizer(request.user)
     ban = get_object_or_404(Ban, pk=pk)
     team_id = ban.team_id
     services.ban_lift(ban=ban)
@@ -372,7 +367,7 @@ def ban_lift(request, pk: int):
 @login_required
 def join_sheet(request, pk: int):
     """Printable: one page per approved team with its name, QR code, link and PIN."""
-    _organizer(request)
+    require_organizer(request.user)
     game = get_object_or_404(Game, pk=pk)
     sheets = []
     for application in selectors.game_approved_applications(game):
