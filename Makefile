@@ -44,7 +44,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 messages: $(STAMP)
-	$(BIN)/python manage.py makemessages -l ru -l en --ignore=.venv --ignore=tests --ignore=bench
+	$(BIN)/python manage.py makemessages -l ru --ignore=.venv --ignore=tests --ignore=bench \
+		--ignore=artifacts --ignore=staticfiles
 	$(BIN)/python manage.py compilemessages --ignore=.venv
 
 clean:

@@ -65,10 +65,6 @@ def team_group(game_id: int, application_id: int) -> str:
     return f"koth.{game_id}.team.{application_id}"
 
 
-def state_message(version: int, state: dict) -> dict:
-    return {"type": STATE, "version": version, "state": state}
-
-
 def group_message(version: int, state: dict) -> dict:
     return state_group_message(STATE, version, state)
 
