@@ -18,10 +18,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# The GoRoD clock pushes hints and failed levels at their deadlines; it runs beside the server
-# and stops with it (Ctrl+C).
-SERVE = trap 'kill $$clock 2>/dev/null' EXIT; \
-	$(BIN)/python manage.py gorod_clock & clock=$$!; \
+# The time-driven jobs (GoRoD hints, failed levels, queued announcements) run inside the server
+# on the embedded default; with REDIS_URL one clock process runs beside it and stops with it.
+SERVE = if [ -n "$$REDIS_URL" ]; then trap 'kill $$clock 2>/dev/null' EXIT; \
+	$(BIN)/python manage.py gorod_clock & clock=$$!; fi; \
 	$(BIN)/python -m daphne -b $(HOST) -p $(PORT) config.asgi:application
 
 run: $(STAMP)

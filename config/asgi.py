@@ -10,10 +10,12 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from config.routing import websocket_urlpatterns  # noqa: E402
+from core.scheduler import InProcessScheduler  # noqa: E402
 
-application = ProtocolTypeRouter(
+# In the embedded default the server runs the time-driven jobs itself (core.scheduler).
+application = InProcessScheduler(ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
-)
+))

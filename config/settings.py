@@ -92,6 +92,10 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_config(ENV, BASE_DIR)}
+# Time-driven jobs (GoRoD deadlines, queued announcements) run inside the ASGI server when only
+# its own process can reach its pages (the in-memory layer); beside several workers on Redis,
+# run one `manage.py gorod_clock` instead (see README: Running on PostgreSQL + Redis).
+SCHEDULER_IN_PROCESS = env_bool("SCHEDULER_IN_PROCESS", not ENV.get("REDIS_URL", "").strip())
 CHANNEL_LAYERS = channel_layers_config(ENV)
 CACHES = cache_config(ENV)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

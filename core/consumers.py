@@ -5,6 +5,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils import timezone
 
+from core.live import team_audience
 from core.realtime import SITE_GROUP
 
 
@@ -29,18 +30,20 @@ CLOSE_NOT_FOUND = 4404
 class GameStateConsumer(AsyncJsonWebsocketConsumer):
     """Base of a live game's read-only sockets (King of the Hill, GoRoD).
 
-    A subclass defines ``game_exists()``, ``authorise()`` (the group the connecting user may
-    join, or None) and ``current_state()`` (``{"version", "state"}``), all async, and routes its
-    push type to ``forward_state``; the base authorises, joins, sends the current state at once (so a client
-    is never blank while its HTTP resync runs) and then forwards the group's pushes. Handlers
-    never write: a group handler runs once per listener, and actions go through the HTTP API.
+    A subclass names its game's adapter (``live``, a ``core.live.LiveGame``) and defines
+    ``authorise()`` (async: the audience the connecting user may watch, or None), and routes its
+    push type to ``forward_state``. The base checks the game, authorises, joins the audience's
+    group and the site group (announcements reach every page through its one socket), and
+    sends the audience's stored state as the first message — so a reconnecting client needs no
+    HTTP read — then forwards the group's pushes. Handlers never write: a group handler runs
+    once per listener, and actions go through the HTTP API.
     """
 
-    state_type = ""  # e.g. "koth.state"; the app's realtime module owns the name
+    live = None  # the app's core.live.LiveGame
 
     async def connect(self):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
-        self.group = None
+        self.groups_joined: list[str] = []
         self.application_id = None
         # Accept first and then close with a code, so the browser learns why (a refused
         # handshake reaches JavaScript as a bare 1006).
@@ -48,29 +51,43 @@ class GameStateConsumer(AsyncJsonWebsocketConsumer):
             await self.accept()
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        self.group = await self.authorise()
-        if self.group is None:
+        audience = await self.authorise()
+        if audience is None:
             await self.accept()
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        # Join before reading the state: an update between the two then arrives as a push.
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        # Join before reading the state: an update between the two then arrives as a push
+        # (and a push not newer than the first message is ignored by the client).
+        for group in (self.live.group(self.game_id, audience), SITE_GROUP):
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.groups_joined.append(group)
         await self.accept()
-        await self.send_json({"type": self.state_type, **await self.current_state()})
+        stored = await database_sync_to_async(self.live.read)(self.game_id, audience)
+        if stored is None:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        await self.send(text_data=self.live.message(stored.version, stored.text)["text"])
 
     async def disconnect(self, code):
-        if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        for group in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    @database_sync_to_async
+    def game_exists(self) -> bool:
+        return self.live.model.objects.filter(pk=self.game_id).exists()
 
     async def forward_state(self, event):
-        # The realtime module encoded the message once per group, not once per socket.
+        # The live core encoded the message once per group, not once per socket.
         await self.send(text_data=event["text"])
+
+    async def site_announce(self, event):
+        await self.send_json(event)
 
     async def receive_json(self, content, **kwargs):
         pass  # read-only: actions go through the HTTP API (CSRF, one code path)
 
-    async def authorise_team(self, group_for) -> str | None:
-        """The group of the team this browser session is joined to for the game, or None."""
+    async def authorise_team(self) -> str | None:
+        """The audience of the team this browser session is joined to for the game, or None."""
         from teams.selectors import team_entry_for_session
 
         entry = await database_sync_to_async(team_entry_for_session)(
@@ -78,4 +95,4 @@ class GameStateConsumer(AsyncJsonWebsocketConsumer):
         if entry is None:
             return None
         self.application_id = entry.pk
-        return group_for(self.game_id, entry.pk)
+        return team_audience(entry.pk)

@@ -28,9 +28,10 @@ class RulingInline(ReadOnlyInline):
 
 @admin.register(GorodGame)
 class GorodGameAdmin(admin.ModelAdmin):
-    list_display = ["game", "status", "started_at", "ended_at", "version"]
-    readonly_fields = ["status", "started_at", "ended_at", "team_order", "version",
-                       "team_versions"]
+    list_display = ["game", "status", "started_at", "ended_at"]
+    # The services own the status, the times and the clock's fields.
+    readonly_fields = ["status", "started_at", "ended_at", "team_order", "next_deadline",
+                       "clock_failures"]
     inlines = [LevelInline, RulingInline]
 
 

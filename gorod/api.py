@@ -12,6 +12,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from core.api import ServiceAPIView
+from core.errors import NotAllowed
 from core.permissions import IsOrganizer
 from gorod import selectors, services
 from gorod import serializers as s
@@ -42,7 +43,10 @@ class OrganizerAPIView(GorodAPIView):
 
 class TeamAPIView(TeamPhoneAPIView, GorodAPIView):
     def team_state(self) -> dict:
-        return selectors.read_state(self.get_gorod(), kind="team", application_id=self.entry.pk)
+        state = selectors.read_state(self.get_gorod(), kind="team", application_id=self.entry.pk)
+        if state is None:
+            raise NotAllowed(_("This team does not play in this game."))
+        return state
 
 
 # --- reads ------------------------------------------------------------------------------------
@@ -98,7 +102,7 @@ class CreateAPI(GorodAPIView):
         levels = [dict(level) for level in data.pop("levels")]
         gg = services.gorod_create(actor=request.user, game=data.pop("game"), levels=levels,
                                    **data)
-        return Response({"id": gg.pk, "version": gg.version}, status=status.HTTP_201_CREATED)
+        return Response({"id": gg.pk}, status=status.HTTP_201_CREATED)
 
 
 class RoutesAPI(OrganizerAPIView):

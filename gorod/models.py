@@ -1,10 +1,11 @@
 """GoRoD live data: the game's settings, its levels and codes, routes, every code attempt and
 every organizer ruling.
 
-Models hold data and constraints only. Nothing derived is stored: the state of every team (the
-level it is on, the hints shown, the fail times, the statistics) is a pure function of the
-record these rows make (``gorod.services.game_record``) and the current time, computed by
-``gorod.rules.compute``. Teams are ``teams.Application`` rows (approved ones play); a team's
+Models hold data and constraints only. The state of every team (the level it is on, the hints
+shown, the fail times, the statistics) is a pure function of the record these rows make
+(``gorod.services.game_record``) and the current time, computed by ``gorod.rules.compute``;
+what each screen shows is stored, versioned, by the live core (``core.models.LiveStream``) at
+every write and at every deadline (``gorod.clock``). Teams are ``teams.Application`` rows (approved ones play); a team's
 name in the record is its ``teams.Team`` name.
 """
 
@@ -47,10 +48,12 @@ class GorodGame(models.Model):
     # Application ids in registration order, frozen at the start so a late change of
     # applications cannot reshuffle the record of a running game.
     team_order = models.JSONField(_("team order"), default=list, blank=True)
-    # Bumped by every write and every clock tick: the public and organizer streams' version.
-    version = models.PositiveIntegerField(_("version"), default=0)
-    # Each team's stream has its own version ({"<application id>": n}).
-    team_versions = models.JSONField(_("team versions"), default=dict, blank=True)
+    # The clock's schedule (gorod.clock): the engine's next deadline (a hint, a failed level, a
+    # timeout's end, the time cap), stored by every write; the clock handles only games due.
+    next_deadline = models.DateTimeField(_("next deadline"), null=True, blank=True,
+                                         db_index=True)
+    # Failed clock attempts in a row (reset by every successful write): the retry backoff.
+    clock_failures = models.PositiveSmallIntegerField(_("clock failures"), default=0)
 
     class Meta:
         verbose_name = _("GoRoD game")

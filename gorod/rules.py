@@ -64,6 +64,13 @@ _HOUR = 60 * _MIN
 CLOSING_TYPES = ("code", "sliv", "force_majeure")
 RULING_TYPES = ("penalty", "bonus", "average_time", "disqualify")
 EVENT_TYPES = (*CLOSING_TYPES, "timeout", *RULING_TYPES)
+#: Organizer rulings that take effect at a moment of the game (the record's ``at``); the others
+#: are about totals.
+TIMED_RULINGS = ("sliv", "force_majeure", "timeout")
+#: Rulings about one level (the record's ``level``).
+LEVEL_RULINGS = ("sliv", "force_majeure", "average_time")
+#: Rulings that carry minutes.
+MINUTE_RULINGS = ("penalty", "bonus", "timeout")
 
 #: How the statistics screen names each outcome (3.x: code / failed / organizer ruling).
 HOW = {
@@ -748,6 +755,28 @@ def next_deadline(results: Results) -> datetime | None:
     """
     moments = [t.next_deadline for t in results.teams if t.next_deadline is not None]
     return min(moments) if moments else None
+
+
+def timeout_until(team: TeamResult, now: datetime) -> datetime | None:
+    """When the team's timeout ends, if it is on its timeout at ``now`` (3.10: no codes are
+    accepted then); None otherwise.
+
+    Worked example: a 10-minute timeout taken at 22:30 holds at 22:35 until 22:40 and is over
+    at 22:40 itself.
+
+    >>> rec = parse_record({"start": "2026-12-05T22:00:00+03:00", "levels": [{"id": "1"}],
+    ...     "teams": ["A"], "events": [{"team": "A", "type": "timeout", "minutes": 10,
+    ...                                 "at": "2026-12-05T22:30:00+03:00"}]})
+    >>> at = lambda hm: datetime.fromisoformat(f"2026-12-05T{hm}:00+03:00")
+    >>> timeout_until(compute(rec, at("22:35")).teams[0], at("22:35")).isoformat()
+    '2026-12-05T22:40:00+03:00'
+    >>> timeout_until(compute(rec, at("22:40")).teams[0], at("22:40")) is None
+    True
+    """
+    if team.timeout_at is None:
+        return None
+    end = team.timeout_at + timedelta(seconds=team.timeout_s)
+    return end if team.timeout_at <= now < end else None
 
 
 # --------------------------------------------------------------------------------------------

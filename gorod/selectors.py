@@ -1,24 +1,30 @@
 """GoRoD reads: the game record built from the rows, the engine's results at a moment, and the
-three audiences' states (public, organizer, team). Everything shown is computed here from
-``(record, now)`` with the pure ``gorod.rules``, so a reload always shows the right thing."""
+audiences' states (public, organizer, each team). Everything shown is computed here from
+``(record, now)`` with the pure ``gorod.rules``; ``build_states`` is the live core's build
+(``core.live``), which stores the states that reads then serve. No state carries the current
+time, so a state changes only at an event or at a deadline of the engine's."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from gorod import rules
+from core.errors import DomainError
+from core.live import PUBLIC, Write, team_audience
+from core.records import RecordError
+from gorod import realtime, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
 from gorod.models import CodeAttempt, GorodGame, Level, Route, Ruling
-from teams.models import Application
+from teams.models import Application, Game
 
 ATTEMPTS_LOG = 100
 TEAM_ATTEMPTS = 20
-# Ruling types that take effect at a moment of the game; the others are about totals.
-TIMED_RULINGS = ("sliv", "force_majeure", "timeout")
 
 
 def gorod_game(game_id: int) -> GorodGame:
@@ -45,13 +51,15 @@ def levels(gg: GorodGame) -> list[Level]:
     return list(Level.objects.filter(gorod=gg).order_by("order"))
 
 
-def build_record(gg: GorodGame, *, now: datetime | None = None,
-                 end: datetime | None = None) -> dict:
-    """The contract record (``spec/record-format.md``) of a started game. ``end`` overrides the
-    stored end (the service checking an end before storing it)."""
-    teams = entries(gg)
+def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | None = None,
+                 teams: list[Application] | None = None,
+                 level_rows: list[Level] | None = None) -> dict:
+    """The contract record (``docs/record-format.md``) of a started game. ``end`` overrides the
+    stored end (the service checking an end before storing it); ``teams`` and ``level_rows``
+    spare the queries when the caller has them."""
+    teams = entries(gg) if teams is None else teams
     names = {a.pk: a.team.name for a in teams}
-    level_rows = levels(gg)
+    level_rows = levels(gg) if level_rows is None else level_rows
     labels = {lv.pk: lv.label for lv in level_rows}
     events: list[dict] = []
     closing = CodeAttempt.objects.filter(gorod=gg, closes_level=True,
@@ -61,9 +69,9 @@ def build_record(gg: GorodGame, *, now: datetime | None = None,
                        "level": labels[attempt.level_id], "at": iso(attempt.at)})
     for ruling in Ruling.objects.filter(gorod=gg, application_id__in=names).select_related("by"):
         event: dict[str, Any] = {"team": names[ruling.application_id], "type": ruling.type}
-        if ruling.type in TIMED_RULINGS:
+        if ruling.type in rules.TIMED_RULINGS:
             event["at"] = iso(ruling.at)
-        if ruling.type in ("sliv", "force_majeure", "average_time"):
+        if ruling.type in rules.LEVEL_RULINGS:
             event["level"] = labels.get(ruling.level_id)
         if ruling.minutes is not None:
             event["minutes"] = ruling.minutes
@@ -119,7 +127,7 @@ def load_snapshot(gg: GorodGame, now: datetime | None = None, *,
     now = now or timezone.now()
     snap = Snapshot(gorod=gg, now=now, entries=entries(gg), levels=levels(gg))
     if gg.started_at is not None:
-        snap.record = build_record(gg, end=end)
+        snap.record = build_record(gg, end=end, teams=snap.entries, level_rows=snap.levels)
         snap.results = rules.compute(rules.parse_record(snap.record), max(now, gg.started_at))
         snap.by_name = {t.team: t for t in snap.results.teams}
     return snap
@@ -156,7 +164,6 @@ def game_info(snap: Snapshot) -> dict:
         "started_at": iso(gg.started_at), "ended_at": iso(gg.ended_at),
         "levels": len(snap.levels), "teams": len(snap.entries),
         "finished_share": results.finished_share if results else 0.0,
-        "now": iso(snap.now),
     }
 
 
@@ -199,7 +206,7 @@ def organizer_state(snap: Snapshot) -> dict:
     }
 
 
-def sectors(level: Level, team: str, found: set[str]) -> list[dict]:
+def sectors(level: Level, found: set[str]) -> list[dict]:
     try:
         spec = level_codes_from_dict(level.codes)
     except CodeSpecError:  # pragma: no cover - checked when the level is stored
@@ -213,10 +220,37 @@ def found_sectors(application_id: int, level: Level) -> set[str]:
         verdict=CodeAttempt.Verdict.ACCEPTED).values_list("sector", flat=True))
 
 
-def team_state(snap: Snapshot, application_id: int) -> dict:
+@dataclass
+class TeamData:
+    """What the team states need beyond the engine's results, read for all teams at once:
+    the sectors each team found per level and each team's latest attempts."""
+
+    found: dict[tuple[int, int], set[str]]
+    recent: dict[int, list[CodeAttempt]]
+
+
+def team_data(gg: GorodGame) -> TeamData:
+    found: dict[tuple[int, int], set[str]] = {}
+    for app_id, level_id, sector in CodeAttempt.objects.filter(
+            gorod=gg, verdict=CodeAttempt.Verdict.ACCEPTED).values_list(
+            "application_id", "level_id", "sector"):
+        found.setdefault((app_id, level_id), set()).add(sector)
+    recent: dict[int, list[CodeAttempt]] = {}
+    latest = CodeAttempt.objects.filter(gorod=gg).annotate(
+        rank=Window(RowNumber(), partition_by=[F("application_id")],
+                    order_by=[F("at").desc(), F("pk").desc()])).filter(
+        rank__lte=TEAM_ATTEMPTS).order_by("application_id", "-at", "-pk")
+    for attempt in latest:
+        recent.setdefault(attempt.application_id, []).append(attempt)
+    return TeamData(found=found, recent=recent)
+
+
+def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None,
+               public: dict | None = None) -> dict:
     """What one team's phones see: its level, hints, deadlines and its own attempts only."""
+    data = data or team_data(snap.gorod)
     name = snap.names.get(application_id)
-    state = public_state(snap)
+    state = dict(public or public_state(snap))
     me: dict[str, Any] = {"application": application_id, "team": name, "status": None,
                           "level": None, "history": [], "attempts": []}
     state["me"] = me
@@ -240,11 +274,7 @@ def team_state(snap: Snapshot, application_id: int) -> dict:
         level = snap.level(result.current_level)
         shown = lr.hints_shown
         upcoming = [h for h in lr.hints_at[shown:] if h < lr.fail_at]
-        timeout_until = None
-        if result.timeout_at is not None:
-            end = result.timeout_at + timedelta(seconds=result.timeout_s)
-            if result.timeout_at <= snap.now < end:
-                timeout_until = iso(end)
+        timeout_until = iso(rules.timeout_until(result, snap.now))
         me["level"] = {
             "number": len(result.levels), "of": len(snap.levels), "label": lr.level,
             "task": level.task, "received_at": iso(lr.received_at),
@@ -252,28 +282,62 @@ def team_state(snap: Snapshot, application_id: int) -> dict:
                       for i in range(shown)],
             "next_hint_at": iso(upcoming[0]) if upcoming else None,
             "fail_at": iso(lr.fail_at), "timeout_until": timeout_until,
-            "sectors": sectors(level, name, found_sectors(application_id, level)),
+            "sectors": sectors(level, data.found.get((application_id, level.pk), set())),
         }
-    mine = CodeAttempt.objects.filter(gorod=snap.gorod, application_id=application_id) \
-        .order_by("-at", "-pk")[:TEAM_ATTEMPTS]
     me["attempts"] = [{k: v for k, v in _attempt(a, snap.names, labels).items()
-                       if k not in ("team", "application")} for a in mine]
+                       if k not in ("team", "application")}
+                      for a in data.recent.get(application_id, [])]
     return state
 
 
-def team_version(gg: GorodGame, application_id: int | None) -> int:
-    return int((gg.team_versions or {}).get(str(application_id), 0))
+def audience(kind: str, application_id: int | None = None) -> str:
+    """The live audience of a screen: ``public``, ``organizer``, or one team's."""
+    return team_audience(application_id) if kind == "team" else kind
 
 
-def read_state(gg: GorodGame, *, kind: str, application_id: int | None = None,
-               now: datetime | None = None) -> dict:
-    """``{"version", "state"}`` for a resync; the version is read before the state."""
-    version = team_version(gg, application_id) if kind == "team" else gg.version
-    snap = load_snapshot(gg, now)
-    if kind == "organizer":
-        state = organizer_state(snap)
-    elif kind == "team":
-        state = team_state(snap, application_id)
-    else:
-        state = public_state(snap)
-    return {"version": version, "state": state}
+def snapshot_or_refusal(gg: GorodGame, now: datetime, *, end: datetime | None = None) -> Snapshot:
+    """``load_snapshot``, with an impossible record (a write the engine refuses) turned into the
+    user's refusal: nothing of the write is stored."""
+    try:
+        return load_snapshot(gg, now, end=end)
+    except RecordError as exc:
+        raise DomainError(_("The game engine refuses this: %(why)s") % {"why": exc}) from None
+
+
+def build_states(w: Write) -> dict[str, dict]:
+    """The live core's build for GoRoD: settle the game at ``w.now`` (it finishes when the
+    engine says it is over; the next deadline is stored for the clock), then every audience's
+    state. Reuses the action's snapshot (``w.memo["snapshot"]``) when it already includes the
+    action's event."""
+    gg = w.game
+    snap = w.memo.get("snapshot") or snapshot_or_refusal(gg, w.now)
+    fields = ["next_deadline", "clock_failures"]
+    results = snap.results
+    if gg.status == GorodGame.Status.RUNNING and results is not None and results.game_over:
+        gg.status = GorodGame.Status.FINISHED
+        gg.ended_at = gg.ended_at or results.ended_at
+        fields += ["status", "ended_at"]
+        Game.objects.filter(pk=gg.pk, status=Game.Status.RUNNING).update(
+            status=Game.Status.FINISHED)
+        snap = snapshot_or_refusal(gg, w.now)  # the record now carries the end
+    running = gg.status == GorodGame.Status.RUNNING and snap.results is not None
+    gg.next_deadline = rules.next_deadline(snap.results) if running else None
+    gg.clock_failures = 0
+    gg.save(update_fields=fields)
+    public = public_state(snap)
+    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap)}
+    data = team_data(gg)
+    for entry in snap.entries:
+        states[team_audience(entry.pk)] = team_state(snap, entry.pk, data, public)
+    return states
+
+
+def read_state(gg: GorodGame, *, kind: str, application_id: int | None = None) -> dict | None:
+    """``{"version", "state", "server_time"}`` of one screen, served from the stored state (no
+    recomputation); None when the team does not play in the game."""
+    from gorod.live import LIVE
+
+    stored = LIVE.read(gg.pk, audience(kind, application_id))
+    if stored is None:
+        return None
+    return {**stored.data(), "server_time": timezone.now().isoformat()}

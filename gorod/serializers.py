@@ -51,10 +51,11 @@ class GorodRulingSerializer(serializers.Serializer):
 
 
 class GorodStateSerializer(serializers.Serializer):
-    """``{"version", "state"}``; the state shapes are documented in ``gorod.realtime``."""
+    """``{"version", "state", "server_time"}``; the state shapes are documented in ``gorod.realtime``."""
 
     version = serializers.IntegerField()
     state = serializers.JSONField()
+    server_time = serializers.DateTimeField()
 
 
 class GorodCodeResultSerializer(serializers.Serializer):
@@ -66,8 +67,8 @@ class GorodCodeResultSerializer(serializers.Serializer):
     message = serializers.CharField()
     version = serializers.IntegerField()
     state = serializers.JSONField()
+    server_time = serializers.DateTimeField()
 
 
 class GorodCreatedSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    version = serializers.IntegerField()

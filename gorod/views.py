@@ -66,7 +66,10 @@ def play(request, game_id: int):
     if gg is None:
         # Registered and joined, but the organizers have not set the levels up yet.
         return render(request, "gorod/not_ready.html", {"game": game, "entry": entry})
-    context = _live(gg, "team", selectors.read_state(gg, kind="team", application_id=entry.pk))
+    state = selectors.read_state(gg, kind="team", application_id=entry.pk)
+    if state is None:  # joined after the start: the team does not play in this game
+        return render(request, "gorod/join_first.html", {"game": game}, status=403)
+    context = _live(gg, "team", state)
     context["entry"] = entry
     return render(request, "gorod/play.html", context)
 

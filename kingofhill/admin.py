@@ -5,9 +5,11 @@ from kingofhill.models import Answer, Declaration, KothGame, PartnerChange, Ques
 
 @admin.register(KothGame)
 class KothGameAdmin(admin.ModelAdmin):
-    list_display = ["game", "status", "summit", "main_questions", "reserve_questions", "version"]
-    # The snapshot is derived; edit events through the host console so the board stays true.
-    readonly_fields = ["version", "board", "team_order", "started_at", "finished_at"]
+    list_display = ["game", "status", "summit", "main_questions", "reserve_questions"]
+    # The status, the times and the board are the services'; edit events through the host
+    # console so the board and every screen stay true.
+    readonly_fields = ["status", "board", "board_generation", "team_order", "started_at",
+                       "finished_at"]
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -34,6 +36,8 @@ class AnswerInline(ReadOnlyInline):
 class QuestionAdmin(admin.ModelAdmin):
     list_display = ["koth", "number", "partner", "announced_at", "closed_at"]
     list_filter = ["koth"]
+    # The services own the numbering, the partner mark (audited) and the question's times.
+    readonly_fields = ["koth", "number", "partner", "announced_at", "closed_at"]
     inlines = [DeclarationInline, AnswerInline]
 
 

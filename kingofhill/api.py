@@ -12,6 +12,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
 from core.api import ServiceAPIView
+from core.errors import DomainError, NotAllowed
 from core.permissions import IsHost, IsOrganizer
 from kingofhill import selectors, services
 from kingofhill import serializers as s
@@ -42,8 +43,10 @@ class HostAPIView(KothAPIView):
 
 class TeamAPIView(TeamPhoneAPIView, KothAPIView):
     def team_state(self):
-        return Response(selectors.read_state(self.get_koth(), kind="team",
-                                             application_id=self.entry.pk))
+        state = selectors.read_state(self.get_koth(), kind="team", application_id=self.entry.pk)
+        if state is None:
+            raise NotAllowed(_("This team does not play in this game."))
+        return Response(state)
 
 
 # --- reads ------------------------------------------------------------------------------------
@@ -101,9 +104,9 @@ class CreateAPI(KothAPIView):
         data = self.payload(s.KothCreateSerializer)
         game = Game.objects.filter(pk=data.pop("game")).first()
         if game is None:
-            raise services.DomainError(_("No such game."))
+            raise DomainError(_("No such game."))
         koth = services.koth_create(actor=request.user, game=game, **data)
-        return Response({"id": koth.pk, "version": koth.version}, status=status.HTTP_201_CREATED)
+        return Response({"id": koth.pk}, status=status.HTTP_201_CREATED)
 
 
 class StartAPI(HostAPIView):

@@ -1,8 +1,9 @@
 """King of the Hill live data: the game's settings and snapshot, questions and what teams sent.
 
-Models hold data and constraints only. The board is never edited here: every write in
-``kingofhill.services`` rebuilds the record from these rows, recomputes it with the pure
-``kingofhill.rules`` and stores the result in ``KothGame.board`` with ``version + 1``.
+Models hold data and constraints only. The board is never edited here: a write in
+``kingofhill.services`` that changes the closed questions rebuilds the record from these rows,
+recomputes it with the pure ``kingofhill.rules`` and stores the result in ``KothGame.board``;
+what each screen shows is stored, versioned, by the live core (``core.models.LiveStream``).
 Teams are ``teams.Application`` rows (approved ones play); a team's name in the record is its
 ``teams.Team`` name.
 """
@@ -51,15 +52,9 @@ class KothGame(models.Model):
     status = models.CharField(
         _("status"), max_length=20, choices=Status.choices, default=Status.SETUP
     )
-    # Bumped by every write: the version of the public and the host streams; clients that
-    # miss one resync over HTTP.
-    version = models.PositiveIntegerField(_("version"), default=0)
-    # Each team's stream has its own version ({"<application id>": n}): a write bumps it only
-    # when that team's view changes, so another team's answer costs this team no push.
-    team_versions = models.JSONField(_("team versions"), default=dict, blank=True)
-    # The ``version`` at which the board (the closed questions) was last recomputed; writes
-    # that leave the closed questions alone reuse what was computed then.
-    board_version = models.PositiveIntegerField(_("board version"), default=0)
+    # Bumped each time the board is recomputed and stored: a process that kept the closed
+    # questions of another generation reads them again (kingofhill.selectors.remember_closed).
+    board_generation = models.PositiveIntegerField(_("board generation"), default=0)
     board = models.JSONField(_("board"), default=dict, blank=True)
     # Application ids in registration (slope) order, frozen when the game starts so a late
     # change of applications cannot reshuffle the record of a running game.

@@ -2,24 +2,29 @@
 
 ``load_snapshot`` reads everything a state needs in a fixed, small number of queries and
 computes the board once; ``public_state``, ``host_state`` and ``team_state`` only shape it.
-The closed questions (the record, hence the board) change only when a service recomputes the
-board; what was read and computed then is kept per process under the game's ``board_version``
-(``remember_closed``), and ``load_snapshot(koth, reuse=True)`` then reads just the open question.
+``build_states`` is the live core's build (``core.live``): it settles the game and returns every
+audience's state, which the core stores and pushes; reads serve those stored states.
+The closed questions (the record, hence the board) change only when a write recomputes the
+board; what was read and computed then is kept per process under the game's
+``board_generation`` (``remember_closed``), and later writes read just the open question.
 No rule is decided here: whether a declaration counts and what a move would give come from
 ``kingofhill.rules``. The state shapes are documented in ``kingofhill.realtime``.
 """
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.db import transaction
 from django.db.models import prefetch_related_objects
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.errors import DomainError
+from core.live import PUBLIC, Write, team_audience
 from core.records import RecordError, format_time
-from kingofhill import rules
+from kingofhill import realtime, rules
 from kingofhill.models import Answer, Declaration, KothGame, Question, team_colour
 from teams.models import Application
 
@@ -45,14 +50,6 @@ REASON_LABELS = {
 def reason_labels() -> dict[str, str]:
     """Engine reason → text in the active language, for a page's ``json_script``."""
     return {key: str(label) for key, label in REASON_LABELS.items()}
-
-
-def normalize_answer(text: str) -> str:
-    """The form in which two answers are "the same": NFKC, case-folded, ё → е, punctuation
-    dropped, spaces collapsed. Hosts judge groups of these at once."""
-    text = unicodedata.normalize("NFKC", text).casefold().replace("ё", "е")
-    kept = "".join(c if unicodedata.category(c)[0] in "LN" else " " for c in text)
-    return " ".join(kept.split())
 
 
 def game_entries(koth: KothGame) -> list[Application]:
@@ -147,17 +144,17 @@ def _closed_key(koth: KothGame) -> tuple | None:
     # Before the start the teams are whatever is approved now, which changes without a write.
     if not koth.team_order:
         return None
-    return (koth.board_version, koth.started_at, tuple(koth.team_order))
+    return (koth.board_generation, koth.started_at, tuple(koth.team_order))
 
 
-def remember_closed(snap: Snapshot, board_version: int) -> None:
-    """Keep the closed part of a committed snapshot whose board was computed at
-    ``board_version`` (services call this from ``on_commit``, never for a rolled-back one)."""
+def remember_closed(snap: Snapshot, generation: int) -> None:
+    """Keep the closed part of a committed snapshot whose board was stored as ``generation``
+    (``build_states`` calls this from ``on_commit``, never for a rolled-back one)."""
     koth = snap.koth
     if not koth.team_order:
         return
     _CLOSED[koth.pk] = _Closed(
-        key=(board_version, koth.started_at, tuple(koth.team_order)), entries=snap.entries,
+        key=(generation, koth.started_at, tuple(koth.team_order)), entries=snap.entries,
         questions=[q for q in snap.questions if q.closed_at is not None], record=snap.record,
         board=snap.board, names=snap.names, memo=snap.memo)
 
@@ -174,7 +171,7 @@ def load_snapshot(koth: KothGame, *, reuse: bool = False,
                   current: Question | None = None) -> Snapshot:
     """Everything the states need, in four queries, with the board computed once.
 
-    With ``reuse``, when this process kept the closed part for the game's ``board_version``,
+    With ``reuse``, when this process kept the closed part for the game's ``board_generation``,
     only the open question is read (two queries; ``current``, the open question already
     loaded by the caller, saves the third): for writes that leave the closed questions alone.
 
@@ -275,10 +272,7 @@ def _answer_row(snap: Snapshot, answer: Answer) -> dict:
 
 
 def _keys(question: Question) -> set[str]:
-    keys = {normalize_answer(question.answer_key)} if question.answer_key else set()
-    keys |= {normalize_answer(v) for v in question.variants or [] if isinstance(v, str)}
-    keys.discard("")
-    return keys
+    return rules.answer_keys(question.answer_key, question.variants)
 
 
 def answer_groups(snap: Snapshot, question: Question) -> list[dict]:
@@ -440,24 +434,76 @@ def koth_game(game_id: int) -> KothGame:
     return KothGame.objects.select_related("game").get(pk=game_id)
 
 
-def team_version(koth: KothGame, application_id: int | None) -> int:
-    """The version of one team's stream (``KothGame.version`` is the public and host one)."""
-    return int((koth.team_versions or {}).get(str(application_id), 0))
+def audience(kind: str, application_id: int | None = None) -> str:
+    """The live audience of a screen: ``public`` (projector), ``host``, or one team's."""
+    return team_audience(application_id) if kind == "team" else kind
 
 
-def read_state(koth: KothGame, *, kind: str, application_id: int | None = None) -> dict:
-    """``{"version", "state"}`` for a resync. The version is read before the events, so the
-    state is never older than its version (a newer push then simply re-renders)."""
-    version = team_version(koth, application_id) if kind == "team" else koth.version
+def build_states(w: Write) -> dict[str, dict]:
+    """The live core's build for King of the Hill: settle the game when its closed questions
+    may have changed, then every audience's state (``kingofhill.realtime`` documents them).
+
+    The board is recomputed from the record when the action says the closed questions changed
+    (``w.memo["recompute"]``), on a refresh, or when this process keeps no board for the game's
+    ``board_generation``; otherwise only the open question is read.
+    """
+    koth = w.game
+    full = bool(w.memo.get("recompute") or w.memo.get("refresh"))
     try:
-        snap = load_snapshot(koth, reuse=True)
-    except RecordError:  # pragma: no cover - services never commit an impossible record
-        snap = Snapshot(koth=koth, entries=[], questions=[], record={}, board=None)
+        snap = load_snapshot(koth, reuse=not full, current=w.memo.get("current"))
+    except RecordError as exc:
+        raise DomainError(
+            _("This change would make the game impossible: %(why)s") % {"why": exc}) from None
+    if not snap.reused:
+        settle(koth, snap, w.now)
     public = public_state(snap)
-    if kind == "host":
-        state = host_state(snap, public)
-    elif kind == "team":
-        state = team_state(snap, application_id, public)
-    else:
-        state = public
-    return {"version": version, "state": state}
+    states = {PUBLIC: public, realtime.HOST: host_state(snap, public)}
+    for entry in snap.entries:
+        states[team_audience(entry.pk)] = team_state(snap, entry.pk, public)
+    if not snap.reused:
+        generation = koth.board_generation
+        transaction.on_commit(lambda: remember_closed(snap, generation))
+    return states
+
+
+def settle(koth: KothGame, snap: Snapshot, now: datetime) -> None:
+    """Make the stored game follow its freshly computed board: it finishes when the engine says
+    so (and runs again if a changed verdict un-finishes it), a running game always has its next
+    question open, and the board is stored under a new generation."""
+    board = snap.board
+    if koth.status != KothGame.Status.SETUP and board is not None:
+        if board.finished:
+            if koth.status != KothGame.Status.FINISHED:
+                koth.status = KothGame.Status.FINISHED
+                koth.finished_at = now
+            # A question opened before the board finished (after a changed verdict) has no
+            # place in the record any more; it must not hold declarations or answers either.
+            current = snap.current
+            if current is not None and current.closed_at is None:
+                current.delete()
+                snap.questions.pop()
+        else:
+            koth.status = KothGame.Status.RUNNING
+            koth.finished_at = None
+            last = snap.current
+            if last is None or last.closed_at is not None:
+                number = 1 if last is None else last.number + 1
+                opened = Question.objects.create(koth=koth, number=number)
+                # Empty, but read once here rather than once per team state.
+                prefetch_related_objects([opened], "declarations", "answers")
+                snap.questions.append(opened)
+    koth.board = snap.board_dict()
+    koth.board_generation += 1
+    koth.save(update_fields=["status", "finished_at", "board", "board_generation",
+                             "team_order", "started_at"])
+
+
+def read_state(koth: KothGame, *, kind: str, application_id: int | None = None) -> dict | None:
+    """``{"version", "state", "server_time"}`` of one screen, served from the stored state (no
+    recomputation); None when the team does not play in the game."""
+    from kingofhill.live import LIVE
+
+    stored = LIVE.read(koth.pk, audience(kind, application_id))
+    if stored is None:
+        return None
+    return {**stored.data(), "server_time": timezone.now().isoformat()}

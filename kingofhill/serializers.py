@@ -50,15 +50,15 @@ class AnswerSerializer(serializers.Serializer):
 
 
 class StateSerializer(serializers.Serializer):
-    """``{"version", "state"}``; the state shapes are documented in ``kingofhill.realtime``."""
+    """``{"version", "state", "server_time"}``; the state shapes are documented in ``kingofhill.realtime``."""
 
     version = serializers.IntegerField()
     state = serializers.JSONField()
+    server_time = serializers.DateTimeField()
 
 
 class CreatedSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    version = serializers.IntegerField()
 
 
 ErrorSerializer = core_api.ErrorSerializer

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from core.errors import DomainError
 from core.roles import is_host, is_organizer
 from kingofhill import selectors, services
 from kingofhill.models import KothGame
@@ -70,7 +71,7 @@ def create(request):
     except (ValueError, Game.DoesNotExist):
         messages.error(request, _("Choose a game and give whole numbers."))
         return redirect("kingofhill:index")
-    except services.DomainError as exc:
+    except DomainError as exc:
         messages.error(request, exc.message)
         return redirect("kingofhill:index")
     messages.success(request, _("The King of the Hill board is ready."))
@@ -94,6 +95,8 @@ def play(request, game_id: int):
     if entry is None:
         return render(request, "kingofhill/join_first.html", {"game": koth}, status=403)
     state = selectors.read_state(koth, kind="team", application_id=entry.pk)
+    if state is None:  # joined after the start: the team does not play in this game
+        return render(request, "kingofhill/join_first.html", {"game": koth}, status=403)
     context = _live(koth, "team", state, application_id=entry.pk)
     context["entry"] = entry
     return render(request, "kingofhill/play.html", context)

@@ -22,6 +22,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core import live
 from core.errors import DomainError
 from teams import rules
 from teams.models import DEFAULT_FEE, Application, Ban, Benefit, Game, Member, Notice, Team
@@ -112,6 +113,9 @@ def team_rename(*, team: Team, name: str) -> Team:
         raise TeamsError(_("A team named «%(name)s» already exists.") % {"name": clean})
     team.name, team.name_key = clean, key
     team.save(update_fields=["name", "name_key"])
+    # Live screens show names, never store them as identity: every game of the team shows the
+    # new name at once (results keep their rows: they refer to the application).
+    live.refresh_games(Game.objects.filter(applications__team=team).distinct())
     return team
 
 
@@ -291,6 +295,7 @@ def application_withdraw(*, application: Application, now: datetime | None = Non
     application.status = Application.Status.WITHDRAWN
     _clear_join(application)
     application.save()
+    live.refresh_games([application.game])
     return application
 
 
@@ -323,6 +328,7 @@ def application_approve(
     _decide(application, actor, Application.Status.APPROVED, now)
     _issue_join(application)
     application.save()
+    live.refresh_games([application.game])  # before the start, the game's team list changed
     Notice.objects.create(
         team=application.team, game=application.game, kind=Notice.Kind.APPLICATION_APPROVED
     )
@@ -344,6 +350,7 @@ def application_reject(
     _decide(application, actor, Application.Status.REJECTED, now)
     _clear_join(application)
     application.save()
+    live.refresh_games([application.game])
     Notice.objects.create(
         team=application.team,
         game=application.game,

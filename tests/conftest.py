@@ -37,6 +37,13 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 @pytest.fixture(autouse=True)
+def no_scheduler_inside_the_test_process(settings):
+    """In-process ASGI tests drive time themselves (``gorod.clock.run_due``); the servers that
+    tests start as processes run the scheduler as ``make run`` does (``server_env``)."""
+    settings.SCHEDULER_IN_PROCESS = False
+
+
+@pytest.fixture(autouse=True)
 def english_unless_a_test_says_otherwise(settings):
     """Tests assert on the English source messages. The site's Russian default is covered by
     tests/core/test_i18n.py (which sets LANGUAGE_CODE back to "ru") and the settings tests."""
@@ -75,6 +82,7 @@ def server_env(**extra: str) -> dict[str, str]:
     from django.conf import settings
 
     env = dict(os.environ)
+    env.setdefault("SCHEDULER_IN_PROCESS", "true")
     db = settings.DATABASES["default"]
     if db["ENGINE"].endswith("sqlite3"):
         env.pop("DATABASE_URL", None)

@@ -17,16 +17,14 @@
   function GorodPage(render) {
     this.offsetMs = 0;
     LivePage.call(this, {prefix: "gorod", render: render});
+    // The server's clock against ours (states carry no time): countdowns use the server's.
+    var initial = LivePage.readJson("gorod-state");
+    if (initial && initial.server_time) {
+      this.offsetMs = new Date(initial.server_time).getTime() - Date.now();
+    }
   }
   GorodPage.prototype = Object.create(LivePage.prototype);
   GorodPage.prototype.constructor = GorodPage;
-
-  // The server's "now" against ours: countdowns use the server's clock.
-  GorodPage.prototype.onBeforeRender = function (state) {
-    if (state && state.game && state.game.now) {
-      this.offsetMs = new Date(state.game.now).getTime() - Date.now();
-    }
-  };
 
   GorodPage.prototype.secondsUntil = function (iso) {
     if (!iso) { return null; }

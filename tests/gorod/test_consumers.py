@@ -12,7 +12,7 @@ from django.test import Client
 from django.utils import timezone
 
 from config.asgi import application
-from gorod import services
+from gorod import clock, services
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import join_session
 
@@ -85,17 +85,33 @@ async def test_a_code_goes_to_its_team_and_the_organizer_only(live, organizer, a
         await socket.disconnect()
 
 
-async def test_the_clock_pushes_the_hint_at_its_deadline(gorod, organizer, alpha):
-    # Started 25 min minus a second ago: hint 1 is due in a second.
-    start = timezone.now() - timedelta(minutes=25) + timedelta(seconds=1)
+async def test_the_clock_pushes_the_hint_at_its_deadline_and_only_to_whom_it_changed(
+        gorod, organizer, alpha):
+    # The time is injected: the game started 25 min before the clock's round, so hint 1 is
+    # due exactly then; nothing waits on the real clock.
+    start = timezone.now() - timedelta(minutes=30)
     await sync_to_async(services.game_start)(actor=organizer, game=gorod, now=start)
     mine, first = await open_socket(f"/ws/gorod/{gorod.pk}/team/",
                                      await sync_to_async(team_headers)(alpha))
     public, _ = await open_socket(f"/ws/gorod/{gorod.pk}/public/")
     assert first["state"]["me"]["level"]["hints"] == []
-    await sync_to_async(call_command)("gorod_clock", "--once", "--poll", "10")
+    assert await sync_to_async(clock.run_due)(start + timedelta(minutes=25)) == [gorod.pk]
     pushed = await mine.receive_json_from(timeout=5)
+    assert pushed["version"] == first["version"] + 1
     assert [h["text"] for h in pushed["state"]["me"]["level"]["hints"]] == ["Near water"]
-    assert (await public.receive_json_from(timeout=5))["type"] == "gorod.state"
+    assert await public.receive_nothing(timeout=0.3)  # a hint is not the public's news
     await mine.disconnect()
     await public.disconnect()
+
+
+async def test_the_gorod_clock_command_applies_a_deadline_it_missed_at_once(
+        gorod, organizer, alpha):
+    """A clock started (or restarted) after a deadline pushes it in its first round."""
+    start = timezone.now() - timedelta(minutes=26)
+    await sync_to_async(services.game_start)(actor=organizer, game=gorod, now=start)
+    mine, first = await open_socket(f"/ws/gorod/{gorod.pk}/team/",
+                                     await sync_to_async(team_headers)(alpha))
+    await sync_to_async(call_command)("gorod_clock", "--once")
+    pushed = await mine.receive_json_from(timeout=5)
+    assert [h["text"] for h in pushed["state"]["me"]["level"]["hints"]] == ["Near water"]
+    await mine.disconnect()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
 
-from gorod import rules, selectors, services
+from gorod import realtime, rules, selectors, services
 from gorod.models import CodeAttempt, GorodGame, Ruling
 from teams.models import Game
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
@@ -19,13 +20,18 @@ def submit(game, entry, text, m, **kw):
     return services.code_submit(game=game, application=entry, text=text, now=minutes(m), **kw)
 
 
+def read(game, m, kind, **kw):
+    """The stored state a screen reads at minute ``m``: the clock has ticked by then."""
+    services.game_tick(game=game.pk, now=minutes(m))
+    return selectors.read_state(game, kind=kind, **kw)
+
+
 def team(game, entry, m):
-    return selectors.read_state(game, kind="team", application_id=entry.pk,
-                                now=minutes(m))["state"]["me"]
+    return read(game, m, "team", application_id=entry.pk)["state"]["me"]
 
 
 def stats(game, m):
-    return selectors.read_state(game, kind="organizer", now=minutes(m))["state"]["statistics"]
+    return read(game, m, "organizer")["state"]["statistics"]
 
 
 # --- set-up -------------------------------------------------------------------------------------
@@ -164,9 +170,9 @@ def test_codes_after_the_end_are_refused(running, organizer, alpha):
 
 def test_a_team_never_sees_another_teams_attempts(running, alpha, beta):
     submit(running, alpha, "secret-alpha", 1)
-    state = selectors.read_state(running, kind="team", application_id=beta.pk, now=minutes(2))
+    state = read(running, 2, "team", application_id=beta.pk)
     assert "secret-alpha" not in str(state)
-    org = selectors.read_state(running, kind="organizer", now=minutes(2))
+    org = read(running, 2, "organizer")
     assert org["state"]["attempts"][0]["text"] == "secret-alpha"
 
 
@@ -238,7 +244,7 @@ def test_the_game_finishes_when_every_team_has_finished(running, organizer, entr
             submit(running, entry, code, 1 + 4 * i + j)
     running.refresh_from_db()
     assert running.status == "finished" and running.ended_at == minutes(12)
-    assert selectors.read_state(running, kind="public", now=minutes(13))["state"]["statistics"]
+    assert read(running, 13, "public")["state"]["statistics"]
 
 
 def test_end_needs_an_organizer_and_a_running_game(gorod, organizer, outsider):
@@ -285,16 +291,24 @@ def test_the_record_of_a_finished_game_replays_to_the_final_statistics(
     assert [t["total_s"] for t in out["teams"]] == [r["total_s"] for r in live["rows"]]
 
 
-def test_writes_broadcast_after_the_commit(running, alpha, monkeypatch,
-                                           django_capture_on_commit_callbacks):
+def test_a_wrong_code_pushes_after_the_commit_to_its_team_and_the_organizer_only(
+        running, alpha, beta, monkeypatch, django_capture_on_commit_callbacks):
     sent = []
-    monkeypatch.setattr("gorod.realtime.broadcast_states",
-                        lambda game_id, version, **kw: sent.append((version, kw)))
-    with django_capture_on_commit_callbacks(execute=True):
+    monkeypatch.setattr("core.live.send_to_groups", sent.extend)
+    before = {kind: selectors.read_state(running, kind=kind, application_id=app)["version"]
+              for kind, app in (("public", None), ("organizer", None), ("team", alpha.pk))}
+    with django_capture_on_commit_callbacks() as callbacks:
         submit(running, alpha, "bad", 1)
-    (version, kw), = sent
-    assert version == running.version + 1 and list(kw["teams"]) == [alpha.pk]
-    assert kw["teams"][alpha.pk][1]["me"]["attempts"][0]["text"] == "bad"
+    assert sent == []  # nothing before the commit
+    for callback in callbacks:
+        callback()
+    groups = {group: message for group, message in sent}
+    assert set(groups) == {realtime.organizer_group(running.pk),
+                           realtime.team_group(running.pk, alpha.pk)}
+    mine = json.loads(groups[realtime.team_group(running.pk, alpha.pk)]["text"])
+    assert mine["version"] == before["team"] + 1
+    assert mine["state"]["me"]["attempts"][0]["text"] == "bad"
+    assert selectors.read_state(running, kind="public")["version"] == before["public"]
 
 
 def test_the_clock_tick_ends_the_game_at_the_cap(scheduled, entries, organizer):
@@ -312,13 +326,11 @@ def test_a_clock_round_finishes_a_game_whose_time_is_up(scheduled, entries, orga
 
     from django.utils import timezone
 
-    from gorod.management.commands.gorod_clock import run_round
+    from gorod import clock
 
     gg = services.gorod_create(actor=organizer, game=scheduled, levels=LEVELS[:1],
                                max_duration_h=1)
     services.game_start(actor=organizer, game=gg, now=timezone.now() - timedelta(hours=2))
-    slept = []
-    assert run_round(5, sleep=slept.append) == [gg.pk]
-    assert slept == [0.0]
+    assert clock.run_due() == [gg.pk]
     gg.refresh_from_db()
-    assert gg.status == "finished"
+    assert gg.status == "finished" and gg.next_deadline is None

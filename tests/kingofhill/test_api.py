@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from core.live import stream_versions
 from kingofhill import rules, services
 from kingofhill.models import Answer, Declaration, KothGame
 from tests.kingofhill.conftest import join_session
@@ -36,7 +37,7 @@ def phone(alpha):
 
 def test_the_public_state_needs_no_login_and_carries_the_version(client, running):
     body = client.get(url("api_state", running)).json()
-    assert body["version"] == KothGame.objects.get(pk=running.pk).version
+    assert body["version"] == stream_versions(running.pk)["public"]
     state = body["state"]
     assert state["game"]["status"] == "running"
     assert [t["name"] for t in state["teams"]] == ["Alpha", "Beta", "Gamma"]
@@ -78,11 +79,11 @@ def test_a_host_plays_a_question_through_the_api(host_client, running, phone, al
 
 
 def test_a_refused_action_answers_400_with_the_reason_and_changes_nothing(host_client, running):
-    version = KothGame.objects.get(pk=running.pk).version
+    versions = stream_versions(running.pk)
     r = host_client.post(url("api_close", running), content_type="application/json")
     assert r.status_code == 400
     assert "Announce" in r.json()["detail"]
-    assert KothGame.objects.get(pk=running.pk).version == version
+    assert stream_versions(running.pk) == versions
 
 
 def test_judging_by_a_logged_in_non_host_is_forbidden(client, running, outsider, phone, alpha,
@@ -197,7 +198,7 @@ def stored(koth) -> tuple:
                      .values_list("application_id", "text", "verdict"))
     declarations = sorted(Declaration.objects.filter(question__koth=koth)
                           .values_list("application_id", "kind"))
-    return koth.version, koth.team_versions, koth.board, answers, declarations
+    return stream_versions(koth.pk), koth.board, answers, declarations
 
 
 def answer_body(text="Пушкин"):

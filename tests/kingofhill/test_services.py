@@ -10,9 +10,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.live import stream_versions
 from kingofhill import realtime, rules, selectors, services
 from kingofhill.models import Answer, KothGame, PartnerChange, Question, VerdictChange
 from kingofhill.services import DomainError, NotAllowed
+from teams.models import Application
 from tests.kingofhill.conftest import make_teams
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +67,7 @@ def team(koth, name) -> dict:
 
 def snapshot_of(koth):
     koth.refresh_from_db()
-    return (koth.version, json.dumps(koth.board, sort_keys=True),
+    return (stream_versions(koth.pk), json.dumps(koth.board, sort_keys=True),
             Answer.objects.count(), Question.objects.count(),
             list(Answer.objects.values_list("verdict", flat=True).order_by("pk")))
 
@@ -75,7 +77,7 @@ def snapshot_of(koth):
 
 def test_a_new_game_shows_every_team_at_the_start_in_setup(koth):
     assert koth.status == KothGame.Status.SETUP
-    assert koth.version == 1
+    assert stream_versions(koth.pk)["public"] == 1
     assert [t["team"] for t in koth.board["teams"]] == ["Alpha", "Beta", "Gamma"]
 
 
@@ -180,12 +182,12 @@ def test_a_retry_with_the_same_client_id_returns_the_same_answer_without_a_broad
     announce(running, host)
     cid = uuid.uuid4()
     first = answer(running, alpha, "Пушкин", cid)
-    version = board_version = KothGame.objects.get(pk=running.pk).version
+    versions = stream_versions(running.pk)
     with django_capture_on_commit_callbacks() as callbacks:
         again = answer(running, alpha, "Пушкин", cid)
     assert again.pk == first.pk
     assert callbacks == []
-    assert KothGame.objects.get(pk=running.pk).version == version == board_version
+    assert stream_versions(running.pk) == versions
 
 
 def test_an_answer_after_the_close_is_refused_and_changes_nothing(running, host, alpha, beta):
@@ -219,7 +221,7 @@ def test_an_answer_matching_the_key_or_a_variant_is_premarked_correct(running, h
 
 
 def test_normalisation_makes_spelling_variants_one_group():
-    assert selectors.normalize_answer("  Ёжик,  в ТУМАНЕ! ") == "ежик в тумане"
+    assert rules.normalize_answer("  Ёжик,  в ТУМАНЕ! ") == "ежик в тумане"
 
 
 # --- judging ------------------------------------------------------------------------------------
@@ -365,17 +367,21 @@ def test_every_write_broadcasts_exactly_once_after_commit_to_every_group(
         running, host, alpha, django_capture_on_commit_callbacks, monkeypatch):
     sent = []
     monkeypatch.setattr("core.realtime.get_channel_layer", lambda: FakeLayer(sent))
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+    with django_capture_on_commit_callbacks(execute=True):
         announce(running, host)
-    assert len(callbacks) == 1
-    # public + host + one per team, all with the same new version
+    # The announcement changes every view: public + host + one per team, each stream's next
+    # version, which is what a read then answers.
     assert len(sent) == 2 + 3
-    assert {m["version"] for _, m in sent} == {KothGame.objects.get(pk=running.pk).version}
+    versions = stream_versions(running.pk)
+    assert {g: m["version"] for g, m in sent} == {
+        realtime.public_group(running.pk): versions["public"],
+        realtime.host_group(running.pk): versions["host"],
+        **{realtime.team_group(running.pk, a.pk): versions[f"team:{a.pk}"]
+           for a in Application.objects.filter(pk__in=running.team_order)}}
     sent.clear()
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+    with django_capture_on_commit_callbacks(execute=True):
         answer(running, alpha, "Пушкин")
     # An answer changes the public and host views and the answering team's, nobody else's.
-    assert len(callbacks) == 1
     assert [g for g, _ in sent] == [realtime.public_group(running.pk),
                                     realtime.host_group(running.pk),
                                     realtime.team_group(running.pk, alpha.pk)]
@@ -403,9 +409,10 @@ def test_each_stream_counts_its_own_versions_without_gaps(
     for group, message in sent:
         by_group.setdefault(group, []).append(message["version"])
     koth = KothGame.objects.get(pk=running.pk)
-    for kind, group in (("public", realtime.public_group(running.pk)),
-                        ("host", realtime.host_group(running.pk))):
-        assert by_group[group] == list(range(start[kind] + 1, start[kind] + 6))
+    # The host hears all five writes; judging the open question is no news to the public.
+    for kind, group, pushes in (("public", realtime.public_group(running.pk), 4),
+                                ("host", realtime.host_group(running.pk), 5)):
+        assert by_group[group] == list(range(start[kind] + 1, start[kind] + 1 + pushes))
         assert selectors.read_state(koth, kind=kind)["version"] == by_group[group][-1]
     # announce + own answer + close for Alpha and Beta; Gamma hears announce and close only.
     for team, pushes in ((alpha, 3), (beta, 3), (gamma, 2)):
@@ -427,10 +434,11 @@ def test_an_answer_reuses_the_kept_board_in_a_pinned_number_of_queries(
     monkeypatch.setattr(rules, "compute", lambda record: pytest.fail("board recomputed"))
     # The service's savepoint pair (its transaction, inside the test's), the lock, the entry,
     # the open question, the existing answer, savepoint + insert + release, the verdict change
-    # (a key match), the open question's declarations and answers, the version save.
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(13):
+    # (a key match), the open question's declarations and answers, the stored states read and
+    # the changed ones updated.
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(14):
         answer(running, alpha, "Пушкин")
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(12):
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(13):
         answer(running, beta, "Лермонтов")
     host_state = selectors.read_state(KothGame.objects.get(pk=running.pk), kind="host")
     assert [g["teams"] for g in host_state["state"]["host"]["groups"]] == [["Alpha"], ["Beta"]]
@@ -445,7 +453,7 @@ def test_a_kept_board_is_not_used_for_another_board_version(
     kept = selectors.load_snapshot(koth, reuse=True)
     assert kept.reused and kept.board == selectors.load_snapshot(koth).board
     assert selectors.public_board(koth.board) == selectors.public_state(kept)["board"]
-    koth.board_version += 1  # as if another process had recomputed since
+    koth.board_generation += 1  # as if another process had recomputed since
     assert not selectors.load_snapshot(koth, reuse=True).reused
 
 
@@ -483,7 +491,7 @@ def test_a_whole_game_replays_to_exactly_the_live_board(scheduled, organizer, ho
     assert koth.board["finished"] is True and koth.board["winner"] == "Beta"
     # The public state the screens show carries that same board.
     state = selectors.read_state(koth, kind="public")
-    assert state["version"] == koth.version
+    assert state["version"] == stream_versions(koth.pk)["public"]
     assert state["state"]["board"] == selectors.public_board(koth.board)
     assert state["state"]["board"] == {k: v for k, v in koth.board.items() if k != "moves"}
 
@@ -497,7 +505,8 @@ def test_a_close_reads_a_fixed_number_of_queries_however_many_teams(
     for entry in (alpha, beta, gamma):
         answer(running, entry, "Пушкин")
     judge_all(running, host, 1, {"пушкин": True})
-    with django_assert_max_num_queries(15) as captured:
+    # ... plus the stored states read and the changed ones updated (core.live).
+    with django_assert_max_num_queries(17) as captured:
         services.question_close(actor=host, game=running)
     per_team = [q["sql"] for q in captured.captured_queries
                 if q["sql"].startswith("SELECT \"kingofhill_declaration\"")

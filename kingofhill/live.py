@@ -1,0 +1,17 @@
+"""King of the Hill's adapter to the live core (``core.live``): every write of
+``kingofhill.services`` goes through ``LIVE.write``; ``kingofhill.selectors.build_states``
+builds the audiences' states."""
+
+from django.utils.translation import gettext as _
+
+from core.errors import DomainError
+from core.live import LiveGame
+from kingofhill import realtime, selectors
+from kingofhill.models import KothGame
+
+
+def _missing(game_id: int) -> DomainError:
+    return DomainError(_("No King of the Hill game with id %(id)s.") % {"id": game_id})
+
+
+LIVE = LiveGame(name=realtime.NAME, model=KothGame, build=selectors.build_states, missing=_missing)

@@ -1,0 +1,194 @@
+"""The live core (``core.live``): one pipeline for both games — lock first, then the moment,
+store only what changed with its version, push after the commit, never fail a committed write
+because a push failed, and serve reads from what was stored."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from core.errors import DomainError
+from core.live import LiveGame, stream_versions
+from core.models import LiveStream
+from gorod import services as gorod_services
+from kingofhill.models import KothGame
+from teams.models import Game
+from teams.services import team_rename
+from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
+from tests.gorod.fixtures_live import join_session
+
+pytestmark = pytest.mark.django_db
+
+STATES: dict[str, dict] = {}
+
+
+def toy_build(w):
+    return {audience: dict(state) for audience, state in STATES.items()}
+
+
+TOY = LiveGame(name="toy", model=KothGame, build=toy_build,
+               missing=lambda game_id: DomainError(f"no game {game_id}"))
+
+
+@TOY.write
+def toy_set(w, **states):
+    STATES.update(states)
+
+
+@pytest.fixture
+def toy_game(db):
+    game = Game.objects.create(title="toy", format=Game.Format.KINGOFHILL,
+                               starts_at=timezone.now() + timedelta(days=1))
+    STATES.clear()
+    STATES.update({"public": {"n": 0}, "team:1": {"n": 0}, "team:2": {"n": 0}})
+    return KothGame.objects.create(game=game).pk
+
+
+def captured(monkeypatch):
+    sent = []
+    monkeypatch.setattr("core.live.send_to_groups", lambda messages: sent.extend(messages))
+    return sent
+
+
+def test_only_the_audiences_whose_state_changed_get_a_new_version_and_one_push(
+        toy_game, monkeypatch, django_capture_on_commit_callbacks):
+    sent = captured(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True):
+        TOY.refresh(game=toy_game)
+    assert stream_versions(toy_game) == {"public": 1, "team:1": 1, "team:2": 1}
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        toy_set(game=toy_game, **{"team:2": {"n": 5}})
+    assert stream_versions(toy_game) == {"public": 1, "team:1": 1, "team:2": 2}
+    (group, message), = sent
+    assert group == f"toy.{toy_game}.team.2"
+    assert json.loads(message["text"]) == {"type": "toy.state", "version": 2,
+                                           "state": {"n": 5}}
+    # Version N is state N: the read answers exactly what was pushed.
+    assert TOY.read(toy_game, "team:2").data() == {"version": 2, "state": {"n": 5}}
+
+
+def test_a_write_that_changes_no_view_stores_and_pushes_nothing(
+        toy_game, monkeypatch, django_capture_on_commit_callbacks):
+    TOY.refresh(game=toy_game)
+    sent = captured(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        toy_set(game=toy_game, public={"n": 0})
+    assert callbacks == [] and sent == []
+    assert set(stream_versions(toy_game).values()) == {1}
+
+
+def test_nothing_is_pushed_before_the_commit_or_for_a_rolled_back_write(
+        toy_game, monkeypatch, django_capture_on_commit_callbacks):
+    TOY.refresh(game=toy_game)
+    sent = captured(monkeypatch)
+
+    @TOY.write
+    def refused(w):
+        STATES["public"] = {"n": 99}
+        raise DomainError("no")
+
+    with django_capture_on_commit_callbacks() as callbacks, pytest.raises(DomainError):
+        refused(game=toy_game)
+    assert callbacks == [] and sent == []
+    STATES["public"] = {"n": 0}
+    assert TOY.read(toy_game, "public").data()["state"] == {"n": 0}
+
+
+def test_a_write_takes_its_moment_only_after_it_holds_the_game_lock(toy_game, monkeypatch):
+    order = []
+    real_lock, real_now = LiveGame.lock, timezone.now
+    monkeypatch.setattr(LiveGame, "lock", lambda self, game: order.append("lock")
+                        or real_lock(self, game))
+    monkeypatch.setattr("core.live.timezone.now", lambda: order.append("now") or real_now())
+    toy_set(game=toy_game, public={"n": 1})
+    assert order == ["lock", "now"]
+
+
+def test_a_push_that_fails_after_the_commit_is_logged_and_never_raised(
+        toy_game, monkeypatch, caplog, django_capture_on_commit_callbacks):
+    def down(messages):
+        raise ConnectionError("Redis is down")
+
+    monkeypatch.setattr("core.live.send_to_groups", down)
+    with caplog.at_level(logging.ERROR, logger="core.live"), \
+            django_capture_on_commit_callbacks(execute=True):
+        toy_set(game=toy_game, public={"n": 2})
+    assert TOY.read(toy_game, "public").data() == {"version": 1, "state": {"n": 2}}
+    assert "live broadcast" in caplog.text and "Redis is down" in caplog.text
+
+
+def test_an_unknown_game_is_a_clear_refusal(db):
+    with pytest.raises(DomainError, match="no game 987654"):
+        toy_set(game=987654, public={})
+
+
+def test_a_game_never_published_is_published_once_by_its_first_read(toy_game):
+    assert not LiveStream.objects.filter(game_id=toy_game).exists()
+    assert TOY.read(toy_game, "team:1").data() == {"version": 1, "state": {"n": 0}}
+    assert TOY.read(toy_game, "team:9") is None  # an audience the game does not have
+
+
+# --- through the apps ---------------------------------------------------------------------------
+
+
+class FailingLayer:
+    async def group_send(self, group, message):
+        raise ConnectionError("the channel layer is down")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_code_is_stored_and_answered_200_when_the_channel_layer_fails_after_the_commit(
+        live, alpha, monkeypatch, caplog):
+    monkeypatch.setattr("core.realtime.get_channel_layer", lambda: FailingLayer())
+    client = Client()
+    join_session(client, alpha)
+    with caplog.at_level(logging.ERROR, logger="core.live"):
+        response = client.post(f"/gorod/api/games/{live.pk}/code/", {"text": "G1R1D"},
+                               content_type="application/json")
+    assert response.status_code == 200, response.content
+    assert response.json()["verdict"] == "accepted"
+    assert response.json()["state"]["me"]["level"]["label"] == "2"
+    assert live.attempts.filter(closes_level=True).count() == 1
+    assert "the channel layer is down" in caplog.text
+
+
+def test_state_reads_serve_the_stored_state_without_recomputing(
+        live, organizer, alpha, monkeypatch):
+    monkeypatch.setattr("gorod.rules.compute", lambda *a, **k: pytest.fail("recomputed"))
+    client = Client()
+    client.force_login(organizer)
+    body = client.get(f"/gorod/api/games/{live.pk}/organizer/state/").json()
+    assert body["version"] == stream_versions(live.pk)["organizer"]
+    assert body["state"]["teams"][0]["name"] == "Alpha"
+    phone = Client()
+    join_session(phone, alpha)
+    assert phone.get(f"/gorod/api/games/{live.pk}/team/state/").json()["state"]["me"][
+        "level"]["label"] == "1"
+
+
+def test_renaming_a_team_shows_the_new_name_on_every_screen_of_its_games_at_once(
+        live, alpha, monkeypatch, django_capture_on_commit_callbacks):
+    sent = captured(monkeypatch)
+    before = stream_versions(live.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        team_rename(team=alpha.team, name="Альфа-2")
+    organizer = live_state(live.pk, "organizer")
+    assert [t["name"] for t in organizer["teams"]][0] == "Альфа-2"
+    assert live_state(live.pk, f"team:{alpha.pk}")["me"]["team"] == "Альфа-2"
+    after = stream_versions(live.pk)
+    assert after["organizer"] == before["organizer"] + 1
+    assert {group for group, _ in sent} >= {f"gorod.{live.pk}.organizer",
+                                             f"gorod.{live.pk}.team.{alpha.pk}"}
+    # The identity did not move: the attempts and the record still belong to that entry.
+    gorod_services.code_submit(game=live.pk, application=alpha, text="G1R1D")
+    assert gorod_services.game_record(live)["events"][0]["team"] == "Альфа-2"
+
+
+def live_state(game_id: int, audience: str) -> dict:
+    return json.loads(LiveStream.objects.get(game_id=game_id, audience=audience).text)

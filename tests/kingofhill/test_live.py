@@ -1,0 +1,91 @@
+"""The King of the Hill live core: after any sequence of writes (declarations, announcements,
+answers, judging, verdict and partner changes, closes), every audience's last push equals what
+a read returns and a rebuild from scratch, and exactly the audiences whose view changed got one
+new version (``tests/live_checks.verify_action``)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.db import transaction
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kingofhill import selectors, services
+from kingofhill.live import LIVE
+from kingofhill.models import Answer, Question
+from tests.live_checks import verify_action
+
+pytestmark = pytest.mark.django_db
+
+TEXTS = ("Пушкин", "пушкин!", "Лермонтов", "Тютчев")
+step = st.tuples(
+    st.sampled_from(["declare", "withdraw", "announce", "answer", "answer", "answer", "judge",
+                     "judge", "close", "close", "flip", "partner"]),
+    st.integers(0, 2),  # which team
+    st.integers(0, 3),  # which text / kind / verdict
+)
+
+
+class Rollback(Exception):
+    pass
+
+
+def act(koth, host, entries, kind, team, choice, now):
+    entry = entries[team]
+    current = Question.objects.filter(koth=koth).order_by("-number").first()
+    if kind == "declare":
+        services.declaration_submit(game=koth.pk, application=entry,
+                                    kind=("jump", "revolution")[choice % 2], now=now)
+    elif kind == "withdraw":
+        services.declaration_withdraw(game=koth.pk, application=entry, now=now)
+    elif kind == "announce":
+        services.question_announce(actor=host, game=koth.pk, answer_key="Пушкин", now=now)
+    elif kind == "answer":
+        services.answer_submit(game=koth.pk, application=entry, text=TEXTS[choice],
+                               client_id=uuid.uuid4(), now=now)
+    elif kind == "judge":
+        groups = sorted({a.normalized for a in Answer.objects.filter(question=current)})
+        if groups:
+            services.answers_judge(actor=host, game=koth.pk, question=current.number,
+                                   normalized=groups[choice % len(groups)],
+                                   verdict=choice < 2, now=now)
+    elif kind == "close":
+        services.question_close(actor=host, game=koth.pk, now=now)
+    elif kind == "flip":
+        played = Answer.objects.filter(question__koth=koth, question__closed_at__isnull=False)
+        target = played.order_by("pk")[choice % max(1, played.count()):].first()
+        if target is not None:
+            services.verdict_set(actor=host, game=koth.pk, answer=target.pk,
+                                 verdict=not target.verdict, now=now)
+    else:
+        number = max(1, (current.number if current else 1) - choice % 2)
+        question = Question.objects.filter(koth=koth, number=number).first()
+        services.partner_set(actor=host, game=koth.pk, question=number,
+                             partner=not (question and question.partner), now=now)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=st.lists(step, min_size=1, max_size=14))
+def test_every_write_pushes_exactly_the_changed_views_and_they_equal_a_fresh_read(
+        running, host, entries, monkeypatch, django_capture_on_commit_callbacks, steps):
+    try:
+        with transaction.atomic():
+            # What an earlier example kept was rolled back with it.
+            selectors.forget_closed()
+            now = timezone.now()
+            for kind, team, choice in steps:
+                now += timedelta(seconds=7)
+                verify_action(LIVE, running.pk,
+                              lambda k=kind, t=team, c=choice, n=now: act(
+                                  running, host, entries, k, t, c, n),
+                              now=now, monkeypatch=monkeypatch,
+                              capture=django_capture_on_commit_callbacks)
+            raise Rollback
+    except Rollback:
+        pass
+    selectors.forget_closed()

@@ -1,0 +1,83 @@
+"""``verify_action`` for the live core (in the spirit of zulip's): run one write, capture what it
+pushed after its commit, and check the core's promises:
+
+- every audience whose stored state changed got exactly one push, with its next version and
+  exactly the stored state (version N is state N);
+- every other audience got nothing and kept its version;
+- a refused write changed and pushed nothing;
+- the stored states equal a rebuild from scratch at the same moment (nothing kept stale).
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+
+from django.db import transaction
+
+from core.errors import DomainError
+from core.live import LiveGame, Write, encode
+from core.models import LiveStream
+
+
+class _Rollback(Exception):
+    pass
+
+
+def stored(game_id: int) -> dict[str, tuple[int, str]]:
+    return {row.audience: (row.version, row.text)
+            for row in LiveStream.objects.filter(game_id=game_id)}
+
+
+def rebuilt(app: LiveGame, game_id: int, now) -> dict[str, str]:
+    """Every audience's state built from nothing at ``now``, without storing anything."""
+    texts: dict[str, str] = {}
+    try:
+        with transaction.atomic():
+            w = Write(game=app.lock(game_id), now=now, memo={"refresh": True})
+            texts = {audience: encode(state) for audience, state in app.build(w).items()}
+            raise _Rollback
+    except _Rollback:
+        pass
+    return texts
+
+
+@contextmanager
+def pushes(monkeypatch, capture):
+    """Collect ``(group, message)`` pairs the writes inside send after their commit."""
+    sent: list[tuple[str, dict]] = []
+    monkeypatch.setattr("core.live.send_to_groups", lambda messages: sent.extend(messages))
+    with capture(execute=True):
+        yield sent
+
+
+def verify_action(app: LiveGame, game_id: int, write, *, now, monkeypatch, capture) -> bool:
+    """Run ``write()`` and check the promises above; returns whether the write was accepted."""
+    before = stored(game_id)
+    accepted = True
+    with pushes(monkeypatch, capture) as sent:
+        try:
+            write()
+        except DomainError:
+            accepted = False
+    after = stored(game_id)
+    by_audience: dict[str, list[dict]] = {}
+    groups = {app.group(game_id, audience): audience for audience in after}
+    for group, message in sent:
+        by_audience.setdefault(groups[group], []).append(json.loads(message["text"]))
+    if not accepted:
+        assert sent == [] and after == before, "a refused write changed or pushed something"
+        return False
+    for audience, (version, text) in after.items():
+        old = before.get(audience)
+        got = by_audience.get(audience, [])
+        if old is not None and old[1] == text:
+            assert got == [] and version == old[0], f"{audience}: pushed without a change"
+            continue
+        assert len(got) == 1, f"{audience}: changed but pushed {len(got)} times"
+        assert got[0]["version"] == version == (old[0] + 1 if old else 1), audience
+        assert got[0]["state"] == json.loads(text), f"{audience}: push is not the stored state"
+    fresh = rebuilt(app, game_id, now)
+    assert fresh == {audience: text for audience, (_v, text) in after.items()
+                     if audience in fresh}, "a stored state differs from a rebuild"
+    return True
