@@ -114,8 +114,8 @@ async def connect(path, cookie=None):
 
 
 async def main():
+    from core.live import stream_versions
     from kingofhill import services
-    from kingofhill.models import KothGame
 
     game_id, host, entries, cookies, host_cookie = await sync_to_async(prepare)()
     started = time.perf_counter()
@@ -153,9 +153,9 @@ async def main():
         # alone; the drain itself is reported too.
         t_drain = time.perf_counter()
         # Each stream has its own version (a team's skips the other teams' answers).
-        koth = await sync_to_async(KothGame.objects.get)(pk=game_id)
-        targets = [(projector, koth.version)] + [
-            (x, koth.team_versions.get(str(e.pk), 0)) for x, e in zip(teams, entries, strict=True)]
+        versions = await sync_to_async(stream_versions)(game_id)
+        targets = [(projector, versions["public"])] + [
+            (x, versions[f"team:{e.pk}"]) for x, e in zip(teams, entries, strict=True)]
         while any(x.version < latest for x, latest in targets):
             await asyncio.sleep(0.002)
         drain_ms.append((time.perf_counter() - t_drain) * 1000)

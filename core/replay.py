@@ -1,7 +1,7 @@
 """The one dispatch point from a record's ``format`` to the pure engine that replays it.
 
 Each engine exposes ``replay(record: dict) -> dict`` returning the contract's output
-(``spec/record-format.md``) and raising ``core.records.RecordError`` for a bad record.
+(``docs/spec/record-format.md``) and raising ``core.records.RecordError`` for a bad record.
 """
 
 from __future__ import annotations

@@ -15,11 +15,12 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from gorod import codes, rules
 from teams.models import Application, Game
 
 
 def _default_offsets() -> list:
-    return [25, 50]
+    return list(rules.DEFAULT_HINT_OFFSETS_MIN)
 
 
 class GorodGame(models.Model):
@@ -41,10 +42,14 @@ class GorodGame(models.Model):
     ended_at = models.DateTimeField(_("ended at"), null=True, blank=True)
     hint_offsets_min = models.JSONField(_("hint times (min after receiving the level)"),
                                         default=_default_offsets)
-    sliv_penalty_min = models.FloatField(_("penalty per failed level (min)"), default=15)
-    max_duration_h = models.FloatField(_("maximum duration (h)"), default=24)
-    max_wrong = models.PositiveSmallIntegerField(_("wrong codes allowed per window"), default=10)
-    wrong_window_s = models.PositiveSmallIntegerField(_("brute-force window (s)"), default=60)
+    sliv_penalty_min = models.FloatField(_("penalty per failed level (min)"),
+                                         default=rules.DEFAULT_SLIV_PENALTY_MIN)
+    max_duration_h = models.FloatField(_("maximum duration (h)"),
+                                       default=rules.DEFAULT_MAX_DURATION_H)
+    max_wrong = models.PositiveSmallIntegerField(_("wrong codes allowed per window"),
+                                                 default=codes.DEFAULT_MAX_WRONG)
+    wrong_window_s = models.PositiveSmallIntegerField(_("brute-force window (s)"),
+                                                      default=codes.DEFAULT_WINDOW_S)
     # Application ids in registration order, frozen at the start so a late change of
     # applications cannot reshuffle the record of a running game.
     team_order = models.JSONField(_("team order"), default=list, blank=True)
@@ -76,7 +81,7 @@ class Level(models.Model):
     task = models.TextField(_("task"), blank=True)
     hint1 = models.TextField(_("hint 1"), blank=True)
     hint2 = models.TextField(_("hint 2"), blank=True)
-    duration_min = models.FloatField(_("time limit (min)"), default=70)
+    duration_min = models.FloatField(_("time limit (min)"), default=rules.DEFAULT_LIMIT_MIN)
     # The shape ``gorod.codes.level_codes_from_dict`` takes: {"code": "..."} or {"sectors": [...]}.
     codes = models.JSONField(_("codes"), default=dict)
 

@@ -4,7 +4,7 @@ Pure: this module must not import Django, must not read the clock, the database,
 the environment. The current time is always an argument (``compute(record, now)``), so the live
 app, ``manage.py replay`` and the tests all get the same answer for the same record.
 
-The rules are ``rules/gorod.md``; the record and the replay output are ``spec/record-format.md``.
+The rules are ``docs/rules/gorod.md``; the record and the replay output are ``docs/spec/record-format.md``.
 Every bad input raises ``core.records.RecordError`` with a "what and where" message, never
 another exception.
 
@@ -830,7 +830,7 @@ def statistics_table(results: Results) -> dict:
 
 def replay(data: dict) -> dict:
     """``manage.py replay`` for ``"format": "gorod"``: the contract output of
-    ``spec/record-format.md`` plus a few extra fields (fail times, hints shown, rulings).
+    ``docs/spec/record-format.md`` plus a few extra fields (fail times, hints shown, rulings).
 
     >>> out = replay({"format": "gorod", "start": "2026-12-05T22:00:00+03:00",
     ...               "levels": [{"id": "1"}], "teams": ["A"]})

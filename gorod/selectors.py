@@ -54,7 +54,7 @@ def levels(gg: GorodGame) -> list[Level]:
 def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | None = None,
                  teams: list[Application] | None = None,
                  level_rows: list[Level] | None = None) -> dict:
-    """The contract record (``docs/record-format.md``) of a started game. ``end`` overrides the
+    """The contract record (``docs/spec/record-format.md``) of a started game. ``end`` overrides the
     stored end (the service checking an end before storing it); ``teams`` and ``level_rows``
     spare the queries when the caller has them."""
     teams = entries(gg) if teams is None else teams

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from core.api import ErrorSerializer  # noqa: F401 (one shared error component)
+from gorod import codes, rules
 from gorod.models import Ruling
 
 
@@ -14,7 +15,7 @@ class GorodLevelSerializer(serializers.Serializer):
     task = serializers.CharField(required=False, allow_blank=True, default="")
     hint1 = serializers.CharField(required=False, allow_blank=True, default="")
     hint2 = serializers.CharField(required=False, allow_blank=True, default="")
-    duration_min = serializers.FloatField(required=False, default=70)
+    duration_min = serializers.FloatField(required=False, default=rules.DEFAULT_LIMIT_MIN)
     codes = serializers.JSONField(help_text='{"code": "G1R12345D"} or {"sectors": [...]}')
 
 
@@ -22,11 +23,12 @@ class GorodCreateSerializer(serializers.Serializer):
     game = serializers.IntegerField(help_text="teams.Game id (format gorod)")
     levels = GorodLevelSerializer(many=True, required=False, default=list)
     hint_offsets_min = serializers.ListField(child=serializers.FloatField(), required=False,
-                                             default=[25, 50])
-    sliv_penalty_min = serializers.FloatField(required=False, default=15)
-    max_duration_h = serializers.FloatField(required=False, default=24)
-    max_wrong = serializers.IntegerField(required=False, default=10)
-    wrong_window_s = serializers.IntegerField(required=False, default=60)
+                                             default=list(rules.DEFAULT_HINT_OFFSETS_MIN))
+    sliv_penalty_min = serializers.FloatField(required=False,
+                                              default=rules.DEFAULT_SLIV_PENALTY_MIN)
+    max_duration_h = serializers.FloatField(required=False, default=rules.DEFAULT_MAX_DURATION_H)
+    max_wrong = serializers.IntegerField(required=False, default=codes.DEFAULT_MAX_WRONG)
+    wrong_window_s = serializers.IntegerField(required=False, default=codes.DEFAULT_WINDOW_S)
 
 
 class GorodRoutesSerializer(serializers.Serializer):

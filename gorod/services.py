@@ -31,6 +31,8 @@ from core.live import Write
 from core.roles import is_organizer
 from gorod import rules, selectors
 from gorod.codes import (
+    DEFAULT_MAX_WRONG,
+    DEFAULT_WINDOW_S,
     CodeSpecError,
     check_attempt_limit,
     level_codes_from_dict,
@@ -81,8 +83,9 @@ def _check_codes(spec: dict, where: str) -> dict:
 def gorod_create(*, actor, game: Game | int, levels: Iterable[dict] = (),
                  hint_offsets_min: Sequence[float] = rules.DEFAULT_HINT_OFFSETS_MIN,
                  sliv_penalty_min: float = rules.DEFAULT_SLIV_PENALTY_MIN,
-                 max_duration_h: float = rules.DEFAULT_MAX_DURATION_H, max_wrong: int = 10,
-                 wrong_window_s: int = 60) -> GorodGame:
+                 max_duration_h: float = rules.DEFAULT_MAX_DURATION_H,
+                 max_wrong: int = DEFAULT_MAX_WRONG,
+                 wrong_window_s: int = DEFAULT_WINDOW_S) -> GorodGame:
     """Set up the live GoRoD of a scheduled ``teams.Game`` with its levels (dicts with
     ``label``, ``task``, ``hint1``, ``hint2``, ``duration_min``, ``codes``)."""
     _require_organizer(actor)
@@ -358,7 +361,7 @@ def ruling_add(w: Write, *, actor, application: Application | int, type: str,
 
 
 def game_record(game: GorodGame | int, *, now: datetime | None = None) -> dict:
-    """The game's record in the contract format (``spec/record-format.md``). For a running
+    """The game's record in the contract format (``docs/spec/record-format.md``). For a running
     game it carries ``now`` (the live moment); replaying it gives exactly the live
     statistics."""
     gg = selectors.gorod_game(game if isinstance(game, int) else game.pk)

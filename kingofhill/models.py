@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from kingofhill import rules
 from teams.models import Application, Game
 
 # Distinct on a projector and for the colour-blind as far as 24 colours go; registration order
@@ -46,9 +47,11 @@ class KothGame(models.Model):
         Game, on_delete=models.CASCADE, primary_key=True, related_name="koth",
         verbose_name=_("game"),
     )
-    summit = models.PositiveSmallIntegerField(_("summit step"), default=7)
-    main_questions = models.PositiveSmallIntegerField(_("main questions"), default=30)
-    reserve_questions = models.PositiveSmallIntegerField(_("reserve questions"), default=5)
+    summit = models.PositiveSmallIntegerField(_("summit step"), default=rules.DEFAULT_SUMMIT)
+    main_questions = models.PositiveSmallIntegerField(_("main questions"),
+                                                      default=rules.DEFAULT_MAIN_QUESTIONS)
+    reserve_questions = models.PositiveSmallIntegerField(
+        _("reserve questions"), default=rules.DEFAULT_RESERVE_QUESTIONS)
     status = models.CharField(
         _("status"), max_length=20, choices=Status.choices, default=Status.SETUP
     )

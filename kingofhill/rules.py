@@ -1,7 +1,7 @@
 """The King of the Hill («Царь Горы») rules engine: a pure function from a game record to a board.
 
-The rules are ``rules/kingofhill.md``; the record and the replay output are
-``spec/record-format.md``. The live app, the replay command and the season rating all call this
+The rules are ``docs/rules/kingofhill.md``; the record and the replay output are
+``docs/spec/record-format.md``. The live app, the replay command and the season rating all call this
 module, so every rule lives here and nowhere else: templates and JavaScript ask the helper
 functions below (``allowed_declarations``, ``projected_outcome``, ``challengers``…) instead of
 re-implementing a rule.
@@ -45,6 +45,10 @@ REVOLUTION = "revolution"
 ORDINARY = "ordinary"
 DECLARABLE = (JUMP, REVOLUTION)
 KING_HOLD_MOVES = 3  # 2.5.1: the King wins after holding the summit this many moves
+# A new game's settings unless the host chooses others (1.3, 2.1).
+DEFAULT_SUMMIT = 7
+DEFAULT_MAIN_QUESTIONS = 30
+DEFAULT_RESERVE_QUESTIONS = 5
 
 KING_HELD = "king_held"
 QUESTIONS_EXHAUSTED = "questions_exhausted"
@@ -95,7 +99,7 @@ class Move:
 class GameRecord:
     teams: tuple[str, ...]
     moves: tuple[Move, ...] = ()
-    summit: int = 7
+    summit: int = DEFAULT_SUMMIT
     main_questions: int | None = None
     reserve_questions: int = 0
 
@@ -108,7 +112,7 @@ class GameRecord:
 
 
 def parse_record(data: Any) -> GameRecord:
-    """Validate a record (``spec/record-format.md``) and return it as a frozen ``GameRecord``.
+    """Validate a record (``docs/spec/record-format.md``) and return it as a frozen ``GameRecord``.
 
     >>> rec = parse_record({"format": "kingofhill", "summit": 3, "teams": ["A", "B"],
     ...     "moves": [{"answers": {"A": {"correct": True}}}]})
@@ -845,7 +849,7 @@ def projected_outcome(board: Position, team: str, kind: str = ORDINARY, *,
 
 
 def board_to_dict(board: Board) -> dict:
-    """The contract output of ``spec/record-format.md`` (plus ``summit``, ``question`` and,
+    """The contract output of ``docs/spec/record-format.md`` (plus ``summit``, ``question`` and,
     per move, ``partner``, ``effective`` and ``correct`` for the season rating).
 
     >>> out = board_to_dict(compute(parse_record({"format": "kingofhill", "teams": ["A", "B"],

@@ -96,7 +96,7 @@ class Snapshot:
 
 
 def build_record(koth: KothGame, entries: list[Application], questions: list[Question]) -> dict:
-    """The contract record (``spec/record-format.md``): closed questions are the moves."""
+    """The contract record (``docs/spec/record-format.md``): closed questions are the moves."""
     names = {a.pk: a.team.name for a in entries}
     moves = []
     for question in questions:

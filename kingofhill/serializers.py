@@ -6,13 +6,14 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from core import api as core_api
+from kingofhill import rules
 
 
 class KothCreateSerializer(serializers.Serializer):
     game = serializers.IntegerField(help_text="teams.Game id (format kingofhill)")
-    summit = serializers.IntegerField(default=7)
-    main_questions = serializers.IntegerField(default=30)
-    reserve_questions = serializers.IntegerField(default=5)
+    summit = serializers.IntegerField(default=rules.DEFAULT_SUMMIT)
+    main_questions = serializers.IntegerField(default=rules.DEFAULT_MAIN_QUESTIONS)
+    reserve_questions = serializers.IntegerField(default=rules.DEFAULT_RESERVE_QUESTIONS)
 
 
 class AnnounceSerializer(serializers.Serializer):

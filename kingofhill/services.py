@@ -87,7 +87,9 @@ def _board(koth: KothGame) -> rules.Board | None:
 
 @transaction.atomic
 def koth_create(
-    *, actor, game: Game, summit: int = 7, main_questions: int = 30, reserve_questions: int = 5
+    *, actor, game: Game, summit: int = rules.DEFAULT_SUMMIT,
+    main_questions: int = rules.DEFAULT_MAIN_QUESTIONS,
+    reserve_questions: int = rules.DEFAULT_RESERVE_QUESTIONS,
 ) -> KothGame:
     """Attach the live King of the Hill state to a scheduled ``teams.Game``."""
     _require_host(actor)
@@ -349,7 +351,7 @@ def question_close(w: Write, *, actor) -> Question:
 
 
 def game_record(game: KothGame | int) -> dict:
-    """The game's record in the contract format (``spec/record-format.md``); replaying it
+    """The game's record in the contract format (``docs/spec/record-format.md``); replaying it
     gives the board the live game shows."""
     koth = game if isinstance(game, KothGame) else selectors.koth_game(game)
     snap = selectors.load_snapshot(koth)

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods
 
 from core.errors import DomainError
 from core.roles import is_host, is_organizer
-from kingofhill import selectors, services
+from kingofhill import rules, selectors, services
 from kingofhill.models import KothGame
 from teams.models import Game
 from teams.permissions import get_team_entry
@@ -65,9 +65,11 @@ def create(request):
         game = Game.objects.get(pk=int(request.POST.get("game", "")))
         koth = services.koth_create(
             actor=request.user, game=game,
-            summit=int(request.POST.get("summit") or 7),
-            main_questions=int(request.POST.get("main_questions") or 30),
-            reserve_questions=int(request.POST.get("reserve_questions") or 5))
+            summit=int(request.POST.get("summit") or rules.DEFAULT_SUMMIT),
+            main_questions=int(request.POST.get("main_questions")
+                               or rules.DEFAULT_MAIN_QUESTIONS),
+            reserve_questions=int(request.POST.get("reserve_questions")
+                                  or rules.DEFAULT_RESERVE_QUESTIONS))
     except (ValueError, Game.DoesNotExist):
         messages.error(request, _("Choose a game and give whole numbers."))
         return redirect("kingofhill:index")

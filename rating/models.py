@@ -1,4 +1,4 @@
-"""Published results of the games and the seasons they count in (``rules/rating.md``).
+"""Published results of the games and the seasons they count in (``docs/rules/rating.md``).
 
 Models hold data and constraints only. Results are computed from the live engines and written by
 ``rating.services``; the season table is never stored: ``rating.selectors`` builds the season

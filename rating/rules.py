@@ -1,5 +1,5 @@
 """Season rating rules: points per place, the organizing team's K, the season table, and the
-King of the Hill players' personal bonuses (``rules/rating.md``).
+King of the Hill players' personal bonuses (``docs/rules/rating.md``).
 
 This module is pure and must stay so: it must not import Django (nor anything that imports
 it), read the clock, touch the database, files or network, print, or depend on the order of a
@@ -9,7 +9,7 @@ saying what is wrong and where (``games[1].organizer.votes.Beta: ...``), never a
 exception. ``kingofhill.rules`` is imported lazily, only by ``koth_bonuses_from_record``, so
 that this module loads without it.
 
-Season record (``spec/record-format.md``, format ``season``) and this module's optional,
+Season record (``docs/spec/record-format.md``, format ``season``) and this module's optional,
 backward-compatible extensions — a record without them is exactly the contract's:
 
 - ``scale``: a list of points by place (the contract), or the name ``"gorod"`` (the default
@@ -25,7 +25,7 @@ games, places`` sorted and placed exactly like ``teams``. A player's points for 
 their team's points for that game plus the team's bonuses; season deductions are the team's
 and do not touch players.
 
-Decisions of our own (beyond ``rules/rating.md``):
+Decisions of our own (beyond ``docs/rules/rating.md``):
 - A list scale shorter than the field extends like the GoRoD table: one point less than the
   place before, never below 1 (a scale already ending below 1 repeats its last value). The
   band scale instead repeats its last value (its "20 and below").
@@ -585,7 +585,7 @@ def _name(value: Any, where: str) -> str:
 # --- replay ---------------------------------------------------------------------------------
 
 def replay(data: Any) -> dict:
-    """The contract's output for a ``format: season`` record (``spec/record-format.md``).
+    """The contract's output for a ``format: season`` record (``docs/spec/record-format.md``).
 
     >>> replay({"format": "season", "games": [{"results": ["A", "B"]}]})["teams"][1]
     {'team': 'B', 'place': 2, 'points': 96, 'games': 1, 'places': {'2': 1}}

@@ -1,7 +1,7 @@
 """Reads: a game's published results, and a season's record and table.
 
 The season table is never stored: ``season_record`` builds the season record
-(``spec/record-format.md``, format ``season``) from the FINAL results of the season's rated
+(``docs/spec/record-format.md``, format ``season``) from the FINAL results of the season's rated
 games, and ``season_table`` replays it with ``rating.rules`` — the code path of
 ``manage.py replay`` — so a downloaded record replays to exactly the table the page shows.
 """

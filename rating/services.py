@@ -1,5 +1,5 @@
 """Writes of the rating app: seasons, publishing results (preliminary → final → re-opened),
-editing preliminary rows, the organizing team and the captains' votes (``rules/rating.md``).
+editing preliminary rows, the organizing team and the captains' votes (``docs/rules/rating.md``).
 
 Every function is organizer-only (``NotAllowed``, 403, otherwise) — except filing a protest,
 which a playing team's captain may do too — and refuses with a ``DomainError`` saying why; a

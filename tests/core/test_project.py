@@ -1,5 +1,6 @@
 """Project hygiene that CI enforces: migrations in step with models, lint clean, roles exist."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,19 @@ def test_ruff_finds_nothing():
     ruff = Path(sys.executable).with_name("ruff")
     result = subprocess.run([str(ruff), "check", "."], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_file_a_docstring_or_comment_names_exists_in_the_repo():
+    """Docs point at files a reader can open: ``docs/rules/gorod.md``, not a path outside."""
+    named = re.compile(r"``([\w./-]+/[\w.-]+\.(?:md|txt|py|json|js|css|html|yaml|yml))``")
+    missing = []
+    for path in ROOT.glob("**/*.py"):
+        if any(part in (".venv", "node_modules") for part in path.parts):
+            continue
+        for name in named.findall(path.read_text(encoding="utf-8")):
+            if not (ROOT / name).exists() and not (path.parent / name).exists():
+                missing.append(f"{path.relative_to(ROOT)}: {name}")
+    assert missing == []
 
 
 @pytest.mark.django_db

@@ -2,7 +2,7 @@
 
 The projector is a pure function of the public state ``{"game", "teams", "board", "question"}``
 (the shape the backend publishes). This module builds realistic states for any number of teams
-and renders ``kingofhill/projector.html`` with Django's template engine, so a browser test can
+and renders ``templates/kingofhill/projector.html`` with Django's template engine, so a browser test can
 serve the HTML (``page.route``) from the real ASGI server, whose /static/ serves the JS and CSS.
 
 The page is rendered in Russian, the audience's language, from the project's own catalogue.

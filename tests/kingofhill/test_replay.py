@@ -1,4 +1,4 @@
-"""``manage.py replay`` and the pure ``replay`` on King of the Hill records (``spec/record-format.md``)."""
+"""``manage.py replay`` and the pure ``replay`` on King of the Hill records (``docs/spec/record-format.md``)."""
 
 from __future__ import annotations
 

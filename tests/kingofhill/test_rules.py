@@ -1,4 +1,4 @@
-"""The King of the Hill rules engine against ``rules/kingofhill.md``, case by case and by property.
+"""The King of the Hill rules engine against ``docs/rules/kingofhill.md``, case by case and by property.
 
 Records are built with a tiny notation: ``mv(ok="AB", jump="A")`` is a question that teams A and
 B answer correctly, with A having declared a jump. Summit 4 unless said otherwise, so step 3 is

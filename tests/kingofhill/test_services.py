@@ -435,10 +435,10 @@ def test_an_answer_reuses_the_kept_board_in_a_pinned_number_of_queries(
     # The service's savepoint pair (its transaction, inside the test's), the lock, the entry,
     # the open question, the existing answer, savepoint + insert + release, the verdict change
     # (a key match), the open question's declarations and answers, the stored states read and
-    # the changed ones updated.
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(14):
+    # the changed ones replaced (a delete and an insert, however many changed).
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(15):
         answer(running, alpha, "Пушкин")
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(13):
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(14):
         answer(running, beta, "Лермонтов")
     host_state = selectors.read_state(KothGame.objects.get(pk=running.pk), kind="host")
     assert [g["teams"] for g in host_state["state"]["host"]["groups"]] == [["Alpha"], ["Beta"]]
@@ -505,8 +505,8 @@ def test_a_close_reads_a_fixed_number_of_queries_however_many_teams(
     for entry in (alpha, beta, gamma):
         answer(running, entry, "Пушкин")
     judge_all(running, host, 1, {"пушкин": True})
-    # ... plus the stored states read and the changed ones updated (core.live).
-    with django_assert_max_num_queries(17) as captured:
+    # ... plus the stored states read and the changed ones replaced (core.live).
+    with django_assert_max_num_queries(18) as captured:
         services.question_close(actor=host, game=running)
     per_team = [q["sql"] for q in captured.captured_queries
                 if q["sql"].startswith("SELECT \"kingofhill_declaration\"")

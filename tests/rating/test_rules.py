@@ -1,4 +1,4 @@
-"""The season rating rules (``rules/rating.md``), table by table, then properties on top."""
+"""The season rating rules (``docs/rules/rating.md``), table by table, then properties on top."""
 
 import copy
 import doctest
