@@ -9,16 +9,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "artifacts"
+from tests.servers import ROOT, artifacts_dir, free_port, server_env, start_workers  # noqa: F401
+
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
@@ -64,63 +59,40 @@ def redis_url() -> str:
     return url
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def server_env(**extra: str) -> dict[str, str]:
-    """The environment of a child process that must use this test run's database."""
+def on_postgresql() -> bool:
     from django.conf import settings
 
-    env = dict(os.environ)
-    db = settings.DATABASES["default"]
-    if db["ENGINE"].endswith("sqlite3"):
-        env.pop("DATABASE_URL", None)
-        env["SQLITE_PATH"] = str(db["NAME"])
-    else:
-        env.pop("DATABASE_URL", None)
-        env.update(PGDATABASE=db["NAME"], PGHOST=db["HOST"] or "localhost", PGPORT=str(db["PORT"] or ""),
-                   PGUSER=db["USER"] or "", PGPASSWORD=db["PASSWORD"] or "")
-    env.update(extra)
-    return env
+    return settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
+
+
+def need_postgresql_and_redis() -> None:
+    """Locking is real only on PostgreSQL (``select_for_update`` is a no-op on SQLite) and
+    several workers share pushes only through Redis."""
+    need(on_postgresql(), "PostgreSQL (DATABASE_URL)")
+    need(bool(os.environ.get("REDIS_URL")), "Redis (REDIS_URL)")
 
 
 @pytest.fixture(scope="session")
 def asgi_server(django_db_setup, django_db_blocker):
     """A real daphne server (HTTP + WebSocket) on a free port, sharing the test database."""
-    port = free_port()
-    log = open(artifacts_dir() / "asgi-server.log", "w")  # closed at teardown
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-        cwd=ROOT, env=server_env(DEBUG="true"), stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the ASGI server exited early; see {log.name}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        raise RuntimeError("the ASGI server did not start within 30 s")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    server = start_workers(1, server_env(DEBUG="true"), name="asgi-server")
+    yield server.url()
+    server.stop()
 
 
-def artifacts_dir() -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS
+WORKER_COUNT = 2
+
+
+@pytest.fixture(scope="module")
+def workers(django_db_setup, django_db_blocker):
+    """``WORKER_COUNT`` daphne workers on the test database (PostgreSQL) and the Redis layer,
+    started once per module; tests create their data with ``transaction=True`` so the workers
+    see it, and talk to them with ``tests.servers.Browser``."""
+    need_postgresql_and_redis()
+    env = server_env(DEBUG="true", CHANNELS_PREFIX=os.environ.get("CHANNELS_PREFIX", "clubgames"))
+    started = start_workers(WORKER_COUNT, env, name=f"worker-{os.getpid()}")
+    yield started
+    started.stop()
 
 
 def chromium_path() -> str | None:

@@ -57,7 +57,59 @@ def test_the_channel_layer_is_in_memory_without_redis_and_redis_with_it():
     assert channel_layers_config({})["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
     redis = channel_layers_config({"REDIS_URL": "redis://127.0.0.1:6390/0"})["default"]
     assert redis["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert redis["CONFIG"]["hosts"] == ["redis://127.0.0.1:6390/0"]
+    assert [host["address"] for host in redis["CONFIG"]["hosts"]] == ["redis://127.0.0.1:6390/0"]
+
+
+def layer_connection(url: str):
+    """A connection exactly as channels-redis makes it from the settings (not connected)."""
+    from channels_redis.core import RedisChannelLayer
+
+    layer = RedisChannelLayer(**channel_layers_config({"REDIS_URL": url})["default"]["CONFIG"])
+    return layer, layer.create_pool(0).make_connection()
+
+
+def test_the_redis_layer_reads_longer_than_its_own_blocking_receive():
+    """channels-redis blocks ``brpop_timeout`` seconds in BZPOPMIN; redis-py's default 5 s
+    read timeout cut that read and dropped every idle socket. The timeout must be longer,
+    with a margin, and still finite so a dead peer is noticed."""
+    layer, connection = layer_connection("redis://127.0.0.1:6390/0")
+    assert connection.socket_timeout is not None
+    assert connection.socket_timeout >= 2 * layer.brpop_timeout + 5
+    assert connection.socket_connect_timeout <= 5
+    assert connection.socket_keepalive is True
+
+
+def test_the_redis_layer_checks_idle_connections_and_retries_after_an_outage():
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    _, connection = layer_connection("redis://127.0.0.1:6390/0")
+    assert 0 < connection.health_check_interval < connection.socket_timeout
+    assert connection.retry.get_retries() >= 3
+    assert RedisConnectionError in connection.retry._supported_errors
+
+
+def test_a_unix_socket_redis_url_makes_a_working_layer_connection():
+    _, connection = layer_connection("unix:///run/redis/redis.sock?db=2")
+    assert connection.path == "/run/redis/redis.sock" and connection.db == 2
+    assert connection.socket_timeout >= 15
+
+
+def test_the_redis_cache_uses_the_same_timeouts_with_the_sync_client():
+    from django.core.cache.backends.redis import RedisCache
+    from redis.retry import Retry
+
+    config = cache_config({"REDIS_URL": "redis://127.0.0.1:6390/3"})["default"]
+    cache = RedisCache(config["LOCATION"], {k: v for k, v in config.items()
+                                            if k not in ("BACKEND", "LOCATION")})
+    pool = cache._cache._get_connection_pool(write=True)
+    connection = pool.make_connection()
+    layer_conn = layer_connection("redis://127.0.0.1:6390/3")[1]
+    assert (connection.socket_timeout, connection.socket_connect_timeout,
+            connection.health_check_interval) == (
+        layer_conn.socket_timeout, layer_conn.socket_connect_timeout,
+        layer_conn.health_check_interval)
+    assert isinstance(connection.retry, Retry) and connection.retry.get_retries() >= 3
+    assert connection.db == 3
 
 
 def test_the_cache_is_per_process_without_redis_and_shared_in_redis_with_it():
@@ -65,6 +117,16 @@ def test_the_cache_is_per_process_without_redis_and_shared_in_redis_with_it():
     shared = cache_config({"REDIS_URL": "redis://127.0.0.1:6390/0"})["default"]
     assert shared["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     assert shared["LOCATION"] == "redis://127.0.0.1:6390/0"
+
+
+@pytest.mark.parametrize("environ", [{}, {"DATABASE_URL": "sqlite:////tmp/x.db"}],
+                         ids=["the default file", "an sqlite url"])
+def test_sqlite_queues_concurrent_writers_instead_of_failing(environ):
+    options = database_config(environ, BASE)["OPTIONS"]
+    assert options["transaction_mode"] == "IMMEDIATE"  # the write lock at BEGIN, not mid-way
+    assert options["timeout"] >= 10  # seconds a writer waits for the lock
+    pragmas = [p.strip().lower() for p in options["init_command"].split(";")]
+    assert "pragma journal_mode=wal" in pragmas
 
 
 def test_a_redis_url_with_a_wrong_scheme_is_refused():
