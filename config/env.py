@@ -119,9 +119,10 @@ def _database_from_url(url: str) -> dict:
 # BZPOPMIN of 5 s (``RedisChannelLayer.brpop_timeout``), so an idle consumer's read timed out
 # just before Redis answered and the socket was dropped every 5–11 s. The read timeout must be
 # clearly longer than that blocking read, and still finite so a half-open connection (a peer
-# gone without a reset) is noticed. After a Redis restart the pooled connections are dead: a
-# health check (PING before a connection idle for that long is reused) and a few retries with
-# backoff reconnect them, so the first write after the outage succeeds.
+# gone without a reset) is noticed; TCP keepalive keeps idle connections through NAT and
+# firewalls. A command cut by a short Redis blip (a restart, a failover) is retried a few times
+# with backoff, about 1.5 s in all, instead of losing the push or dropping every socket, and a
+# connection idle for a while is checked with a PING before it is used again.
 REDIS_SOCKET_TIMEOUT_S = 20.0
 REDIS_CONNECT_TIMEOUT_S = 3.0
 REDIS_HEALTH_CHECK_S = 10

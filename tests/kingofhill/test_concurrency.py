@@ -56,7 +56,7 @@ def set_up_evening(workers: Workers, teams: int, *, hosts: int = 1) -> Evening:
     organizer = logged_in(workers, ORGANIZER)
     game = Game.objects.create(title="Царь Горы под нагрузкой", format=Game.Format.KINGOFHILL,
                                starts_at=timezone.now() + timedelta(days=1))
-    entries = make_teams(game, [f"Team {i:02d}" for i in range(teams)],
+    entries = make_teams(game, [f"Crew {i:02d}" for i in range(teams)],
                          make_user(f"captain-{uuid.uuid4().hex[:8]}"))
     created = organizer.ok("POST", "/koth/api/games/", {"game": game.pk, "summit": 5,
                                                         "main_questions": 10}, status=201)
@@ -115,7 +115,7 @@ def test_forty_teams_answering_at_once_with_retries_store_one_answer_each(worker
     judge.ok("POST", evening.url("close"))
     replayed = assert_record_replays_to_the_live_board(evening)
     assert len(replayed["moves"]) == 1
-    assert sorted(replayed["moves"][0]["correct"]) == [f"Team {i:02d}" for i in range(0, 40, 4)]
+    assert sorted(replayed["moves"][0]["correct"]) == [f"Crew {i:02d}" for i in range(0, 40, 4)]
 
 
 def test_two_hosts_judging_and_closing_at_once_play_the_move_exactly_once(workers):
@@ -148,4 +148,4 @@ def test_two_hosts_judging_and_closing_at_once_play_the_move_exactly_once(worker
     replayed = assert_record_replays_to_the_live_board(evening)
     assert len(replayed["moves"]) == 1  # no question closed twice, no duplicated move
     assert sorted(replayed["moves"][0]["correct"]) == sorted(
-        f"Team {i:02d}" for i in range(24) if i % 4 in (0, 2))
+        f"Crew {i:02d}" for i in range(24) if i % 4 in (0, 2))
