@@ -1,10 +1,9 @@
 """The embedded default (SQLite, no services) under concurrent writes: queued, never a 500.
 
-The site runs on its own SQLite file here, whatever database the rest of the run uses, so this
-proves the default even under CI. Within one daphne process Django runs sync views on one
-thread, so the writers that contend for the file are processes: the server beside the clock
-or a management command. Two daphne processes on the same file stand for them, and the
-requests are spread over both.
+The site runs here as ``make run`` serves it, one daphne process on its own SQLite file and the
+in-memory layer, whatever database the rest of the run uses, so this proves the default under
+CI too. Django runs each request's sync view in its own thread, so simultaneous requests are
+simultaneous writers on the file.
 """
 
 from __future__ import annotations
@@ -66,7 +65,7 @@ def embedded(tmp_path_factory):
     made = subprocess.run([PYTHON, "-c", SETUP], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60)
     assert made.returncode == 0, made.stderr
-    servers = start_workers(2, env, name="sqlite-default")
+    servers = start_workers(1, env, name="sqlite-default")
     yield path, servers, json.loads(made.stdout)
     servers.stop()
 
