@@ -219,3 +219,43 @@ def test_this_test_run_uses_the_services_the_environment_names():
     cache.set("test-run-probe", "ok", 30)
     assert cache.get("test-run-probe") == "ok"
     assert type(cache).__name__ == ("RedisCache" if os.environ.get("REDIS_URL") else "LocMemCache")
+
+
+PROBE = ("import json, django; django.setup(); from django.conf import settings as s; "
+         "from django.db import connection as c; c.ensure_connection(); "
+         "print(json.dumps([c.vendor, c.settings_dict['NAME'], "
+         "s.CHANNEL_LAYERS['default']['BACKEND'], s.CACHES['default']['BACKEND']]))")
+
+
+@pytest.mark.django_db
+def test_with_database_and_redis_urls_the_tests_and_their_servers_really_use_them():
+    """``DATABASE_URL`` and ``REDIS_URL`` (set by ``.ci/run``) must mean PostgreSQL and Redis
+    for this process and for every server it starts, never a quiet SQLite/in-memory fallback;
+    under CI their absence fails the run."""
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+    from django.db import connection
+
+    from tests.conftest import need
+    from tests.servers import server_env
+
+    url = os.environ.get("DATABASE_URL", "")
+    need(url.startswith(("postgres://", "postgresql://")) and bool(os.environ.get("REDIS_URL")),
+         "PostgreSQL and Redis (DATABASE_URL, REDIS_URL)")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version(), current_database()")
+        version, name = cursor.fetchone()
+    assert version.startswith("PostgreSQL")
+    assert name == "test_" + database_config({"DATABASE_URL": url}, BASE)["NAME"]
+
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.send)(channel, {"type": "probe", "n": 7})
+    assert async_to_sync(layer.receive)(channel) == {"type": "probe", "n": 7}
+
+    env = server_env() | {"DJANGO_SETTINGS_MODULE": "config.settings"}
+    child = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert child.returncode == 0, child.stderr
+    assert json.loads(child.stdout) == ["postgresql", name, "channels_redis.core.RedisChannelLayer",
+                                        "django.core.cache.backends.redis.RedisCache"]
