@@ -84,13 +84,14 @@ WORKER_COUNT = 2
 
 
 @pytest.fixture(scope="module")
-def workers(django_db_setup, django_db_blocker):
+def workers(request, django_db_setup, django_db_blocker):
     """``WORKER_COUNT`` daphne workers on the test database (PostgreSQL) and the Redis layer,
     started once per module; tests create their data with ``transaction=True`` so the workers
     see it, and talk to them with ``tests.servers.Browser``."""
     need_postgresql_and_redis()
     env = server_env(DEBUG="true", CHANNELS_PREFIX=os.environ.get("CHANNELS_PREFIX", "clubgames"))
-    started = start_workers(WORKER_COUNT, env, name=f"worker-{os.getpid()}")
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    started = start_workers(WORKER_COUNT, env, name=f"workers-{module}")
     yield started
     started.stop()
 
