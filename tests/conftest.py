@@ -89,7 +89,9 @@ def workers(request, django_db_setup, django_db_blocker):
     started once per module; tests create their data with ``transaction=True`` so the workers
     see it, and talk to them with ``tests.servers.Browser``."""
     need_postgresql_and_redis()
-    env = server_env(DEBUG="true", CHANNELS_PREFIX=os.environ.get("CHANNELS_PREFIX", "clubgames"))
+    # As a multi-worker deployment runs: no clock inside the workers (a test that needs the
+    # clock starts `manage.py gorod_clock` beside them).
+    env = server_env(DEBUG="true", SCHEDULER_IN_PROCESS="false")
     module = request.module.__name__.rsplit(".", 1)[-1]
     started = start_workers(WORKER_COUNT, env, name=f"workers-{module}")
     yield started

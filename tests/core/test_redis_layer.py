@@ -98,6 +98,7 @@ def own_redis(django_db_setup):
     redis = RedisServer()
     redis.start()
     workers = start_workers(2, server_env(DEBUG="true", REDIS_URL=redis.url,
+                                          SCHEDULER_IN_PROCESS="false",
                                           CHANNELS_PREFIX=f"outage{os.getpid()}"),
                             name="redis-outage")
     yield redis, workers
