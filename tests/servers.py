@@ -320,7 +320,7 @@ class WebSocket:
         self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         head = self._read_until(b"\r\n\r\n", timeout)
         status = head.split(b"\r\n", 1)[0]
-        if b" 101 " not in status + b" ":
+        if status.split()[1:2] != [b"101"]:
             raise SocketClosed(f"handshake refused: {status!r}")
         self.close_code: int | None = None
 
