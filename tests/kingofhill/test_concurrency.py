@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from core.roles import HOST, ORGANIZER
@@ -44,23 +45,22 @@ class Evening:
                                               worker=worker)
 
 
-def logged_in(workers: Workers, group: str) -> Browser:
+def logged_in(workers: Workers, group: str) -> tuple[Browser, User]:
     name = f"{group}-{uuid.uuid4().hex[:8]}"
-    make_user(name, group)
-    return Browser(workers).log_in(name, "pw-" + name)
+    user = make_user(name, group)
+    return Browser(workers).log_in(name, "pw-" + name), user
 
 
 def set_up_evening(workers: Workers, teams: int, *, hosts: int = 1) -> Evening:
     """An organizer and ``hosts`` hosts logged in over HTTP, a board created through the API,
     one phone per team joined with its link, the game started and question 1 announced."""
-    organizer = logged_in(workers, ORGANIZER)
+    organizer, organizer_user = logged_in(workers, ORGANIZER)
     game = Game.objects.create(title="Царь Горы под нагрузкой", format=Game.Format.KINGOFHILL,
                                starts_at=timezone.now() + timedelta(days=1))
-    entries = make_teams(game, [f"Crew {i:02d}" for i in range(teams)],
-                         make_user(f"captain-{uuid.uuid4().hex[:8]}"))
+    entries = make_teams(game, [f"Crew {i:02d}" for i in range(teams)], organizer_user)
     created = organizer.ok("POST", "/koth/api/games/", {"game": game.pk, "summit": 5,
                                                         "main_questions": 10}, status=201)
-    host_browsers = [logged_in(workers, HOST) for _ in range(hosts)]
+    host_browsers = [logged_in(workers, HOST)[0] for _ in range(hosts)]
     phones = [Browser(workers) for _ in entries]
     parallel([lambda p=p, e=e, i=i: p.join_team(e.join_token, worker=i)
               for i, (p, e) in enumerate(zip(phones, entries, strict=True))])
