@@ -184,7 +184,10 @@ def test_the_clock_racing_codes_at_a_fail_deadline_loses_and_doubles_nothing(wor
         time.sleep(wait)
 
         def late(call, delay):
-            return lambda: (time.sleep(delay), call())[1]
+            def delayed():
+                time.sleep(delay)
+                return call()
+            return delayed
 
         replies = parallel([late(night.send_code(i, "G1R1D"), 0.6 * (i % 2))
                             for i in range(16)])
