@@ -12,7 +12,11 @@ import shutil
 
 import pytest
 
-from tests.servers import ROOT, artifacts_dir, free_port, server_env, start_workers  # noqa: F401
+from tests.servers import (
+    artifacts_dir,  # noqa: F401 - the e2e tests import it from here
+    server_env,
+    start_workers,
+)
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
