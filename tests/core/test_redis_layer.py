@@ -97,13 +97,15 @@ def own_redis(django_db_setup):
     need(redis_server_binary() is not None, "redis-server")
     redis = RedisServer()
     redis.start()
-    workers = start_workers(2, server_env(DEBUG="true", REDIS_URL=redis.url,
-                                          SCHEDULER_IN_PROCESS="false",
-                                          CHANNELS_PREFIX=f"outage{os.getpid()}"),
-                            name="redis-outage")
-    yield redis, workers
-    workers.stop()
-    redis.stop()
+    try:
+        workers = start_workers(2, server_env(DEBUG="true", REDIS_URL=redis.url,
+                                              SCHEDULER_IN_PROCESS="false",
+                                              CHANNELS_PREFIX=f"outage{os.getpid()}"),
+                                name="redis-outage")
+        yield redis, workers
+        workers.stop()
+    finally:
+        redis.stop()
 
 
 @pytest.mark.django_db(transaction=True)
