@@ -62,11 +62,24 @@ def database_config(environ: Mapping[str, str], base_dir) -> dict:
             "PORT": environ.get("PGPORT", ""),
             "CONN_MAX_AGE": 0,
         }
+    return sqlite_config(environ.get("SQLITE_PATH", "") or str(base_dir / "db.sqlite3"))
+
+
+# The embedded default serves a whole evening from one file, with the clock and management
+# commands writing beside the server. WAL lets readers go on while one writer commits; every
+# transaction takes the write lock when it begins (IMMEDIATE), so two writers queue on the busy
+# timeout instead of one of them failing with "database is locked" when it upgrades a read lock.
+SQLITE_BUSY_TIMEOUT_S = 20
+SQLITE_INIT = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"
+
+
+def sqlite_config(path: str) -> dict:
+    """The SQLite file at ``path``, set up so concurrent writes wait their turn."""
     return {
         "ENGINE": "django.db.backends.sqlite3",
-        "NAME": environ.get("SQLITE_PATH", "") or str(base_dir / "db.sqlite3"),
-        # Several team phones write at once; wait for the lock instead of failing at once.
-        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+        "NAME": path,
+        "OPTIONS": {"timeout": SQLITE_BUSY_TIMEOUT_S, "transaction_mode": "IMMEDIATE",
+                    "init_command": SQLITE_INIT},
     }
 
 
@@ -96,11 +109,44 @@ def _database_from_url(url: str) -> dict:
         path = unquote(url[len("sqlite:///"):]) if url.startswith("sqlite:///") else ""
         if not path:
             raise ImproperlyConfigured(f"DATABASE_URL={url!r}: write sqlite:///path/to/file.db")
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": path,
-                "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"}}
+        return sqlite_config(path)
     raise ImproperlyConfigured(
         f"DATABASE_URL={url!r}: unsupported scheme {parts.scheme!r}; use postgresql:// or sqlite:///"
     )
+
+
+# redis-py 8 gives every socket a 5 s read timeout; channels-redis receives with a blocking
+# BZPOPMIN of 5 s (``RedisChannelLayer.brpop_timeout``), so an idle consumer's read timed out
+# just before Redis answered and the socket was dropped every 5–11 s. The read timeout must be
+# clearly longer than that blocking read, and still finite so a half-open connection (a peer
+# gone without a reset) is noticed; TCP keepalive keeps idle connections through NAT and
+# firewalls. A command cut by a short Redis blip (a restart, a failover) is retried a few times
+# with backoff, about 1.5 s in all, instead of losing the push or dropping every socket, and a
+# connection idle for a while is checked with a PING before it is used again.
+REDIS_SOCKET_TIMEOUT_S = 20.0
+REDIS_CONNECT_TIMEOUT_S = 3.0
+REDIS_HEALTH_CHECK_S = 10
+REDIS_RETRIES = 3
+
+
+def redis_client_options(url: str, *, asyncio: bool) -> dict:
+    """Connection options for redis-py, the same for the channel layer (``asyncio=True``) and
+    the cache (sync client); each client needs its own ``Retry`` class."""
+    from redis.backoff import ExponentialBackoff
+
+    if asyncio:
+        from redis.asyncio.retry import Retry
+    else:
+        from redis.retry import Retry
+    options = {
+        "socket_timeout": REDIS_SOCKET_TIMEOUT_S,
+        "socket_connect_timeout": REDIS_CONNECT_TIMEOUT_S,
+        "health_check_interval": REDIS_HEALTH_CHECK_S,
+        "retry": Retry(ExponentialBackoff(cap=1.0, base=0.1), REDIS_RETRIES),
+    }
+    if urlsplit(url).scheme != "unix":  # TCP keepalive: a unix socket has none
+        options["socket_keepalive"] = True
+    return options
 
 
 def cache_config(environ: Mapping[str, str]) -> dict:
@@ -114,6 +160,7 @@ def cache_config(environ: Mapping[str, str]) -> dict:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": url,
             "KEY_PREFIX": environ.get("CHANNELS_PREFIX", "clubgames") + "-cache",
+            "OPTIONS": redis_client_options(url, asyncio=False),
         }
     }
 
@@ -131,6 +178,7 @@ def channel_layers_config(environ: Mapping[str, str]) -> dict:
     return {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [url], "prefix": environ.get("CHANNELS_PREFIX", "clubgames")},
+            "CONFIG": {"hosts": [{"address": url, **redis_client_options(url, asyncio=True)}],
+                       "prefix": environ.get("CHANNELS_PREFIX", "clubgames")},
         }
     }

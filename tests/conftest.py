@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "artifacts"
+from tests.servers import (
+    artifacts_dir,  # noqa: F401 - the e2e tests import it from here
+    server_env,
+    start_workers,
+)
+
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
@@ -71,64 +70,43 @@ def redis_url() -> str:
     return url
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def server_env(**extra: str) -> dict[str, str]:
-    """The environment of a child process that must use this test run's database."""
+def on_postgresql() -> bool:
     from django.conf import settings
 
-    env = dict(os.environ)
-    env.setdefault("SCHEDULER_IN_PROCESS", "true")
-    db = settings.DATABASES["default"]
-    if db["ENGINE"].endswith("sqlite3"):
-        env.pop("DATABASE_URL", None)
-        env["SQLITE_PATH"] = str(db["NAME"])
-    else:
-        env.pop("DATABASE_URL", None)
-        env.update(PGDATABASE=db["NAME"], PGHOST=db["HOST"] or "localhost", PGPORT=str(db["PORT"] or ""),
-                   PGUSER=db["USER"] or "", PGPASSWORD=db["PASSWORD"] or "")
-    env.update(extra)
-    return env
+    return settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
+
+
+def need_postgresql_and_redis() -> None:
+    """Locking is real only on PostgreSQL (``select_for_update`` is a no-op on SQLite) and
+    several workers share pushes only through Redis."""
+    need(on_postgresql(), "PostgreSQL (DATABASE_URL)")
+    need(bool(os.environ.get("REDIS_URL")), "Redis (REDIS_URL)")
 
 
 @pytest.fixture(scope="session")
 def asgi_server(django_db_setup, django_db_blocker):
     """A real daphne server (HTTP + WebSocket) on a free port, sharing the test database."""
-    port = free_port()
-    log = open(artifacts_dir() / "asgi-server.log", "w")  # closed at teardown
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-        cwd=ROOT, env=server_env(DEBUG="true"), stdout=log, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the ASGI server exited early; see {log.name}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        raise RuntimeError("the ASGI server did not start within 30 s")
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    server = start_workers(1, server_env(DEBUG="true"), name="asgi-server")
+    yield server.url()
+    server.stop()
 
 
-def artifacts_dir() -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS
+WORKER_COUNT = 2
+
+
+@pytest.fixture(scope="module")
+def workers(request, django_db_setup, django_db_blocker):
+    """``WORKER_COUNT`` daphne workers on the test database (PostgreSQL) and the Redis layer,
+    started once per module; tests create their data with ``transaction=True`` so the workers
+    see it, and talk to them with ``tests.servers.Browser``."""
+    need_postgresql_and_redis()
+    # As a multi-worker deployment runs: no clock inside the workers (a test that needs the
+    # clock starts `manage.py gorod_clock` beside them).
+    env = server_env(DEBUG="true", SCHEDULER_IN_PROCESS="false")
+    module = request.module.__name__.rsplit(".", 1)[-1]
+    started = start_workers(WORKER_COUNT, env, name=f"workers-{module}")
+    yield started
+    started.stop()
 
 
 def chromium_path() -> str | None:

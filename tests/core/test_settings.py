@@ -57,7 +57,59 @@ def test_the_channel_layer_is_in_memory_without_redis_and_redis_with_it():
     assert channel_layers_config({})["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
     redis = channel_layers_config({"REDIS_URL": "redis://127.0.0.1:6390/0"})["default"]
     assert redis["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert redis["CONFIG"]["hosts"] == ["redis://127.0.0.1:6390/0"]
+    assert [host["address"] for host in redis["CONFIG"]["hosts"]] == ["redis://127.0.0.1:6390/0"]
+
+
+def layer_connection(url: str):
+    """A connection exactly as channels-redis makes it from the settings (not connected)."""
+    from channels_redis.core import RedisChannelLayer
+
+    layer = RedisChannelLayer(**channel_layers_config({"REDIS_URL": url})["default"]["CONFIG"])
+    return layer, layer.create_pool(0).make_connection()
+
+
+def test_the_redis_layer_reads_longer_than_its_own_blocking_receive():
+    """channels-redis blocks ``brpop_timeout`` seconds in BZPOPMIN; redis-py's default 5 s
+    read timeout cut that read and dropped every idle socket. The timeout must be longer,
+    with a margin, and still finite so a dead peer is noticed."""
+    layer, connection = layer_connection("redis://127.0.0.1:6390/0")
+    assert connection.socket_timeout is not None
+    assert connection.socket_timeout >= 2 * layer.brpop_timeout + 5
+    assert connection.socket_connect_timeout <= 5
+    assert connection.socket_keepalive is True
+
+
+def test_the_redis_layer_checks_idle_connections_and_retries_after_an_outage():
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    _, connection = layer_connection("redis://127.0.0.1:6390/0")
+    assert 0 < connection.health_check_interval < connection.socket_timeout
+    assert connection.retry.get_retries() >= 3
+    assert RedisConnectionError in connection.retry._supported_errors
+
+
+def test_a_unix_socket_redis_url_makes_a_working_layer_connection():
+    _, connection = layer_connection("unix:///run/redis/redis.sock?db=2")
+    assert connection.path == "/run/redis/redis.sock" and connection.db == 2
+    assert connection.socket_timeout >= 15
+
+
+def test_the_redis_cache_uses_the_same_timeouts_with_the_sync_client():
+    from django.core.cache.backends.redis import RedisCache
+    from redis.retry import Retry
+
+    config = cache_config({"REDIS_URL": "redis://127.0.0.1:6390/3"})["default"]
+    cache = RedisCache(config["LOCATION"], {k: v for k, v in config.items()
+                                            if k not in ("BACKEND", "LOCATION")})
+    pool = cache._cache._get_connection_pool(write=True)
+    connection = pool.make_connection()
+    layer_conn = layer_connection("redis://127.0.0.1:6390/3")[1]
+    assert (connection.socket_timeout, connection.socket_connect_timeout,
+            connection.health_check_interval) == (
+        layer_conn.socket_timeout, layer_conn.socket_connect_timeout,
+        layer_conn.health_check_interval)
+    assert isinstance(connection.retry, Retry) and connection.retry.get_retries() >= 3
+    assert connection.db == 3
 
 
 def test_the_cache_is_per_process_without_redis_and_shared_in_redis_with_it():
@@ -65,6 +117,16 @@ def test_the_cache_is_per_process_without_redis_and_shared_in_redis_with_it():
     shared = cache_config({"REDIS_URL": "redis://127.0.0.1:6390/0"})["default"]
     assert shared["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     assert shared["LOCATION"] == "redis://127.0.0.1:6390/0"
+
+
+@pytest.mark.parametrize("environ", [{}, {"DATABASE_URL": "sqlite:////tmp/x.db"}],
+                         ids=["the default file", "an sqlite url"])
+def test_sqlite_queues_concurrent_writers_instead_of_failing(environ):
+    options = database_config(environ, BASE)["OPTIONS"]
+    assert options["transaction_mode"] == "IMMEDIATE"  # the write lock at BEGIN, not mid-way
+    assert options["timeout"] >= 10  # seconds a writer waits for the lock
+    pragmas = [p.strip().lower() for p in options["init_command"].split(";")]
+    assert "pragma journal_mode=wal" in pragmas
 
 
 def test_a_redis_url_with_a_wrong_scheme_is_refused():
@@ -157,3 +219,43 @@ def test_this_test_run_uses_the_services_the_environment_names():
     cache.set("test-run-probe", "ok", 30)
     assert cache.get("test-run-probe") == "ok"
     assert type(cache).__name__ == ("RedisCache" if os.environ.get("REDIS_URL") else "LocMemCache")
+
+
+PROBE = ("import json, django; django.setup(); from django.conf import settings as s; "
+         "from django.db import connection as c; c.ensure_connection(); "
+         "print(json.dumps([c.vendor, c.settings_dict['NAME'], "
+         "s.CHANNEL_LAYERS['default']['BACKEND'], s.CACHES['default']['BACKEND']]))")
+
+
+@pytest.mark.django_db
+def test_with_database_and_redis_urls_the_tests_and_their_servers_really_use_them():
+    """``DATABASE_URL`` and ``REDIS_URL`` (set by ``.ci/run``) must mean PostgreSQL and Redis
+    for this process and for every server it starts, never a quiet SQLite/in-memory fallback;
+    under CI their absence fails the run."""
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+    from django.db import connection
+
+    from tests.conftest import need
+    from tests.servers import server_env
+
+    url = os.environ.get("DATABASE_URL", "")
+    need(url.startswith(("postgres://", "postgresql://")) and bool(os.environ.get("REDIS_URL")),
+         "PostgreSQL and Redis (DATABASE_URL, REDIS_URL)")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version(), current_database()")
+        version, name = cursor.fetchone()
+    assert version.startswith("PostgreSQL")
+    assert name == "test_" + database_config({"DATABASE_URL": url}, BASE)["NAME"]
+
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.send)(channel, {"type": "probe", "n": 7})
+    assert async_to_sync(layer.receive)(channel) == {"type": "probe", "n": 7}
+
+    env = server_env() | {"DJANGO_SETTINGS_MODULE": "config.settings"}
+    child = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=60)
+    assert child.returncode == 0, child.stderr
+    assert json.loads(child.stdout) == ["postgresql", name, "channels_redis.core.RedisChannelLayer",
+                                        "django.core.cache.backends.redis.RedisCache"]

@@ -1,0 +1,163 @@
+"""The Redis channel layer against real servers: an idle socket stays open, and a Redis outage
+loses no submission and is followed by working writes and pushes.
+
+Both tests run real daphne processes; the outage test starts its own redis-server on a free
+loopback port (the shared one is never stopped) and serves on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+import pytest
+
+from gorod.models import CodeAttempt
+from kingofhill.models import Answer
+from tests.conftest import need, need_postgresql_and_redis
+from tests.gorod.test_concurrency import set_up_night
+from tests.kingofhill.test_concurrency import set_up_evening
+from tests.servers import (
+    RedisServer,
+    SocketClosed,
+    WebSocket,
+    manage,
+    redis_server_binary,
+    server_env,
+    start_workers,
+)
+
+pytestmark = pytest.mark.services
+
+IDLE_S = 22  # redis-py's old default read timeout was 5 s: sockets died after 5–11 s
+
+
+@pytest.fixture(scope="module")
+def redis_worker(django_db_setup):
+    need(bool(os.environ.get("REDIS_URL")), "Redis (REDIS_URL)")
+    server = start_workers(1, server_env(DEBUG="true"), name="redis-idle")
+    yield server
+    server.stop()
+
+
+def test_an_idle_socket_on_the_redis_layer_stays_open_and_still_gets_a_push(redis_worker):
+    ws = WebSocket(redis_worker.url(), "/ws/site/")
+    try:
+        assert ws.recv()["type"] == "site.hello"
+        with pytest.raises(TimeoutError):  # silence for IDLE_S, not a close
+            ws.recv(timeout=IDLE_S)
+        text = f"idle check {uuid.uuid4().hex[:6]}"
+        sent = manage("announce", text, env=server_env())
+        assert sent.returncode == 0, sent.stderr
+        message = ws.recv_until(lambda m: m.get("type") == "site.announce", timeout=10)
+        assert message["text"] == text
+    finally:
+        ws.close()
+    assert redis_worker.alive()
+    assert "TimeoutError" not in redis_worker.log_text()
+
+
+def connect(url: str, path: str, browser=None, *, timeout: float = 15) -> tuple[WebSocket, dict]:
+    """Open a live socket the way a page does after a drop: retry until the server accepts it
+    and sends the current state."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            ws = WebSocket(url, path, browser=browser)
+            return ws, ws.recv(timeout=5)
+        except (OSError, SocketClosed, TimeoutError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def still_open(ws: WebSocket, wait: float = 4) -> bool:
+    """Whether the socket survives ``wait`` seconds of the outage (pushes are drained)."""
+    deadline = time.monotonic() + wait
+    try:
+        while time.monotonic() < deadline:
+            try:
+                ws.recv(timeout=max(0.01, deadline - time.monotonic()))
+            except TimeoutError:
+                return True
+    except (SocketClosed, OSError):
+        return False
+    return True
+
+
+def pushed_after(ws: WebSocket, version: int, timeout: float = 10) -> dict:
+    return ws.recv_until(lambda m: isinstance(m.get("version"), int) and m["version"] > version,
+                         timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def own_redis(django_db_setup):
+    need_postgresql_and_redis()
+    need(redis_server_binary() is not None, "redis-server")
+    redis = RedisServer()
+    redis.start()
+    try:
+        workers = start_workers(2, server_env(DEBUG="true", REDIS_URL=redis.url,
+                                              SCHEDULER_IN_PROCESS="false",
+                                              CHANNELS_PREFIX=f"outage{os.getpid()}"),
+                                name="redis-outage")
+        yield redis, workers
+        workers.stop()
+    finally:
+        redis.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_redis_outage_loses_no_submission_and_the_first_writes_after_it_push_again(
+        own_redis):
+    redis, workers = own_redis
+    night = set_up_night(workers, 3)
+    evening = set_up_evening(workers, 3)
+    code, answer = night.url("code"), evening.url("answer")
+
+    phone_ws, phone_state = connect(workers.url(1), f"/ws/gorod/{night.id}/team/",
+                                    night.phones[2])
+    host_ws, host_state = connect(workers.url(0), f"/ws/koth/{evening.id}/host/",
+                                  evening.hosts[0])
+
+    redis.stop()
+    during = [
+        night.phones[0].post(code, {"text": "G1R1D"}, worker=0),
+        night.phones[1].post(code, {"text": "G1R1D"}, worker=1),
+        evening.phones[0].post(answer, {"text": "Гоголь", "client_id": str(uuid.uuid4())},
+                               worker=1),
+    ]
+    assert [(r.status, r.detail) for r in during] == [(200, "")] * 3, [r.body for r in during]
+    assert CodeAttempt.objects.filter(gorod_id=night.id, verdict="accepted").count() == 2
+    assert Answer.objects.filter(question__koth_id=evening.id).count() == 1
+    phone_open, host_open = still_open(phone_ws), still_open(host_ws)
+
+    redis.start()  # the same port, empty: group memberships are gone with the old process
+    # A page whose socket dropped reconnects and reads the state again; the writes made
+    # during the outage are in it.
+    if not phone_open:
+        phone_ws, phone_state = connect(workers.url(1), f"/ws/gorod/{night.id}/team/",
+                                        night.phones[2])
+    if not host_open:
+        host_ws, host_state = connect(workers.url(0), f"/ws/koth/{evening.id}/host/",
+                                      evening.hosts[0])
+        assert host_state["state"]["host"]["answered"] == 1
+    try:
+        organizer = night.live()
+        assert [t["current_level"] for t in organizer["teams"]] == ["2", "2", "1"]
+
+        after = [
+            night.phones[2].post(code, {"text": "G1R1D"}, worker=0),
+            evening.phones[1].post(answer, {"text": "Пушкин", "client_id": str(uuid.uuid4())},
+                                   worker=1),
+        ]
+        assert [(r.status, r.detail) for r in after] == [(200, "")] * 2, [r.body for r in after]
+        # Each push went through the other worker's Redis connection to the socket.
+        pushed = pushed_after(phone_ws, phone_state["version"])
+        assert pushed["state"]["me"]["level"]["label"] == "2"
+        assert pushed_after(host_ws, host_state["version"])["state"]["host"]["answered"] == 2
+    finally:
+        phone_ws.close()
+        host_ws.close()
+    assert workers.alive()
