@@ -55,12 +55,17 @@ class GameStateConsumer(AsyncJsonWebsocketConsumer):
             return
         # Join before reading the state: an update between the two then arrives as a push.
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.channel_layer.group_add(SITE_GROUP, self.channel_name)  # one socket per page
         await self.accept()
         await self.send_json({"type": self.state_type, **await self.current_state()})
 
     async def disconnect(self, code):
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.channel_layer.group_discard(SITE_GROUP, self.channel_name)
+
+    async def site_announce(self, event):
+        await self.send_json(event)
 
     async def forward_state(self, event):
         # The realtime module encoded the message once per group, not once per socket.

@@ -1,10 +1,10 @@
-/* The GoRoD organizer screen, team phone and statistics on the shared LivePage
- * (js/livepage.js): the "gorod-*" config, texts and state, countdowns to server-given deadlines
+/* The GoRoD organizer screen, team phone and statistics on the shared Live.Page
+ * (js/live.js): the "gorod-*" config, texts and state, countdowns to server-given deadlines
  * corrected by the server clock's offset, and the statistics table. No rule lives here: the
  * server's state says everything. */
 (function (global) {
   "use strict";
-  var LivePage = global.LivePage, el = LivePage.el, time = LivePage.time;
+  var Live = global.Live, el = Live.el, time = Live.time;
 
   function duration(seconds) {
     if (seconds == null) { return "–"; }
@@ -16,9 +16,9 @@
 
   function GorodPage(render) {
     this.offsetMs = 0;
-    LivePage.call(this, {prefix: "gorod", render: render});
+    Live.Page.call(this, {prefix: "gorod", render: render});
   }
-  GorodPage.prototype = Object.create(LivePage.prototype);
+  GorodPage.prototype = Object.create(Live.Page.prototype);
   GorodPage.prototype.constructor = GorodPage;
 
   // The server's "now" against ours: countdowns use the server's clock.
