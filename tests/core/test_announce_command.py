@@ -50,7 +50,8 @@ def test_with_redis_the_command_broadcasts_at_once_and_marks_it_delivered(redis_
     assert Announcement.objects.get().delivered_at is not None
 
 
-def test_the_command_in_process_uses_the_same_service(capsys):
+def test_the_command_in_process_uses_the_same_service(capsys, settings):
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     call_command("announce", "в процессе")
     assert "queued" in capsys.readouterr().out
     assert Announcement.objects.get().text == "в процессе"

@@ -1,7 +1,6 @@
 """The ASGI router and the configured channel layer carry messages to connected sockets."""
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -47,10 +46,13 @@ async def test_an_unknown_socket_path_is_refused():
 
 
 @pytest.mark.services
+@pytest.mark.django_db(transaction=True)
 async def test_two_sockets_receive_a_broadcast_sent_by_another_process_over_redis(redis_url):
     """Proves the layer is really shared between processes, as several ASGI workers need."""
+    from tests.conftest import server_env
+
     first, second = await connect(), await connect()
-    env = dict(os.environ, REDIS_URL=redis_url, DJANGO_SETTINGS_MODULE="config.settings")
+    env = server_env(REDIS_URL=redis_url, DJANGO_SETTINGS_MODULE="config.settings")
     process = await asyncio.create_subprocess_exec(
         sys.executable, "manage.py", "announce", "из другого процесса", cwd=ROOT, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)

@@ -48,7 +48,10 @@ class Listener:
 
 
 @pytest.fixture
-def sent():
+def sent(settings):
+    # The in-memory layer, whatever the environment: a listener in the test thread reads it
+    # across event loops; Redis delivery is covered by test_consumers.py and the command tests.
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     listener = Listener()
     yield listener
     async_to_sync(listener.layer.group_discard)(SITE_GROUP, listener.channel)
@@ -152,3 +155,33 @@ def test_a_failed_broadcast_is_logged_not_raised_and_retried_next_round(
     monkeypatch.setattr(announcements, "broadcast_announcement", real)  # the layer is back
     assert announcements.deliver_pending() == 1
     assert sent() == ["не дошло"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_processes_delivering_at_once_send_each_announcement_exactly_once(sent):
+    """The scheduler of two workers (or the request and a scheduler round) race for the same
+    pending announcements; the conditional claim lets exactly one send each."""
+    import threading
+
+    from django.db import connection
+
+    for text in ("раз", "два", "три"):
+        announcement_send(actor=None, text=text, deliver=False)
+    barrier = threading.Barrier(2)
+    counts: list[int] = []
+
+    def worker():
+        try:
+            barrier.wait()
+            counts.append(announcements.deliver_pending())
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sum(counts) == 3 and len(counts) == 2
+    assert sorted(sent()) == ["два", "раз", "три"]
+    assert not Announcement.objects.filter(delivered_at__isnull=True).exists()
