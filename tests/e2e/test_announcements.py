@@ -48,7 +48,7 @@ def test_an_organizers_announcement_shows_on_every_open_page_without_a_reload(
 
     for name, page in open_pages.items():
         banner = page.locator("#site-announcement")
-        expect(banner).to_be_visible(timeout=WAIT)
+        expect(banner, name).to_be_visible(timeout=WAIT)
         expect(page.locator("#site-announcement-text")).to_have_text(TEXT)
         expect(banner).to_have_attribute("role", "status")
         expect(banner).to_have_attribute("aria-live", "polite")
