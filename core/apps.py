@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class CoreConfig(AppConfig):
     name = "core"
     verbose_name = "Club games"
+
+    def ready(self) -> None:
+        from core import announcements, scheduler
+
+        # Announcements queued by `manage.py announce` where it cannot reach the server's
+        # pages go out with the next round of the scheduler (in the server, or the clock).
+        scheduler.register("core.announcements", announcements.deliver_pending)

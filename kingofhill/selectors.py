@@ -258,6 +258,7 @@ def public_state(snap: Snapshot) -> dict:
             "summit": koth.summit,
             "main_questions": koth.main_questions,
             "reserve_questions": koth.reserve_questions,
+            "holds_to_win": rules.KING_HOLD_MOVES,
         },
         "teams": [{"name": a.team.name, "colour": team_colour(i)}
                   for i, a in enumerate(snap.entries)],

@@ -1,10 +1,10 @@
-/* The GoRoD organizer screen, team phone and statistics on the shared LivePage
- * (js/livepage.js): the "gorod-*" config, texts and state, countdowns to server-given deadlines
+/* The GoRoD organizer screen, team phone and statistics on the shared Live.Page
+ * (js/live.js): the "gorod-*" config, texts and state, countdowns to server-given deadlines
  * corrected by the server clock's offset, and the statistics table. No rule lives here: the
  * server's state says everything. */
 (function (global) {
   "use strict";
-  var LivePage = global.LivePage, el = LivePage.el, time = LivePage.time;
+  var Live = global.Live, el = Live.el, time = Live.time;
 
   function duration(seconds) {
     if (seconds == null) { return "–"; }
@@ -16,14 +16,14 @@
 
   function GorodPage(render) {
     this.offsetMs = 0;
-    LivePage.call(this, {prefix: "gorod", render: render});
+    Live.Page.call(this, {prefix: "gorod", render: render});
     // The server's clock against ours (states carry no time): countdowns use the server's.
-    var initial = LivePage.readJson("gorod-state");
+    var initial = Live.readJson("gorod-state");
     if (initial && initial.server_time) {
       this.offsetMs = new Date(initial.server_time).getTime() - Date.now();
     }
   }
-  GorodPage.prototype = Object.create(LivePage.prototype);
+  GorodPage.prototype = Object.create(Live.Page.prototype);
   GorodPage.prototype.constructor = GorodPage;
 
   GorodPage.prototype.secondsUntil = function (iso) {

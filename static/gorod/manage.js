@@ -21,7 +21,7 @@
 
   function render(state) {
     var T = page.text, game = state.game, stats = state.statistics;
-    var rulingLabels = window.LivePage.readJson("gorod-ruling-labels") || {};
+    var rulingLabels = window.Live.readJson("gorod-ruling-labels") || {};
     $("game-status").textContent = T[game.status] || game.status;
     $("game-status").dataset.status = game.status;
     $("finished-share").textContent = Math.round(game.finished_share * 100) + " %";

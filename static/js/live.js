@@ -1,83 +1,324 @@
-/* LiveSocket: a reconnecting WebSocket for live screens (host, projector, team phones).
+/* Live: the one client module of every live page — the King of the Hill host console, team
+ * phone and projector, the GoRoD organizer screen, team phone and statistics, and (for
+ * announcements) every other page of the site.
  *
- * The server pushes messages of the form {type, version, state}. The client keeps the last
- * version it rendered; when a pushed version is not exactly the next one (a gap), or after a
- * reconnect, it fetches the full state over HTTP (stateUrl) and carries on. So a lost message or
- * a flaky phone network never leaves a screen showing a stale board, and a reload loses nothing.
+ * It owns the socket, the stream's version, gap detection and the HTTP resync:
+ *
+ * - The server pushes {type: "<app>.state", version: N, state: S}; a stream's version only grows.
+ * - On (re)connect the game socket's FIRST message is the current state, so a reconnect costs
+ *   exactly one state read (that message) and no HTTP request. Only if no state arrives within
+ *   STATE_WAIT_MS after the socket opened does the client fetch GET stateUrl ({version, state}).
+ * - After the first message a push must be version + 1. An older or equal version is a duplicate
+ *   and ignored; a newer one is a gap (a push was lost): ONE HTTP read, however many pushes
+ *   arrive while it runs (they are kept and applied after it if they are newer).
+ * - A POST's {version, state} renders like a push (page.post below).
+ * - While the socket is down #live-status says "reconnecting…" (its data-offline label); retries
+ *   back off exponentially with jitter so a hall of phones does not reconnect in one burst.
+ * - A "site.announce" message on any socket shows the banner #site-announcement (base.html).
+ *   A page that opens no game socket opens /ws/site/ for the announcements.
+ *
+ *   var stream = Live.connect({path: "/ws/...", stateUrl: "/...", version: 3,
+ *                              onState: function (state, version) { ... }});
+ *   var page = new Live.Page({prefix: "koth", render: function (state) { ... }}); page.start();
+ *
+ * No rule lives here: the server's state says everything.
  */
 (function (global) {
   "use strict";
+  var doc = global.document;
+  var STATE_WAIT_MS = 3000;
+  var RETRY_BASE_MS = 500;
+  var RETRY_MAX_MS = 10000;
+  var streams = [];
 
-  function LiveSocket(options) {
+  // ------------------------------------------------------------------ small helpers
+
+  function readJson(id) {
+    var node = doc.getElementById(id);
+    return node ? JSON.parse(node.textContent) : null;
+  }
+
+  function cookie(name) {
+    var match = doc.cookie.match(new RegExp("(?:^|; )" + name + "=([^;]*)"));
+    return match ? decodeURIComponent(match[1]) : "";
+  }
+
+  // el("button", {type: "button", text: "OK", "class": "secondary", "data-key": k}, [children]):
+  // "text" and "class" as textContent and className, keys with a "-" (data-*, aria-*) and keys the
+  // element has no property for (for, colspan, role…) as attributes, the rest as properties
+  // (type, checked, value, title, href…). Falsy children are skipped.
+  function el(tag, attrs, children) {
+    var node = doc.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (key) {
+      var value = attrs[key];
+      if (key === "text") { node.textContent = value; }
+      else if (key === "class") { node.className = value; }
+      else if (key.indexOf("-") >= 0 || !(key in node)) { node.setAttribute(key, value); }
+      else { node[key] = value; }
+    });
+    (children || []).forEach(function (child) { if (child) { node.appendChild(child); } });
+    return node;
+  }
+
+  function time(iso) {
+    if (!iso) { return ""; }
+    return new Date(iso).toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+  }
+
+  /* The wait (ms) before reconnect attempt number `attempt` (0, 1, 2…): the exponential step
+   * min(10 s, 0.5 s · 2^attempt), of which a random half is jitter. backoff(0, 0) = 250,
+   * backoff(0, 1) = 500, backoff(3, 0.5) = 3000, backoff(9, 1) = 10000. */
+  function backoff(attempt, random) {
+    var step = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * Math.pow(2, attempt));
+    var r = random == null ? Math.random() : random;
+    return Math.round(step / 2 + r * step / 2);
+  }
+
+  // #live-status shows the label of its state from data-connecting / data-online / data-offline.
+  function showStatus(status) {
+    var node = doc.getElementById("live-status");
+    if (!node) { return; }
+    node.dataset.status = status;
+    var label = node.dataset[status];
+    if (label) { node.textContent = label; }
+  }
+
+  // ------------------------------------------------------------------ announcements
+
+  var DISMISSED_KEY = "site-announcement:dismissed";
+
+  function banner() { return doc.getElementById("site-announcement"); }
+
+  function dismissed() {
+    try { return global.localStorage.getItem(DISMISSED_KEY); } catch (e) { return null; }
+  }
+
+  /* Show {text, sent_at} in the banner (the newest replaces the one shown). The same text as the
+   * one shown or dismissed is not shown again: a page that rendered an announcement on load
+   * may then receive its push. */
+  function announce(message) {
+    var box = banner();
+    if (!box || !message || !message.text) { return; }
+    var text = String(message.text);
+    if (text === box.dataset.text && (!box.hidden || dismissed() === text)) { return; }
+    box.dataset.text = text;
+    box.dataset.sentAt = message.sent_at || "";
+    doc.getElementById("site-announcement-text").textContent = text;
+    box.hidden = false;
+  }
+
+  function setUpBanner() {
+    var box = banner();
+    if (!box) { return; }
+    if (box.dataset.text && dismissed() === box.dataset.text) { box.hidden = true; }
+    var close = doc.getElementById("site-announcement-close");
+    if (close) {
+      close.addEventListener("click", function () {
+        box.hidden = true;
+        try { global.localStorage.setItem(DISMISSED_KEY, box.dataset.text || ""); }
+        catch (e) { /* private mode: dismissed for this page only */ }
+      });
+    }
+  }
+
+  // ------------------------------------------------------------------ the stream
+
+  function Stream(options) {
     this.path = options.path;
     this.stateUrl = options.stateUrl || null;
     this.onState = options.onState || function () {};
     this.onMessage = options.onMessage || function () {};
-    this.onStatus = options.onStatus || function () {};
     this.version = options.version == null ? -1 : options.version;
-    this.retryMs = 500;
+    this.attempt = 0;
+    this.awaitingFirst = false;  // between open and the connection's first state
+    this.firstTimer = null;
+    this.resyncing = null;       // the running HTTP read, so a burst of gaps costs one
+    this.held = null;            // the newest push that arrived during that read
+    this.reads = 0;              // HTTP state reads so far (diagnostics and tests)
     this.closedByUs = false;
-    this.connect();
+    streams.push(this);
+    if (this.path) { this.connect(); }
   }
 
-  LiveSocket.prototype.url = function () {
+  Stream.prototype.url = function () {
     var scheme = global.location.protocol === "https:" ? "wss://" : "ws://";
     return scheme + global.location.host + this.path;
   };
 
-  LiveSocket.prototype.connect = function () {
+  Stream.prototype.connect = function () {
     var self = this;
     var socket = new global.WebSocket(this.url());
     this.socket = socket;
     socket.onopen = function () {
-      self.retryMs = 500;
-      self.onStatus("online");
-      if (self.stateUrl) { self.resync(); }
+      showStatus("online");
+      self.awaitingFirst = true;
+      if (self.stateUrl) {
+        self.firstTimer = global.setTimeout(function () {
+          if (self.awaitingFirst && self.socket === socket) { self.awaitingFirst = false; self.resync(); }
+        }, STATE_WAIT_MS);
+      }
     };
     socket.onmessage = function (event) {
       var message;
       try { message = JSON.parse(event.data); } catch (e) { return; }
-      if (message.version != null && message.state !== undefined) {
-        self.receiveState(message);
-      } else {
-        self.onMessage(message);
-      }
+      self.attempt = 0;  // the server answers: the next outage starts its backoff afresh
+      self.receive(message);
     };
     socket.onclose = function () {
+      if (self.socket !== socket) { return; }
+      self.awaitingFirst = false;
+      global.clearTimeout(self.firstTimer);
       if (self.closedByUs) { return; }
-      self.onStatus("offline");
-      global.setTimeout(function () { self.connect(); }, self.retryMs);
-      self.retryMs = Math.min(self.retryMs * 2, 10000);
+      showStatus("offline");
+      global.setTimeout(function () { self.connect(); }, backoff(self.attempt));
+      self.attempt += 1;
     };
   };
 
-  LiveSocket.prototype.receiveState = function (message) {
-    if (message.version <= this.version) { return; }  // stale or duplicate
-    if (this.stateUrl && this.version >= 0 && message.version !== this.version + 1) {
-      this.resync();  // a gap: some update was missed
+  /* One message from the socket (also how tests push a state without a server). */
+  Stream.prototype.receive = function (message) {
+    if (!message) { return; }
+    if (message.type === "site.announce") { announce(message); return; }
+    if (message.version == null || message.state === undefined) { this.onMessage(message); return; }
+    if (this.awaitingFirst) {  // the connection's first message is the whole current state
+      this.awaitingFirst = false;
+      global.clearTimeout(this.firstTimer);
+      this.accept(message.version, message.state);
       return;
     }
-    this.version = message.version;
-    this.onState(message.state, message);
+    if (message.version <= this.version) { return; }  // stale or duplicate
+    if (this.resyncing) { this.hold(message); return; }
+    if (this.stateUrl && this.version >= 0 && message.version !== this.version + 1) {
+      this.hold(message);  // a gap: a push was lost on the way
+      this.resync();
+      return;
+    }
+    this.accept(message.version, message.state);
   };
 
-  LiveSocket.prototype.resync = function () {
+  Stream.prototype.hold = function (message) {
+    if (!this.held || message.version > this.held.version) { this.held = message; }
+  };
+
+  /* A whole state from anywhere (socket, HTTP, a POST's answer): rendered if it is newer. */
+  Stream.prototype.accept = function (version, state) {
+    if (version == null || version <= this.version) { return false; }
+    this.version = version;
+    this.onState(state, version);
+    return true;
+  };
+
+  /* Read the state over HTTP once; pushes that arrive meanwhile wait and win if newer. */
+  Stream.prototype.resync = function () {
     var self = this;
-    return global.fetch(this.stateUrl, {credentials: "same-origin", headers: {"Accept": "application/json"}})
+    if (!this.stateUrl) { return global.Promise.resolve(); }
+    if (this.resyncing) { return this.resyncing; }
+    this.reads += 1;
+    this.resyncing = global.fetch(this.stateUrl, {credentials: "same-origin", headers: {"Accept": "application/json"}})
       .then(function (response) { return response.ok ? response.json() : null; })
-      .then(function (body) {
-        if (body && body.version != null && body.version >= self.version) {
-          self.version = body.version;
-          self.onState(body.state, body);
-        }
-      })
-      .catch(function () { /* the next reconnect retries */ });
+      .then(function (body) { if (body) { self.accept(body.version, body.state); } })
+      .catch(function () { /* the next gap or reconnect tries again */ })
+      .then(function () {
+        self.resyncing = null;
+        var held = self.held;
+        self.held = null;
+        if (held) { self.accept(held.version, held.state); }
+      });
+    return this.resyncing;
   };
 
-  LiveSocket.prototype.close = function () {
+  Stream.prototype.close = function () {
     this.closedByUs = true;
     if (this.socket) { this.socket.close(); }
   };
 
-  global.LiveSocket = LiveSocket;
+  function connect(options) { return new Stream(options); }
+
+  // ------------------------------------------------------------------ the page
+
+  /* The base of the live games' pages: the page's config, texts and initial state read from
+   * <prefix>-config, <prefix>-text and <prefix>-state, a stream on config.ws / config.stateUrl,
+   * an error box (<prefix>-error), and CSRF'd JSON posts whose {version, state} renders like a
+   * push. An optional onBeforeRender(state) (an option, or a subclass's method) sees every
+   * state just before render does. */
+  function Page(options) {
+    var self = this;
+    var prefix = options.prefix;
+    var render = options.render;
+    if (options.onBeforeRender) { this.onBeforeRender = options.onBeforeRender; }
+    this.prefix = prefix;
+    this.config = readJson(prefix + "-config");
+    this.text = readJson(prefix + "-text") || {};
+    this.render = function (state) {
+      self.onBeforeRender(state);
+      render(state);
+    };
+    this.errorBox = doc.getElementById(prefix + "-error");
+    var initial = readJson(prefix + "-state") || {version: -1, state: null};
+    this.initial = initial.state;
+    this.live = connect({
+      path: this.config.ws, stateUrl: this.config.stateUrl, version: initial.version,
+      onState: function (state) { self.render(state); }
+    });
+  }
+
+  Page.prototype.onBeforeRender = function () {};
+
+  // Separate from the constructor: the page's render reads the page it was given.
+  Page.prototype.start = function () { if (this.initial) { this.render(this.initial); } return this; };
+
+  Page.prototype.showError = function (message) {
+    if (!this.errorBox) { return; }
+    this.errorBox.textContent = message || "";
+    this.errorBox.hidden = !message;
+  };
+
+  // The message of a failed post: the API's "detail", else its field errors ("field: error").
+  function errorDetail(data, status) {
+    var detail = data.detail || Object.keys(data).map(function (k) { return k + ": " + data[k]; }).join("; ");
+    return detail || ("HTTP " + status);
+  }
+
+  // POST JSON with the CSRF header; a returned {version, state} renders at once (the push
+  // that follows is then a duplicate and ignored).
+  Page.prototype.post = function (url, body) {
+    var self = this;
+    return global.fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "Accept": "application/json",
+                "X-CSRFToken": cookie("csrftoken")},
+      body: JSON.stringify(body || {})
+    }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (data) {
+        if (!response.ok) {
+          self.showError(errorDetail(data || {}, response.status));
+          return {ok: false, data: data, network: false};
+        }
+        self.showError("");
+        if (data.version != null) { self.live.accept(data.version, data.state); }
+        return {ok: true, data: data};
+      });
+    }, function () { return {ok: false, network: true}; });
+  };
+
+  // ------------------------------------------------------------------ boot
+
+  // Live pages open their stream in their own DOMContentLoaded handlers, which run after this
+  // one (this script comes first); the check waits for them, then a page without a stream opens
+  // the site socket so announcements reach it too.
+  doc.addEventListener("DOMContentLoaded", function () {
+    setUpBanner();
+    global.setTimeout(function () {
+      if (!streams.length) {
+        connect({path: "/ws/site/", onMessage: function (message) {
+          if (message.type === "site.hello") { showStatus("online"); }
+        }});
+      }
+    }, 0);
+  });
+
+  global.Live = {
+    connect: connect, Page: Page, streams: streams, backoff: backoff, announce: announce,
+    el: el, time: time, readJson: readJson, cookie: cookie, STATE_WAIT_MS: STATE_WAIT_MS
+  };
 })(window);

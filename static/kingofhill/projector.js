@@ -8,13 +8,14 @@
  *   window.KothProjector.renderPanel(panelRoot, state, strings) title, question, King, standings
  *   window.KothProjector.renderPage(document, state, strings)  both, plus the winner banner
  *   window.KothProjector.geometry(teamCount, summit)           pure layout helpers (tested)
- *   window.kothApplyState(version, state)                      what the live socket calls
+ *
+ * The live socket is the shared module's (js/live.js, Live.connect): it calls renderPage with
+ * every newer state. How many holds win is the rules' number, read from state.game.holds_to_win.
  */
 (function (global) {
   "use strict";
 
   var SVGNS = "http://www.w3.org/2000/svg";
-  var HOLDS_TO_WIN = 3;
   var TOKEN_BASE = 10;  // a token is drawn with r=10 and scaled to its cell
   var FALLBACK_COLOURS = ["#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4",
     "#46f0f0", "#f032e6", "#bcf60c", "#fabebe", "#008080", "#e6beff", "#9a6324", "#fffac8",
@@ -160,7 +161,7 @@
       title: game.title || "", status: game.status || "setup", summit: summit,
       main: game.main_questions || 0, reserve: game.reserve_questions || 0,
       teams: teams, byName: byName, rows: rows, stepOf: stepOf,
-      king: board.king || null, holds: board.king_holds || 0,
+      king: board.king || null, holds: board.king_holds || 0, holdsToWin: game.holds_to_win || 0,
       played: board.question || 0,
       finished: finished, winner: board.winner || null, reason: board.finish_reason || null,
       question: finished ? null : q,
@@ -371,8 +372,8 @@
     el("text", {id: "koth-king-name", y: round(0.24 * g.r0), "class": "kp-king-name",
                 "font-size": round(0.25 * g.r0)}, kingLayer);
     var holds = el("g", {id: "koth-king-holds", "class": "kp-holds", "data-holds": "0"}, kingLayer);
-    for (var p = 0; p < HOLDS_TO_WIN; p++) {
-      el("circle", {cx: round((p - (HOLDS_TO_WIN - 1) / 2) * 0.22 * g.r0), cy: round(0.56 * g.r0),
+    for (var p = 0; p < m.holdsToWin; p++) {
+      el("circle", {cx: round((p - (m.holdsToWin - 1) / 2) * 0.22 * g.r0), cy: round(0.56 * g.r0),
                     r: round(0.075 * g.r0), "class": "kp-pip"}, holds);
     }
 
@@ -380,7 +381,7 @@
   }
 
   function layoutKey(m) {
-    return JSON.stringify([m.summit, m.teams.map(function (t) { return [t.name, t.colour]; })]);
+    return JSON.stringify([m.summit, m.holdsToWin, m.teams.map(function (t) { return [t.name, t.colour]; })]);
   }
 
   /* Draw the board for a state; called again with each new state (tokens then glide). */
@@ -549,12 +550,12 @@
     card.style.setProperty("--team", kingTeam ? kingTeam.colour : "transparent");
     byId("koth-king-card-name").textContent = m.king || strings.no_king || "";
     var holdsText = byId("koth-king-holds-text");
-    holdsText.textContent = m.king ? format(strings.holds, {holds: m.holds, max: HOLDS_TO_WIN}) : "";
+    holdsText.textContent = m.king ? format(strings.holds, {holds: m.holds, max: m.holdsToWin}) : "";
     holdsText.setAttribute("data-holds", m.king ? String(m.holds) : "");
     var pips = byId("koth-king-card-pips");
     pips.innerHTML = "";
     if (m.king) {
-      for (var p = 0; p < HOLDS_TO_WIN; p++) { html("span", "kp-pip" + (p < m.holds ? " is-on" : ""), pips); }
+      for (var p = 0; p < m.holdsToWin; p++) { html("span", "kp-pip" + (p < m.holds ? " is-on" : ""), pips); }
     }
 
     // revolution
@@ -687,38 +688,30 @@
     var initial = {version: -1, state: null};
     try { strings = JSON.parse(global.document.getElementById("koth-strings").textContent); } catch (e) { /* keep defaults */ }
     try { initial = JSON.parse(global.document.getElementById("koth-state").textContent) || initial; } catch (e) { /* wait for the socket */ }
-    var live = global.document.getElementById("koth-live");
-    var current = {version: initial.version == null ? -1 : initial.version};
+    var current = null;
 
-    function apply(state, message) {
+    function apply(state) {
       if (!state) { return; }
-      current.state = state;
+      current = state;
       try {
         renderPage(global.document, state, strings);
       } catch (err) {  // never show an error to the hall; keep the last good picture
         if (global.console) { global.console.error(err); }
       }
-      if (message && message.version != null) { current.version = message.version; }
     }
-    global.kothApplyState = function (version, state) { apply(state, {version: version}); };
-    global.kothStrings = strings;
-    if (initial.state) { apply(initial.state, initial); }
+    if (initial.state) { apply(initial.state); }
     var resizeTimer = null;
     global.addEventListener("resize", function () {  // the board's viewBox follows the screen
       global.clearTimeout(resizeTimer);
-      resizeTimer = global.setTimeout(function () { apply(current.state); }, 200);
+      resizeTimer = global.setTimeout(function () { apply(current); }, 200);
     });
-
-    var path = root.getAttribute("data-ws-path");
-    if (path && global.LiveSocket) {
-      global.kothSocket = new global.LiveSocket({
-        path: path,
-        stateUrl: root.getAttribute("data-state-url") || null,
-        version: current.version,
-        onState: apply,
-        onStatus: function (status) { if (live) { live.setAttribute("data-status", status); } }
-      });
-    }
+    // The socket, versions and resync are the shared live module's (js/live.js).
+    global.Live.connect({
+      path: root.getAttribute("data-ws-path"),
+      stateUrl: root.getAttribute("data-state-url") || null,
+      version: initial.version,
+      onState: apply
+    });
   }
 
   if (global.document.readyState === "loading") {

@@ -1,7 +1,6 @@
 """The ASGI router and the configured channel layer carry messages to connected sockets."""
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -47,10 +46,13 @@ async def test_an_unknown_socket_path_is_refused():
 
 
 @pytest.mark.services
+@pytest.mark.django_db(transaction=True)
 async def test_two_sockets_receive_a_broadcast_sent_by_another_process_over_redis(redis_url):
     """Proves the layer is really shared between processes, as several ASGI workers need."""
+    from tests.conftest import server_env
+
     first, second = await connect(), await connect()
-    env = dict(os.environ, REDIS_URL=redis_url, DJANGO_SETTINGS_MODULE="config.settings")
+    env = server_env(REDIS_URL=redis_url, DJANGO_SETTINGS_MODULE="config.settings")
     process = await asyncio.create_subprocess_exec(
         sys.executable, "manage.py", "announce", "из другого процесса", cwd=ROOT, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
@@ -60,3 +62,46 @@ async def test_two_sockets_receive_a_broadcast_sent_by_another_process_over_redi
         message = await communicator.receive_json_from(timeout=10)
         assert (message["type"], message["text"]) == ("site.announce", "из другого процесса")
         await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_pending_announcement_reaches_connected_pages_when_deliver_pending_runs():
+    """The command line on the in-memory layer only stores it; the server's scheduler round
+    (``deliver_pending``) sends it to the site socket and to every game socket."""
+    from datetime import timedelta
+
+    from asgiref.sync import sync_to_async
+    from django.utils import timezone
+
+    from core.announcements import deliver_pending
+    from core.roles import ORGANIZER
+    from core.services import announcement_send
+    from kingofhill import services as koth_services
+    from teams.models import Game
+    from tests.kingofhill.conftest import make_teams, make_user
+
+    def make_game():
+        organizer = make_user("organizer-ws", ORGANIZER)
+        game = Game.objects.create(title="Царь Горы", format="kingofhill",
+                                   starts_at=timezone.now() + timedelta(days=3))
+        make_teams(game, ["Alpha", "Beta"], organizer)
+        return koth_services.koth_create(actor=organizer, game=game, summit=3, main_questions=10,
+                                         reserve_questions=0)
+
+    koth = await sync_to_async(make_game)()
+    site = await connect()
+    game = WebsocketCommunicator(application, f"/ws/koth/{koth.pk}/public/", headers=HEADERS)
+    assert (await game.connect())[0]
+    assert (await game.receive_json_from(timeout=5))["type"] == "koth.state"
+
+    await sync_to_async(announcement_send)(actor=None, text="перерыв 10 минут", deliver=False)
+    assert await site.receive_nothing(timeout=0.2)
+    assert await sync_to_async(deliver_pending)() == 1
+    for communicator in (site, game):
+        message = await communicator.receive_json_from(timeout=5)
+        assert (message["type"], message["text"]) == ("site.announce", "перерыв 10 минут")
+        assert message["sent_at"]
+    assert await sync_to_async(deliver_pending)() == 0
+    assert await game.receive_nothing(timeout=0.2)
+    await site.disconnect()
+    await game.disconnect()

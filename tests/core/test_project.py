@@ -65,6 +65,7 @@ def test_an_anonymous_visitor_has_no_role():
     assert not is_organizer(AnonymousUser()) and not is_host(AnonymousUser())
 
 
+@pytest.mark.django_db
 def test_the_home_page_renders_with_the_site_name(client):
     response = client.get("/")
     assert response.status_code == 200

@@ -34,4 +34,4 @@ def test_an_announcement_from_another_process_reaches_the_open_page(asgi_server,
     result = subprocess.run([sys.executable, "manage.py", "announce", "Начинаем через 5 минут"], cwd=ROOT,
                             env=server_env(), capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    expect(page.locator(".announcement")).to_have_text("Начинаем через 5 минут", timeout=15000)
+    expect(page.locator("#site-announcement-text")).to_have_text("Начинаем через 5 минут", timeout=15000)

@@ -2,7 +2,8 @@
 
 The page is rendered from the real template with fake public states (tests/kingofhill/
 projector_harness.py) and served from the real ASGI server so its static files load; new states
-are then pushed the way the live socket does, through ``window.kothApplyState``.
+are then pushed the way the live socket does, through the shared live module's stream
+(``Live.streams[0].receive``, js/live.js).
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def open_projector(asgi_server, new_page):
 
 
 def apply(page, state: dict, version: int) -> None:
-    page.evaluate("([v, s]) => window.kothApplyState(v, s)", [version, state])
+    page.evaluate("([v, s]) => window.Live.streams[0].receive({type: 'koth.state', version: v, state: s})",
+                  [version, state])
 
 
 def assert_fits_the_screen(page) -> None:
@@ -156,7 +158,7 @@ def test_a_mid_game_board_for_n_teams(open_projector, n):
     else:
         expect(page.locator("#koth-board .kp-label tspan").first).to_have_text("1")
         expect(page.locator("#koth-standings .kp-row[data-team] .kp-swatch").first).not_to_be_empty()
-    expect(page.locator("#koth-live")).to_have_attribute("data-status", "offline", timeout=10000)
+    expect(page.locator("#live-status")).to_have_attribute("data-status", "offline", timeout=10000)
     assert page.errors == []
 
 

@@ -1,5 +1,6 @@
-"""Flaky networks in real Chromium: a phone that misses a push (a gap) or loses its socket
-catches up over HTTP, a resent answer whose first reply was lost stays one answer, and the
+"""Flaky networks in real Chromium: a phone that misses a push (a gap) catches up with one HTTP
+read, one that loses its socket catches up from the reconnected socket's first message (no
+HTTP read at all), a resent answer whose first reply was lost stays one answer, and the
 host console's unsent question survives a reload.
 
 The phone's WebSocket is wrapped by an init script so a test can drop pushed messages
@@ -100,6 +101,13 @@ def is_team_state(request) -> bool:
     return request.method == "GET" and request.url.endswith("/team/state/")
 
 
+def state_reads(page) -> list[str]:
+    """The team state reads the page makes from now on."""
+    reads: list[str] = []
+    page.on("request", lambda request: reads.append(request.url) if is_team_state(request) else None)
+    return reads
+
+
 def test_a_phone_that_missed_a_push_fetches_the_state_over_http_and_catches_up(
         asgi_server, new_page, evening):
     koth, host_user, (alpha, _beta, _gamma) = evening
@@ -115,6 +123,7 @@ def test_a_phone_that_missed_a_push_fetches_the_state_over_http_and_catches_up(
     expect(host.locator("#announce-form")).to_be_hidden(timeout=WAIT)
     phone.wait_for_function("() => window.__drop === 0", timeout=WAIT)
     expect(phone.locator("#answer-send")).to_be_disabled()
+    reads = state_reads(phone)
     with phone.expect_request(is_team_state, timeout=WAIT):
         host.keyboard.press("p")  # ...so the next push is a gap, and the phone asks over HTTP
     expect(phone.locator("#answer-send")).to_be_enabled(timeout=WAIT)
@@ -122,9 +131,11 @@ def test_a_phone_that_missed_a_push_fetches_the_state_over_http_and_catches_up(
     partner = phone.evaluate(
         "() => JSON.parse(document.getElementById('koth-text').textContent).partner")
     expect(phone.locator("#question-title")).to_contain_text(f"({partner})")
+    phone.wait_for_timeout(500)
+    assert len(reads) == 1  # one gap, one read
 
 
-def test_a_phone_whose_socket_dropped_catches_up_over_http_when_it_reconnects(
+def test_a_phone_whose_socket_dropped_catches_up_from_the_reconnected_socket_alone(
         asgi_server, new_page, evening):
     koth, host_user, (alpha, _beta, _gamma) = evening
     host = open_host(new_page, asgi_server, koth, host_user)
@@ -136,8 +147,11 @@ def test_a_phone_whose_socket_dropped_catches_up_over_http_when_it_reconnects(
     expect(phone.locator("#answer-confirm")).to_contain_text("Пушкин", timeout=WAIT)
 
     phone.evaluate(GO_OFFLINE)
-    expect(phone.locator("#live-status")).to_have_attribute("data-status", "offline",
-                                                            timeout=WAIT)
+    status = phone.locator("#live-status")
+    expect(status).to_have_attribute("data-status", "offline", timeout=WAIT)
+    expect(status).to_have_text("Переподключение…")
+    expect(status).to_be_visible()
+    expect(status).to_have_attribute("role", "status")
     host.keyboard.press("1")
     expect(host.locator("#groups li").first).to_have_attribute("data-verdict", "true",
                                                                timeout=WAIT)
@@ -147,14 +161,17 @@ def test_a_phone_whose_socket_dropped_catches_up_over_http_when_it_reconnects(
     phone.wait_for_timeout(300)
     expect(phone.locator("#me-step")).to_have_text("0")  # still the old board
 
-    with phone.expect_request(is_team_state, timeout=WAIT):
-        phone.evaluate("() => { window.__offline = false; }")
-    expect(phone.locator("#live-status")).to_have_attribute("data-status", "online",
-                                                            timeout=WAIT)
+    reads = state_reads(phone)
+    phone.evaluate("() => { window.__offline = false; }")
+    expect(status).to_have_attribute("data-status", "online", timeout=WAIT)
+    expect(status).to_have_text("На связи")
     expect(phone.locator("#me-step")).to_have_text("1", timeout=WAIT)
     expect(phone.locator("#me-points")).to_have_text("1")
     expect(phone.locator("#question-title")).to_contain_text("2")
     expect(phone.locator("#declare-jump")).to_be_enabled()  # the engine now allows a jump
+    # The socket's first message was the state: no fallback read either, after its wait.
+    phone.wait_for_timeout(phone.evaluate("Live.STATE_WAIT_MS") + 1000)
+    assert reads == []
 
 
 def test_a_resent_answer_whose_first_reply_was_lost_stays_one_answer(

@@ -80,7 +80,7 @@ def mid_game_state(n: int, summit: int = 7, seed: int | None = None, question: i
     jumpers = [r["team"] for r in board_rows if 0 < r["step"] < summit - 1][: max(1, n // 8)]
     return {
         "game": {"id": 5, "title": "Царь Горы — финал сезона", "status": "running", "summit": summit,
-                 "main_questions": 30, "reserve_questions": 5},
+                 "main_questions": 30, "reserve_questions": 5, "holds_to_win": 3},
         "teams": [{"name": name, "colour": colour} for name, colour in zip(names, team_colours(n), strict=True)],
         "board": {
             "summit": summit, "question": question - 1, "finished": False, "finish_reason": None,

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('core', '0001_roles'),
+        ('core', '0002_announcement'),
         ('teams', '0001_initial'),
     ]
 
