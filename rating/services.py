@@ -200,8 +200,10 @@ def _log(result: GameResult, action: str, actor, now: datetime, *, team_id: int 
 def _notify(result: GameResult, kind: str, team_ids=None, text: str = "") -> None:
     if team_ids is None:
         team_ids = list(result.rows.values_list("team_id", flat=True))
-        if result.game.organizing_team_id:
-            team_ids.append(result.game.organizing_team_id)
+        organizing = Game.objects.values_list("organizing_team_id", flat=True).get(
+            pk=result.game_id)
+        if organizing:
+            team_ids.append(organizing)
     Notice.objects.bulk_create(
         Notice(team_id=team_id, game=result.game, kind=kind, text=text) for team_id in team_ids)
 
