@@ -41,6 +41,31 @@ class Table:
     rows: list[Row] = field(default_factory=list)
 
 
+def table_html(table: Table, table_id: str, empty: str = "") -> SafeString:
+    """The table as HTML, built here rather than in a template loop: a 100-team season table
+    renders in about a millisecond this way, against tens in the template language."""
+    def attr(numeric: bool) -> str:
+        return ' class="num"' if numeric else ""
+
+    head = "".join(f"<th{attr(n)}>{escape(c)}</th>"
+                   for c, n in zip(table.columns, table.numeric, strict=True))
+    body = []
+    for row in table.rows:
+        cells = []
+        for index, (cell, numeric) in enumerate(zip(row.cells, table.numeric, strict=True)):
+            text = escape(cell.text)
+            if index == 1 and row.url:
+                text = f'<a href="{escape(row.url)}">{text}</a>'
+            cells.append(f"<td{attr(numeric)}>{text}</td>")
+        css = f' class="{escape(row.css)}"' if row.css else ""
+        body.append(f"<tr{css}>{''.join(cells)}</tr>")
+    if not body:
+        body.append(f'<tr><td colspan="{len(table.columns)}">{escape(empty)}</td></tr>')
+    return mark_safe(  # noqa: S308 - every text above is escaped
+        f'<table class="table rating-table" id="{escape(table_id)}"><thead><tr>{head}</tr>'
+        f'</thead>\n<tbody>{"".join(body)}</tbody></table>')
+
+
 def duration(seconds: float | None) -> timedelta | None:
     return None if seconds is None else timedelta(seconds=round(seconds))
 
@@ -121,16 +146,18 @@ def _standings(season: Season, rows: list[dict], names: dict, label: str, kind: 
     numeric = [True, False, *([False] if kind == "player" else []), True, True,
                *([True] * len(ordinals))]
     table = Table(columns, numeric)
+    # One reverse() for the whole table: resolving a URL per row costs more than the rest.
+    route = "rating:season_player" if kind == "player" else "rating:season_team"
+    base = reverse(route, args=[season.pk, 0])[:-2]
     for row in rows:
         key = row[kind]
+        url = f"{base}{key}/"
         if kind == "player":
             member = names.get(key)
             name = member.nickname if member else "?"
             extra = [_text(member.team.name if member else "")]
-            url = reverse("rating:season_player", args=[season.pk, key])
         else:
             name, extra = names.get(key, "?"), []
-            url = reverse("rating:season_team", args=[season.pk, key])
         places = row["places"]
         table.rows.append(Row(
             [_int(row["place"]), _text(name), *extra, _int(row["points"]), _int(row["games"]),

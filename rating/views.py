@@ -39,7 +39,9 @@ def results(request, game_id: int):
         rows = selectors.ordered_rows(result)
         points = selectors.result_points(result)
         context.update({
-            "rows": rows, "table": presentation.results_table(result, points),
+            "rows": rows,
+            "table_html": presentation.table_html(
+                presentation.results_table(result, points), "results"),
             "points_errors": [p for p in points if p.error],
             "finish": presentation.finish_label(result.finish_reason),
             "ended_at": selectors.game_ended_at(result),
@@ -250,9 +252,14 @@ def season(request, season_id: int):
         table = presentation.season_table(season, data)
         names = {row["team"]: row_.cells[1].text for row, row_ in zip(data["teams"], table.rows,
                                                                          strict=True)}
-        context.update({"table": table, "players": presentation.players_table(season, data),
-                        "chart": presentation.season_chart(data, names),
-                        "final_games": len(data["games"])})
+        players = presentation.players_table(season, data)
+        context.update({
+            "table": table,
+            "table_html": presentation.table_html(table, "season-table", _("No final results yet.")),
+            "players": players,
+            "players_html": players and presentation.table_html(players, "players-table"),
+            "chart": presentation.season_chart(data, names),
+            "final_games": len(data["games"])})
     if organizer:
         context["candidates"] = (Game.objects.filter(format=season.format, rated=True)
                                  .exclude(pk__in=season.games.values("pk"))
