@@ -10,14 +10,27 @@ class SeasonAdmin(admin.ModelAdmin):
     filter_horizontal = ("games",)
 
 
-class ResultRowInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline):
+    # Rows and votes change through the results page (``rating.services``), which checks the
+    # table as a whole, logs the reason and keeps the cached season tables right.
+    extra = 0
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class ResultRowInline(ReadOnlyInline):
     model = ResultRow
-    extra = 0
 
 
-class OrganizerVoteInline(admin.TabularInline):
+class OrganizerVoteInline(ReadOnlyInline):
     model = OrganizerVote
-    extra = 0
 
 
 @admin.register(GameResult)

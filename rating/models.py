@@ -11,9 +11,10 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from rating.rules import VOTES
 from teams.models import Game, Team
 
-VOTE_CHOICES = [(v, str(v)) for v in (100, 75, 50, 25, 0)]
+VOTE_CHOICES = [(v, str(v)) for v in sorted(VOTES, reverse=True)]
 
 
 class Season(models.Model):

@@ -7,9 +7,10 @@ from rest_framework import serializers
 
 from core.api import ErrorSerializer  # noqa: F401 (one shared error component)
 from rating.models import PROTEST_TEXT_MAX, GameResult, Protest, ResultRow, Season
+from rating.rules import VOTES
 from teams.models import Game
 
-VOTE_VALUES = [100, 75, 50, 25, 0]
+VOTE_VALUES = sorted(VOTES, reverse=True)
 
 
 class ResultRowSerializer(serializers.ModelSerializer):

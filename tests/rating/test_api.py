@@ -130,3 +130,20 @@ def test_seasons_and_the_record_replaying_to_the_table(api, organizer):
     response = api.delete(url("api_season_game_remove", season_id, first.pk))
     assert response.status_code == 200 and response.json()["games"] == [second.pk]
     assert APIClient().get(url("api_season", season_id)).json()["teams"] == []
+
+
+def test_a_vote_through_the_api_is_the_captains_alone(api, outsider_api, organizer):
+    game = gorod_game(organizer)
+    alpha = get_teams(organizer)[0]
+    omega = get_teams(make_user("omega-captain"), ["Omega"])[0]
+    api.post(url("api_publish", game.pk))
+    api.post(url("api_organizer", game.pk), {"team": omega.pk}, format="json")
+    response = outsider_api.post(url("api_vote", game.pk, alpha.pk), {"value": 50},
+                                 format="json")
+    assert response.status_code == 403 and "captain" in response.json()["detail"]
+    assert APIClient().post(url("api_vote", game.pk, alpha.pk), {"value": 50},
+                            format="json").status_code == 403
+    response = api.post(url("api_table", game.pk), {"rows": [
+        {"team": t.pk, "place": 1} for t in get_teams(organizer)]}, format="json")
+    assert response.status_code == 400 and "same place" in response.json()["detail"]
+    assert api.get(url("api_results", game.pk)).json()["vote_count"] == 0

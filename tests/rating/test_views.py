@@ -158,3 +158,40 @@ def test_a_broken_scale_is_reported_not_a_crash(client, organizer):
     services.results_publish(actor=organizer, game=game)
     finalize(organizer, game)
     assert "cannot be computed" in page(client, "season", season.pk)
+
+
+def test_a_teams_season_page_lists_its_games_places_and_points(client, organizer):
+    teams = get_teams(organizer)
+    first = gorod_game(organizer, teams=teams)
+    second = gorod_game(organizer, title="second", days=2, teams=teams, disqualify=False)
+    season = Season.objects.create(title="S", format="gorod", scale=[100, 96, 92])
+    season.games.add(first, second)
+    for game in (first, second):
+        services.results_publish(actor=organizer, game=game)
+        finalize(organizer, game)
+    gamma = teams[2]
+    html = page(client, "season_team", season.pk, gamma.pk)
+    rows = re.findall(r'<tr><td><a href="[^"]*">([^<]+)</a></td><td>[^<]*</td>\s*'
+                      r'<td class="num">([^<]+)</td><td class="num">(\d+)</td>', html)
+    assert rows == [("ГоРоД", "disqualified", "0"), ("second", "3", "92")]
+    assert "Place 3 in the season: 92 points from 2 games." in html
+
+
+def test_the_chart_escapes_team_names_and_draws_the_top_teams(organizer):
+    from rating.presentation import season_chart
+
+    data = {"teams": [{"team": 1}, {"team": 2}], "progress": [{1: 100, 2: 96}, {1: 196, 2: 192}]}
+    svg = str(season_chart(data, {1: "<script>x</script>", 2: "Beta"}))
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    assert svg.count("<polyline") == 2 and 'data-points="196"' in svg
+    assert str(season_chart({"teams": [], "progress": []}, {})) == ""
+
+
+def test_results_and_season_pages_carry_the_print_stylesheet(client, organizer):
+    game = gorod_game(organizer)
+    services.results_publish(actor=organizer, game=game)
+    assert "rating/rating.css" in page(client, "results", game.pk)
+    from django.contrib.staticfiles import finders
+
+    css = open(finders.find("rating/rating.css"), encoding="utf-8").read()
+    assert "@media print" in css and ".no-print" in css
