@@ -43,6 +43,8 @@ def results(request, game_id: int):
             "table_html": presentation.table_html(
                 presentation.results_table(result, points), "results"),
             "points_errors": [p for p in points if p.error],
+            "organizer_points": [(p.season, p.points.get(game.organizing_team_id))
+                                 for p in points if game.organizing_team_id and not p.error],
             "finish": presentation.finish_label(result.finish_reason),
             "ended_at": selectors.game_ended_at(result),
             "final_due": selectors.final_due(result),

@@ -78,6 +78,7 @@ def test_publish_vote_protest_answer_finalize_and_the_public_season(
     boss.goto(f"{asgi_server}/rating/games/{first.pk}/")
     expect(boss.locator(f'#vote-table tr[data-team="{beta.pk}"]')).to_contain_text(
         beta.captain.username)
+    expect(boss.locator(".organizer-points")).to_contain_text("100")  # K with Q = 100
     boss.fill(".protest-answer-form textarea", "Код пришёл после закрытия уровня.")
     boss.click('.protest-answer-form button[value="0"]')
     expect(boss.locator('[data-protest-status="rejected"]')).to_be_visible(timeout=WAIT)

@@ -9,7 +9,6 @@ import io
 from datetime import timedelta
 
 import pytest
-from django.core.cache import cache
 from django.urls import reverse
 from openpyxl import load_workbook
 
@@ -30,11 +29,6 @@ from tests.rating.helpers import (
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    cache.clear()
 
 
 @pytest.fixture
