@@ -82,6 +82,7 @@ def test_publish_vote_protest_answer_finalize_and_the_public_season(
     boss.fill(".protest-answer-form textarea", "Код пришёл после закрытия уровня.")
     boss.click('.protest-answer-form button[value="0"]')
     expect(boss.locator('[data-protest-status="rejected"]')).to_be_visible(timeout=WAIT)
+    boss.screenshot(path=str(artifacts_dir() / "rating-organizer-desktop.png"), full_page=True)
     for game in (first, second):
         boss.goto(f"{asgi_server}/rating/games/{game.pk}/")
         boss.check("#finalize-form input[name=early]")

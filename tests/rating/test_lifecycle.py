@@ -226,6 +226,13 @@ def test_the_players_table_is_the_rules_modules_with_the_rosters(client, organiz
     assert alpha["points"] > 115
     html = client.get(reverse("rating:season", args=[season.pk])).content.decode()
     assert "Alpha-1" in html and 'id="players-table"' in html
+    exported = client.get(reverse("rating:season_export", args=[season.pk, "players", "csv"]))
+    assert list(csv.reader(io.StringIO(exported.content.decode("utf-8-sig")))) == [
+        shown.columns, *[[c.text for c in r.cells] for r in shown.rows]]
+    sheet = load_workbook(io.BytesIO(client.get(reverse(
+        "rating:season_export", args=[season.pk, "players", "xlsx"])).content)).active
+    assert [list(r) for r in sheet.iter_rows(min_row=2, values_only=True)] == [
+        [c.value for c in r.cells] for r in shown.rows]
     member = Member.objects.get(nickname="Alpha-1")
     page = client.get(reverse("rating:season_player", args=[season.pk, member.pk]))
     assert page.status_code == 200 and str(alpha["points"]) in page.content.decode()
