@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.permissions import IsOrganizer
+from core.roles import is_organizer
 from rating import selectors, services
 from rating import serializers as s
 from rating.models import Protest, Season
@@ -41,7 +42,8 @@ class RatingAPIView(APIView):
         result = selectors.game_result(game)
         if result is None:
             raise Http404(_("The results of this game are not published yet."))
-        return Response(s.GameResultSerializer(result).data, status=code)
+        context = {"organizer": is_organizer(self.request.user)}
+        return Response(s.GameResultSerializer(result, context=context).data, status=code)
 
 
 # --- results ----------------------------------------------------------------------------------
@@ -66,11 +68,15 @@ class PublishAPI(RatingAPIView):
 
 
 class FinalizeAPI(RatingAPIView):
-    @extend_schema(tags=TAG, request=None, responses={200: s.GameResultSerializer, **ERRORS},
-                   summary="Make the results final (they count; prizes are granted)")
+    @extend_schema(tags=TAG, request=s.FinalizeSerializer,
+                   responses={200: s.GameResultSerializer, **ERRORS},
+                   summary="Make the results final (they count; prizes are granted); within "
+                           "the 12 h protest window only with early=true and a reason")
     def post(self, request, game_id: int):
         game = self.get_game()
-        services.results_finalize(actor=request.user, game=game)
+        data = self.payload(s.FinalizeSerializer)
+        services.results_finalize(actor=request.user, game=game, early=data["early"],
+                                  reason=data["reason"])
         return self.result_response(game)
 
 
@@ -85,14 +91,16 @@ class ReopenAPI(RatingAPIView):
         return self.result_response(game)
 
 
-class RowAPI(RatingAPIView):
-    @extend_schema(tags=TAG, request=s.RowSetSerializer,
+class TableAPI(RatingAPIView):
+    @extend_schema(tags=TAG, request=s.TableSetSerializer,
                    responses={200: s.GameResultSerializer, **ERRORS},
-                   summary="Edit a team's preliminary row: place, disqualified, deduction")
-    def post(self, request, game_id: int, team_id: int):
+                   summary="Edit the whole preliminary table at once (places close up around "
+                           "disqualified teams; every changed row needs its reason)")
+    def post(self, request, game_id: int):
         game = self.get_game()
-        data = self.payload(s.RowSetSerializer)
-        services.result_row_set(actor=request.user, game=game, team=team_id, **data)
+        data = self.payload(s.TableSetSerializer)
+        services.results_table_set(actor=request.user, game=game,
+                                   rows=[dict(row) for row in data["rows"]])
         return self.result_response(game)
 
 
@@ -109,13 +117,16 @@ class OrganizerAPI(RatingAPIView):
 
 
 class VoteAPI(RatingAPIView):
+    permission_classes = [IsAuthenticated]  # the service lets only the team's captain vote
+
     @extend_schema(tags=TAG, request=s.VoteSetSerializer,
                    responses={200: s.GameResultSerializer, **ERRORS},
-                   summary="Record a playing team's vote on the organizing team (10.6)")
+                   summary="The team's captain votes on the organizing team (10.6), within "
+                           "72 h of the game's end")
     def post(self, request, game_id: int, team_id: int):
         game = self.get_game()
         data = self.payload(s.VoteSetSerializer)
-        services.vote_set(actor=request.user, game=game, team=team_id, value=data["value"])
+        services.vote_cast(actor=request.user, game=game, team=team_id, value=data["value"])
         return self.result_response(game)
 
 
@@ -194,7 +205,8 @@ class SeasonTableAPI(RatingAPIView):
     def get(self, request, season_id: int):
         season = self.get_season()
         table = selectors.season_table(season)
-        return Response({"season": s.SeasonSerializer(season).data, "teams": table["teams"]})
+        return Response({"season": s.SeasonSerializer(season).data, "teams": table["teams"],
+                         "players": table.get("players")})
 
 
 class SeasonGamesAPI(RatingAPIView):

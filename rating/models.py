@@ -11,9 +11,10 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from rating.rules import VOTES
 from teams.models import Game, Team
 
-VOTE_CHOICES = [(v, str(v)) for v in (100, 75, 50, 25, 0)]
+VOTE_CHOICES = [(v, str(v)) for v in sorted(VOTES, reverse=True)]
 
 
 class Season(models.Model):
@@ -51,15 +52,19 @@ class GameResult(models.Model):
         Game, on_delete=models.CASCADE, related_name="result", verbose_name=_("game"))
     status = models.CharField(
         _("status"), max_length=20, choices=Status.choices, default=Status.PRELIMINARY)
-    organizing_team = models.ForeignKey(
-        Team, on_delete=models.SET_NULL, null=True, blank=True, related_name="organized_results",
-        verbose_name=_("organizing team"))
+    # When the game ended, read from the game's record at publication: the protest window,
+    # the vote window and the final due date all count from it (``rating.rules``).
+    ended_at = models.DateTimeField(_("game ended at"), null=True, blank=True)
+    # How the game ended, as its engine says (King of the Hill: ``summit``/``questions``…;
+    # GoRoD: ``all_finished``/``organizer``/``cap``).
+    finish_reason = models.CharField(_("how the game ended"), max_length=40, blank=True)
     published_at = models.DateTimeField(_("published at"))
     published_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
         related_name="+", verbose_name=_("published by"))
     finalized_at = models.DateTimeField(_("finalized at"), null=True, blank=True)
     reopen_reason = models.TextField(_("reason for re-opening"), blank=True)
+    early_final_reason = models.TextField(_("reason for an early final"), blank=True)
 
     class Meta:
         ordering = ["-published_at", "-id"]
@@ -75,7 +80,8 @@ class GameResult(models.Model):
 
 
 class ResultRow(models.Model):
-    """One team's line: its place (none when disqualified) and a rating deduction."""
+    """One team's line: its place (none when disqualified), a rating deduction, where the
+    game's own standings put it and the game's own figures for it (from the game's record)."""
 
     result = models.ForeignKey(
         GameResult, on_delete=models.CASCADE, related_name="rows", verbose_name=_("results"))
@@ -84,9 +90,13 @@ class ResultRow(models.Model):
     place = models.PositiveSmallIntegerField(_("place"), null=True, blank=True)
     disqualified = models.BooleanField(_("disqualified"), default=False)
     deduction = models.PositiveIntegerField(_("deduction, points"), default=0)
+    standing = models.PositiveSmallIntegerField(_("position in the game's standings"), default=0)
+    # King of the Hill: ``step``, ``points``; GoRoD: ``levels_closed``, ``failed_levels``,
+    # ``penalty_s``, ``bonus_s``, ``total_s``, ``status``.
+    figures = models.JSONField(_("the game's figures"), default=dict, blank=True)
 
     class Meta:
-        ordering = ["result", "disqualified", "place", "team__name"]
+        ordering = ["result", "disqualified", "place", "standing"]
         verbose_name = _("result row")
         verbose_name_plural = _("result rows")
         constraints = [
@@ -106,9 +116,13 @@ class OrganizerVote(models.Model):
         Team, on_delete=models.CASCADE, related_name="organizer_votes", verbose_name=_("team"))
     value = models.PositiveSmallIntegerField(
         _("vote"), choices=VOTE_CHOICES, null=True, blank=True)
+    voted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", verbose_name=_("voted by"))
+    voted_at = models.DateTimeField(_("voted at"), null=True, blank=True)
 
     class Meta:
-        ordering = ["result", "team__name"]
+        ordering = ["result", "team_id"]
         verbose_name = _("organizer vote")
         verbose_name_plural = _("organizer votes")
         constraints = [
@@ -119,8 +133,6 @@ class OrganizerVote(models.Model):
         return f"{self.team}: {self.value}"
 
 
-PROTEST_WINDOW_HOURS = 12  # captains may protest for 12 h after the game's end (3.15)
-PROTEST_ANSWER_HOURS = 24  # the organizer answers each protest within 24 h
 PROTEST_TEXT_MAX = 2000
 
 
@@ -160,3 +172,38 @@ class Protest(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == self.Status.OPEN
+
+
+class ResultChange(models.Model):
+    """The audit log of a game's results: who changed what, when and why."""
+
+    class Action(models.TextChoices):
+        PUBLISH = "publish", _("published")
+        EDIT = "edit", _("row changed")
+        FINALIZE = "finalize", _("made final")
+        EARLY_FINAL = "early_final", _("made final early")
+        REOPEN = "reopen", _("re-opened")
+        ORGANIZER = "organizer", _("organizing team")
+        PROTEST = "protest", _("protest answered")
+
+    result = models.ForeignKey(
+        GameResult, on_delete=models.CASCADE, related_name="changes", verbose_name=_("results"))
+    action = models.CharField(_("action"), max_length=20, choices=Action.choices)
+    team = models.ForeignKey(
+        Team, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        verbose_name=_("team"))
+    # ``{"field": [before, after], …}`` for a row change.
+    detail = models.JSONField(_("what changed"), default=dict, blank=True)
+    reason = models.TextField(_("reason"), blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", verbose_name=_("by"))
+    at = models.DateTimeField(_("at"))
+
+    class Meta:
+        ordering = ["result", "-at", "-id"]
+        verbose_name = _("results change")
+        verbose_name_plural = _("results changes")
+
+    def __str__(self) -> str:
+        return f"{self.result_id}: {self.get_action_display()}"

@@ -48,6 +48,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -294,6 +295,26 @@ def rank(tallies: Iterable[Tally]) -> tuple[Standing, ...]:
     return tuple(standings)
 
 
+def game_points(game: Game, scale: Scale = GOROD_SCALE) -> dict[str, int]:
+    """Each team's points for one game, before deductions: its place's points, 0 when
+    disqualified, K for the organizing team.
+
+    >>> game = Game(("A", "B"), disqualified=("C",), organizer=Organizer("O", {"A": 100}))
+    >>> game_points(game)
+    {'A': 100, 'B': 96, 'C': 0, 'O': 100}
+    """
+    points: dict[str, int] = {}
+    for place, team in enumerate(game.results, 1):
+        points[team] = points_for_place(place, scale)
+    for team in game.disqualified:
+        points[team] = 0
+    if game.organizer is not None:
+        played = len(game.results) + len(game.disqualified)
+        points[game.organizer.team] = organizer_points(
+            played, game.organizer.votes.values(), scale)
+    return points
+
+
 def season_table(season: Season) -> SeasonTable:
     """Add up a season: points per place, K for organizers, deductions, then ``rank``.
 
@@ -310,24 +331,15 @@ def season_table(season: Season) -> SeasonTable:
     players: dict[str, _Running] = {}
     any_players = False
     for game in season.games:
-        game_points: dict[str, int] = {}
-        finish: dict[str, int] = {}
-        for place, team in enumerate(game.results, 1):
-            game_points[team] = points_for_place(place, season.scale)
-            finish[team] = place
-        for team in game.disqualified:
-            game_points[team] = 0
-        if game.organizer is not None:
-            played = len(game.results) + len(game.disqualified)
-            votes = game.organizer.votes.values()
-            game_points[game.organizer.team] = organizer_points(played, votes, season.scale)
-        for team, points in game_points.items():
+        game_pts = game_points(game, season.scale)
+        finish = {team: place for place, team in enumerate(game.results, 1)}
+        for team, points in game_pts.items():
             teams.setdefault(team, _Running()).add(points, finish.get(team))
         for team, deduction in game.deductions.items():
             teams.setdefault(team, _Running()).points -= deduction
         for team, names in game.players.items():
             any_players = True
-            points = game_points.get(team, 0)
+            points = game_pts.get(team, 0)
             if team not in game.disqualified:
                 points += game.bonuses.get(team, 0)
             for name in names:
@@ -337,6 +349,25 @@ def season_table(season: Season) -> SeasonTable:
         players=rank(running.tally(name) for name, running in players.items())
         if any_players else None,
     )
+
+
+def season_progress(season: Season) -> tuple[dict[str, int], ...]:
+    """Every team's season total after each game (deductions included): one dict per game,
+    for the chart of the season. A team appears from its first game on.
+
+    >>> season = Season((Game(("A", "B")), Game(("B", "A"), deductions={"A": 4})))
+    >>> season_progress(season)
+    ({'A': 100, 'B': 96}, {'A': 192, 'B': 196})
+    """
+    totals: dict[str, int] = {}
+    after: list[dict[str, int]] = []
+    for game in season.games:
+        for team, points in game_points(game, season.scale).items():
+            totals[team] = totals.get(team, 0) + points
+        for team, deduction in game.deductions.items():
+            totals[team] = totals.get(team, 0) - deduction
+        after.append(dict(totals))
+    return tuple(after)
 
 
 class _Running:
@@ -601,3 +632,150 @@ def _row(label: str, standing: Standing) -> dict:
     return {label: standing.name, "place": standing.place, "points": standing.points,
             "games": standing.games,
             "places": {str(place): count for place, count in standing.places.items()}}
+
+
+# --- the results' calendar and places -------------------------------------------------------
+
+PROTEST_WINDOW = timedelta(hours=12)   # 3.15: protests within 12 h of the game's end
+ANSWER_DUE = timedelta(hours=24)       # the organizer answers a protest within 24 h
+FINAL_DUE = timedelta(hours=72)        # final results within 72 h of the game's end
+VOTE_WINDOW = timedelta(hours=72)      # 10.6: captains vote on the organizers within 72 h
+
+
+def protest_deadline(ended_at: datetime) -> datetime:
+    """The last moment a protest may be filed: 12 h after the game's end.
+
+    >>> protest_deadline(datetime(2026, 12, 5, 23, 0)).isoformat()
+    '2026-12-06T11:00:00'
+    """
+    return ended_at + PROTEST_WINDOW
+
+
+def protest_open(ended_at: datetime, now: datetime) -> bool:
+    """May a captain still protest at ``now``? Up to and including the deadline.
+
+    >>> end = datetime(2026, 12, 5, 23, 0)
+    >>> protest_open(end, datetime(2026, 12, 6, 11, 0)), protest_open(end, datetime(2026, 12, 6, 11, 1))
+    (True, False)
+    """
+    return now <= protest_deadline(ended_at)
+
+
+def answer_due(filed_at: datetime) -> datetime:
+    """When the organizer's answer to a protest is due: 24 h after it was filed.
+
+    >>> answer_due(datetime(2026, 12, 6, 1, 30)).isoformat()
+    '2026-12-07T01:30:00'
+    """
+    return filed_at + ANSWER_DUE
+
+
+def answer_overdue(filed_at: datetime, answered: bool, now: datetime) -> bool:
+    """An unanswered protest past its 24 h is overdue (an answered one never is).
+
+    >>> filed = datetime(2026, 12, 6, 1, 30)
+    >>> answer_overdue(filed, False, datetime(2026, 12, 7, 2, 0)), answer_overdue(filed, True, datetime(2026, 12, 9))
+    (True, False)
+    """
+    return not answered and now > answer_due(filed_at)
+
+
+def final_due(ended_at: datetime) -> datetime:
+    """When the final results are due: 72 h after the game's end.
+
+    >>> final_due(datetime(2026, 12, 5, 23, 0)).isoformat()
+    '2026-12-08T23:00:00'
+    """
+    return ended_at + FINAL_DUE
+
+
+def final_is_early(ended_at: datetime, now: datetime) -> bool:
+    """Would making the results final at ``now`` cut the protest window short? Then the
+    organizer must confirm an early final and say why.
+
+    >>> end = datetime(2026, 12, 5, 23, 0)
+    >>> final_is_early(end, datetime(2026, 12, 6, 10, 0)), final_is_early(end, datetime(2026, 12, 6, 11, 1))
+    (True, False)
+    """
+    return protest_open(ended_at, now)
+
+
+def vote_deadline(ended_at: datetime) -> datetime:
+    """The last moment a captain may vote on the organizing team: 72 h after the end.
+
+    >>> vote_deadline(datetime(2026, 12, 5, 23, 0)).isoformat()
+    '2026-12-08T23:00:00'
+    """
+    return ended_at + VOTE_WINDOW
+
+
+def vote_open(ended_at: datetime, now: datetime) -> bool:
+    """May a captain still vote at ``now``?
+
+    >>> end = datetime(2026, 12, 5, 23, 0)
+    >>> vote_open(end, datetime(2026, 12, 8, 23, 0)), vote_open(end, datetime(2026, 12, 9))
+    (True, False)
+    """
+    return now <= vote_deadline(ended_at)
+
+
+class PlacesError(ValueError):
+    """The organizer's table of places cannot stand; ``code`` says why, ``team`` where
+    (``invalid``: a place that is not a whole number ≥ 1, ``missing``: a team that is not
+    disqualified has no place, ``duplicate``: two teams with one place)."""
+
+    def __init__(self, code: str, team: Any, message: str) -> None:
+        super().__init__(message)
+        self.code, self.team = code, team
+
+
+def table_places(rows: Iterable[tuple[Any, Any, bool]]) -> dict[Any, int | None]:
+    """Places 1..n from the organizer's table, checked as a whole.
+
+    ``rows`` are ``(team, requested place, disqualified)``. Disqualified teams get no place and
+    drop out; the others keep the order of their requested places and close up to 1, 2, … n,
+    so a gap left by a disqualification closes by itself. Two teams asking for one place, a
+    place that is not a whole number ≥ 1, or a team with none raise ``PlacesError``.
+
+    >>> table_places([("A", 1, False), ("B", 2, True), ("C", 3, False)])
+    {'A': 1, 'B': None, 'C': 2}
+    >>> table_places([("A", 2, False), ("B", 1, False)])
+    {'A': 2, 'B': 1}
+    >>> table_places([("A", 1, False), ("B", 1, False)])
+    Traceback (most recent call last):
+    ...
+    rating.rules.PlacesError: 'B' and 'A' both have place 1
+    """
+    rows = list(rows)
+    taken: dict[int, Any] = {}
+    for team, place, disqualified in rows:
+        if disqualified:
+            continue
+        if place is None:
+            raise PlacesError("missing", team, f"{team!r} is not disqualified and has no place")
+        if type(place) is not int or place < 1:
+            raise PlacesError("invalid", team, f"{team!r}: a place is a whole number, 1 or "
+                                               f"more, got {_show(place)}")
+        if place in taken:
+            raise PlacesError("duplicate", team,
+                              f"{team!r} and {taken[place]!r} both have place {place}")
+        taken[place] = team
+    closed = {team: n for n, (_place, team) in enumerate(sorted(taken.items()), 1)}
+    return {team: closed.get(team) for team, _place, _dq in rows}
+
+
+def places_complete(rows: Iterable[tuple[int | None, bool]]) -> bool:
+    """"Places are 1..n": ``rows`` are ``(place, disqualified)``; every team that is not
+    disqualified holds one of exactly 1, 2, … n (the season record scores a game by its order
+    of finish), and disqualified teams hold none.
+
+    >>> places_complete([(1, False), (2, False), (None, True)])
+    True
+    >>> places_complete([(1, False), (3, False)]), places_complete([(1, False), (None, False)])
+    (False, False)
+    """
+    rows = list(rows)
+    if any((place is None) != dq for place, dq in rows):
+        return False
+    held = sorted(place for place, dq in rows if not dq)
+    return held == list(range(1, len(held) + 1))

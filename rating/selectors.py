@@ -1,67 +1,90 @@
-"""Reads: a game's published results, and a season's record and table.
+"""Reads: a game's published results with the points they earn, the organizer's desk, and a
+season's record, table, chart and per-team / per-player pages.
 
-The season table is never stored: ``season_record`` builds the season record
-(``docs/spec/record-format.md``, format ``season``) from the FINAL results of the season's rated
-games, and ``season_table`` replays it with ``rating.rules`` — the code path of
-``manage.py replay`` — so a downloaded record replays to exactly the table the page shows.
+The season table is computed by ``rating.rules`` from the FINAL results of the season's rated
+games — the code path of ``manage.py replay`` — keyed by team and member ids (names are only
+looked up to render). It is computed once and kept in the cache until a game of the season
+changes its results (``season_cache_forget``, called by ``rating.services``). The season
+record (``docs/spec/record-format.md``, format ``season``) is the same data keyed by names, so the
+download replays to exactly the table the page shows.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Prefetch
 
 from rating import rules
-from rating.models import (
-    PROTEST_WINDOW_HOURS,
-    GameResult,
-    OrganizerVote,
-    Protest,
-    ResultRow,
-    Season,
-)
-from teams.models import Game
+from rating.models import GameResult, OrganizerVote, Protest, ResultChange, ResultRow, Season
+from teams.models import Application, Game, Member, Team
+
+CACHE_KEY = "rating:season:{pk}"
+CACHE_SECONDS = 7 * 24 * 3600
 
 
 def game_result(game: Game) -> GameResult | None:
-    return (GameResult.objects.select_related("game", "organizing_team", "published_by")
+    return (GameResult.objects.select_related("game", "game__organizing_team", "published_by")
             .prefetch_related(Prefetch("rows", ResultRow.objects.select_related("team")),
-                              Prefetch("votes", OrganizerVote.objects.select_related("team")),
+                              Prefetch("votes", OrganizerVote.objects.select_related(
+                                  "team", "voted_by")),
                               Prefetch("protests", Protest.objects.select_related("team")))
             .filter(game=game).first())
 
 
 def ordered_rows(result: GameResult) -> list[ResultRow]:
-    """Placed teams by place (then name), disqualified ones last."""
-    return sorted(result.rows.all(), key=lambda r: (r.disqualified, r.place or 0, r.team.name))
+    """Placed teams by place, disqualified ones last (in the game's standings order)."""
+    return sorted(result.rows.all(), key=lambda r: (r.disqualified, r.place or 0, r.standing))
 
 
 def game_ended_at(result: GameResult) -> datetime:
-    """When the game ended: the live engine's end (King of the Hill ``finished_at``, GoRoD
-    ``ended_at``, when every team still playing is stopped), else the results' publication."""
-    game = result.game
-    ended = None
-    if game.format == Game.Format.KINGOFHILL:
-        from kingofhill.models import KothGame
-
-        ended = KothGame.objects.filter(pk=game.pk).values_list("finished_at", flat=True).first()
-    elif game.format == Game.Format.GOROD:
-        from gorod.models import GorodGame
-
-        ended = GorodGame.objects.filter(pk=game.pk).values_list("ended_at", flat=True).first()
-    return ended or result.published_at
+    """When the game ended (read from its record at publication), else the publication."""
+    return result.ended_at or result.published_at
 
 
 def protest_deadline(result: GameResult) -> datetime:
-    """The last moment a protest may be filed: 12 h after the game's end."""
-    return game_ended_at(result) + timedelta(hours=PROTEST_WINDOW_HOURS)
+    return rules.protest_deadline(game_ended_at(result))
 
 
-def protests(result: GameResult) -> list[Protest]:
-    """The game's protests, oldest first, with their teams and answers."""
-    return list(result.protests.select_related("team", "created_by", "answered_by")
-                .order_by("created_at", "id"))
+def vote_deadline(result: GameResult) -> datetime:
+    return rules.vote_deadline(game_ended_at(result))
+
+
+def final_due(result: GameResult) -> datetime:
+    return rules.final_due(game_ended_at(result))
+
+
+def protests(result: GameResult, now: datetime | None = None) -> list[Protest]:
+    """The game's protests, oldest first; each carries ``answer_due`` and, given ``now``,
+    ``overdue`` (unanswered past its 24 h)."""
+    items = list(result.protests.select_related("team", "created_by", "answered_by")
+                 .order_by("created_at", "id"))
+    for p in items:
+        p.answer_due = rules.answer_due(p.created_at)
+        p.overdue = now is not None and rules.answer_overdue(p.created_at, not p.is_open, now)
+    return items
+
+
+def changes(result: GameResult) -> list[ResultChange]:
+    return list(result.changes.select_related("team", "actor"))
+
+
+def rules_game(result: GameResult, key=lambda team_id: team_id) -> rules.Game:
+    """The game as ``rating.rules`` scores it, teams keyed by ``key(team id)``."""
+    rows = ordered_rows(result)
+    played = {r.team_id for r in rows}
+    organizer = None
+    if result.game.organizing_team_id is not None:
+        organizer = rules.Organizer(key(result.game.organizing_team_id), {
+            key(v.team_id): v.value for v in result.votes.all() if v.team_id in played})
+    return rules.Game(
+        results=tuple(key(r.team_id) for r in rows if not r.disqualified),
+        disqualified=tuple(key(r.team_id) for r in rows if r.disqualified),
+        deductions={key(r.team_id): r.deduction for r in rows if r.deduction},
+        organizer=organizer)
 
 
 def season_scale(season: Season) -> list[int] | dict:
@@ -75,49 +98,231 @@ def season_scale(season: Season) -> list[int] | dict:
     return points
 
 
+@dataclass
+class SeasonPoints:
+    season: Season
+    points: dict[int, int]  # team id -> points for this game (before deductions)
+    error: str = ""
+
+
+def result_points(result: GameResult) -> list[SeasonPoints]:
+    """The points each team earns for this game in each of its seasons (its place's points,
+    0 when disqualified, K for the organizing team)."""
+    out = []
+    game = rules_game(result)
+    for season in result.game.seasons.all():
+        try:
+            out.append(SeasonPoints(season, rules.game_points(
+                game, rules.scale_from_data(season_scale(season)))))
+        except rules.RecordError as exc:
+            out.append(SeasonPoints(season, {}, str(exc)))
+    return out
+
+
+def organizer_desk(now: datetime) -> dict:
+    """What organizers still owe: preliminary results with their final due date (72 h after
+    the game's end; ``overdue`` past it) and open protests with their answer due (24 h)."""
+    pending = list(GameResult.objects.filter(status=GameResult.Status.PRELIMINARY)
+                   .select_related("game").order_by("published_at"))
+    for result in pending:
+        result.final_due = final_due(result)
+        result.final_overdue = now > result.final_due
+    open_protests = list(Protest.objects.filter(status=Protest.Status.OPEN)
+                         .select_related("team", "result__game").order_by("created_at"))
+    for p in open_protests:
+        p.answer_due = rules.answer_due(p.created_at)
+        p.overdue = rules.answer_overdue(p.created_at, False, now)
+    return {"pending": pending, "protests": open_protests}
+
+
+# --- seasons ---------------------------------------------------------------------------------
+
+
 def season_results(season: Season) -> list[GameResult]:
     """The final results of the season's rated games, in game order (start time, then id)."""
     return list(
         GameResult.objects.filter(game__in=season.games.filter(rated=True, format=season.format),
                                   status=GameResult.Status.FINAL)
-        .select_related("game", "organizing_team")
+        .select_related("game", "game__organizing_team")
         .prefetch_related(Prefetch("rows", ResultRow.objects.select_related("team")),
                           Prefetch("votes", OrganizerVote.objects.select_related("team")))
         .order_by("game__starts_at", "game_id"))
 
 
-def _game_entry(result: GameResult) -> dict:
-    rows = ordered_rows(result)
-    entry: dict = {
-        "game": result.game.title,
-        "results": [r.team.name for r in rows if not r.disqualified],
-    }
-    disqualified = [r.team.name for r in rows if r.disqualified]
-    if disqualified:
-        entry["disqualified"] = disqualified
-    deductions = {r.team.name: r.deduction for r in rows if r.deduction}
-    if deductions:
-        entry["deductions"] = deductions
-    if result.organizing_team is not None:
-        played = {r.team_id for r in rows}
-        entry["organizer"] = {
-            "team": result.organizing_team.name,
-            "votes": {v.team.name: v.value for v in result.votes.all() if v.team_id in played},
-        }
-    return entry
+def _rosters(results: list[GameResult]) -> dict[int, dict[int, list[Member]]]:
+    """game id -> team id -> the members on that team's application for the game."""
+    out: dict[int, dict[int, list[Member]]] = {}
+    applications = (Application.objects.filter(game__in=[r.game_id for r in results])
+                    .prefetch_related("members"))
+    for a in applications:
+        out.setdefault(a.game_id, {})[a.team_id] = sorted(a.members.all(), key=lambda m: m.pk)
+    return out
+
+
+def _koth_record(game: Game, team_key) -> dict | None:
+    """The game's King of the Hill record with its teams keyed by ``team_key(team id)`` (the
+    record names teams as they are called now; the game's applications give their ids)."""
+    from kingofhill import services as koth_services
+    from kingofhill.models import KothGame
+
+    koth = KothGame.objects.filter(pk=game.pk).first()
+    if koth is None:
+        return None
+    record = koth_services.game_record(koth)
+    ids = {a.team.name: a.team_id
+           for a in Application.objects.filter(game=game).select_related("team")}
+
+    def rename(name: str) -> str:
+        return team_key(ids[name]) if name in ids else name
+
+    out = dict(record)
+    out["teams"] = [rename(n) for n in record.get("teams", [])]
+    out["moves"] = [
+        {**move, **{part: {rename(n): v for n, v in move.get(part, {}).items()}
+                    for part in ("declarations", "answers") if part in move}}
+        for move in record.get("moves", [])]
+    return out
+
+
+def _season_entries(season: Season, results: list[GameResult], team_key, player_key) -> list:
+    koth = season.format == Game.Format.KINGOFHILL
+    rosters = _rosters(results) if koth else {}
+    entries = []
+    for result in results:
+        game = rules_game(result, team_key)
+        entry: dict[str, Any] = {"game": result.game.title, "results": list(game.results)}
+        if game.disqualified:
+            entry["disqualified"] = list(game.disqualified)
+        if game.deductions:
+            entry["deductions"] = dict(game.deductions)
+        if game.organizer is not None:
+            entry["organizer"] = {"team": game.organizer.team, "votes": dict(game.organizer.votes)}
+        if koth:
+            players = {team_key(row.team_id): [player_key(m) for m in
+                                               rosters.get(result.game_id, {}).get(row.team_id, [])]
+                       for row in ordered_rows(result)}
+            players = {team: names for team, names in players.items() if names}
+            if players:
+                entry["players"] = players
+            record = _koth_record(result.game, team_key)
+            if record is not None:
+                entry["kingofhill"] = record
+        entries.append(entry)
+    return entries
+
+
+def _player_names(results: list[GameResult]) -> dict[int, str]:
+    """Member id -> the name the season record gives the player: the nickname, with the team
+    added when two players of the season share one."""
+    members = {m.pk: m for team in _rosters(results).values() for ms in team.values() for m in ms}
+    counts: dict[str, int] = {}
+    for m in members.values():
+        counts[m.nickname] = counts.get(m.nickname, 0) + 1
+    teams = Team.objects.in_bulk({m.team_id for m in members.values()})
+    return {pk: m.nickname if counts[m.nickname] == 1 else f"{m.nickname} ({teams[m.team_id].name})"
+            for pk, m in members.items()}
 
 
 def season_record(season: Season) -> dict:
-    """The season record: scale and, in game order, the final results of its rated games."""
+    """The season record: scale and, in game order, the final results of its rated games,
+    teams and players by name (the record contract)."""
+    results = season_results(season)
+    names = {t.pk: t.name for t in Team.objects.filter(result_rows__result__in=results)
+             .distinct()} | {r.game.organizing_team_id: r.game.organizing_team.name
+                             for r in results if r.game.organizing_team_id}
+    players = _player_names(results) if season.format == Game.Format.KINGOFHILL else {}
     return {
         "format": "season",
         "season": season.title,
         "scale": season_scale(season),
-        "games": [_game_entry(result) for result in season_results(season)],
+        "games": _season_entries(season, results, names.__getitem__,
+                                 lambda m: players[m.pk]),
     }
 
 
+def _compute(season: Season) -> dict:
+    results = season_results(season)
+    entries = _season_entries(season, results, str, lambda m: str(m.pk))
+    parsed = rules.parse_season({"format": "season", "scale": season_scale(season),
+                                 "games": entries})
+    table = rules.season_table(parsed)
+
+    def rows(standings, label):
+        return [{label: int(s.name), "place": s.place, "points": s.points, "games": s.games,
+                 "places": dict(s.places)} for s in standings]
+
+    per_game = []
+    for game, result in zip(parsed.games, results, strict=True):
+        points = rules.game_points(game, parsed.scale)
+        finish = {team: place for place, team in enumerate(game.results, 1)}
+        organizer = game.organizer.team if game.organizer else None
+        per_game.append({
+            "game": result.game_id, "title": result.game.title,
+            "starts_at": result.game.starts_at,
+            "teams": {int(team): {"points": pts, "place": finish.get(team),
+                                  "deduction": game.deductions.get(team, 0),
+                                  "disqualified": team in game.disqualified,
+                                  "organizer": team == organizer}
+                      for team, pts in points.items()},
+            "players": {int(name): {"team": int(team),
+                                    "points": points.get(team, 0) + (
+                                        0 if team in game.disqualified
+                                        else game.bonuses.get(team, 0)),
+                                    "bonus": 0 if team in game.disqualified
+                                    else game.bonuses.get(team, 0),
+                                    "place": finish.get(team)}
+                        for team, names in game.players.items() for name in names},
+        })
+    return {
+        "teams": rows(table.teams, "team"),
+        "players": rows(table.players, "player") if table.players is not None else None,
+        "games": per_game,
+        "progress": [{int(t): v for t, v in after.items()}
+                     for after in rules.season_progress(parsed)],
+    }
+
+
+def _season_stamp(season: Season) -> tuple:
+    # What the table depends on: the scale and which results are final since when (final
+    # results cannot change without being re-opened, which changes this stamp too). One
+    # query, so a game added in the admin or a cache shared by workers never shows a stale table.
+    finals = tuple(GameResult.objects.filter(
+        game__in=season.games.filter(rated=True, format=season.format),
+        status=GameResult.Status.FINAL).order_by("pk").values_list("pk", "finalized_at"))
+    return (repr(season_scale(season)), finals)
+
+
+def season_data(season: Season) -> dict:
+    """The season's table (``teams``), King of the Hill players' table (``players`` or None),
+    per game figures (``games``) and totals after each game (``progress``), by ids.
+
+    Computed once and cached; recomputed when a result of the season changes
+    (``season_cache_forget``, and the stamp of the season's final results). Raises
+    ``RecordError`` when the season cannot be computed (e.g. a broken scale).
+    """
+    key = CACHE_KEY.format(pk=season.pk)
+    stamp = _season_stamp(season)
+    stored = cache.get(key)
+    if stored is not None and stored[0] == stamp:
+        return stored[1]
+    data = _compute(season)
+    cache.set(key, (stamp, data), CACHE_SECONDS)
+    return data
+
+
+def season_cache_forget(season_id: int) -> None:
+    cache.delete(CACHE_KEY.format(pk=season_id))
+
+
 def season_table(season: Season) -> dict:
-    """The season table (``rating.rules.replay`` of ``season_record``): ``teams`` rows
-    ``team, place, points, games, places`` in table order, equal teams sharing a place."""
+    """The season table as the record contract gives it (names): ``rating.rules.replay`` of
+    ``season_record``."""
     return rules.replay(season_record(season))
+
+
+def team_names(ids) -> dict[int, str]:
+    return dict(Team.objects.filter(pk__in=set(ids)).values_list("pk", "name"))
+
+
+def member_names(ids) -> dict[int, Member]:
+    return Member.objects.select_related("team").in_bulk(set(ids))

@@ -7,9 +7,10 @@ from rest_framework import serializers
 
 from core.api import ErrorSerializer  # noqa: F401 (one shared error component)
 from rating.models import PROTEST_TEXT_MAX, GameResult, Protest, ResultRow, Season
+from rating.rules import VOTES
 from teams.models import Game
 
-VOTE_VALUES = [100, 75, 50, 25, 0]
+VOTE_VALUES = sorted(VOTES, reverse=True)
 
 
 class ResultRowSerializer(serializers.ModelSerializer):
@@ -18,13 +19,16 @@ class ResultRowSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ResultRow
-        fields = ["team", "team_name", "place", "disqualified", "deduction"]
+        fields = ["team", "team_name", "place", "disqualified", "deduction", "standing",
+                  "figures"]
 
 
 class VoteOutSerializer(serializers.Serializer):
     team = serializers.IntegerField()
     team_name = serializers.CharField()
     value = serializers.IntegerField(allow_null=True)
+    voted_by = serializers.CharField(allow_null=True)
+    voted_at = serializers.DateTimeField(allow_null=True)
 
 
 class ProtestSerializer(serializers.ModelSerializer):
@@ -50,16 +54,18 @@ class ProtestAnswerSerializer(serializers.Serializer):
 
 class GameResultSerializer(serializers.ModelSerializer):
     game_title = serializers.CharField(source="game.title", read_only=True)
-    organizing_team = serializers.IntegerField(source="organizing_team_id", read_only=True,
+    organizing_team = serializers.IntegerField(source="game.organizing_team_id", read_only=True,
                                                allow_null=True)
     rows = serializers.SerializerMethodField()
-    votes = serializers.SerializerMethodField()
+    votes = serializers.SerializerMethodField(help_text="each team's vote: organizers only")
+    vote_count = serializers.SerializerMethodField()
     protests = ProtestSerializer(many=True, read_only=True)
 
     class Meta:
         model = GameResult
-        fields = ["game", "game_title", "status", "published_at", "finalized_at",
-                  "reopen_reason", "organizing_team", "rows", "votes", "protests"]
+        fields = ["game", "game_title", "status", "ended_at", "finish_reason", "published_at",
+                  "finalized_at", "reopen_reason", "early_final_reason", "organizing_team",
+                  "rows", "votes", "vote_count", "protests"]
 
     def get_rows(self, obj) -> ResultRowSerializer(many=True):  # type: ignore[valid-type]
         from rating.selectors import ordered_rows
@@ -67,19 +73,37 @@ class GameResultSerializer(serializers.ModelSerializer):
         return ResultRowSerializer(ordered_rows(obj), many=True).data
 
     def get_votes(self, obj) -> VoteOutSerializer(many=True):  # type: ignore[valid-type]
+        if not self.context.get("organizer"):
+            return []
         return VoteOutSerializer(
-            [{"team": v.team_id, "team_name": v.team.name, "value": v.value}
-             for v in obj.votes.all()], many=True).data
+            [{"team": v.team_id, "team_name": v.team.name, "value": v.value,
+              "voted_by": v.voted_by.get_username() if v.voted_by else None,
+              "voted_at": v.voted_at} for v in obj.votes.all()], many=True).data
+
+    def get_vote_count(self, obj) -> int:
+        return sum(1 for v in obj.votes.all() if v.value is not None)
 
 
 class ReopenSerializer(serializers.Serializer):
     reason = serializers.CharField()
 
 
-class RowSetSerializer(serializers.Serializer):
+class TableRowSerializer(serializers.Serializer):
+    team = serializers.IntegerField(help_text="teams.Team id")
     place = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    disqualified = serializers.BooleanField(required=False)
-    deduction = serializers.IntegerField(required=False, min_value=0)
+    disqualified = serializers.BooleanField(required=False, default=False)
+    deduction = serializers.IntegerField(required=False, min_value=0, default=0)
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class TableSetSerializer(serializers.Serializer):
+    rows = TableRowSerializer(many=True)
+
+
+class FinalizeSerializer(serializers.Serializer):
+    early = serializers.BooleanField(required=False, default=False,
+                                     help_text="confirm a final before the protest window ends")
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
 class OrganizerSetSerializer(serializers.Serializer):
@@ -87,7 +111,7 @@ class OrganizerSetSerializer(serializers.Serializer):
 
 
 class VoteSetSerializer(serializers.Serializer):
-    value = serializers.ChoiceField(choices=VOTE_VALUES, allow_null=True)
+    value = serializers.ChoiceField(choices=VOTE_VALUES)
 
 
 class SeasonSerializer(serializers.ModelSerializer):
@@ -118,9 +142,18 @@ class StandingSerializer(serializers.Serializer):
                                    help_text="finishes by place (keys are places)")
 
 
+class PlayerStandingSerializer(serializers.Serializer):
+    player = serializers.CharField()
+    place = serializers.IntegerField()
+    points = serializers.IntegerField()
+    games = serializers.IntegerField()
+    places = serializers.DictField(child=serializers.IntegerField())
+
+
 class SeasonTableSerializer(serializers.Serializer):
     season = SeasonSerializer()
     teams = StandingSerializer(many=True)
+    players = PlayerStandingSerializer(many=True, allow_null=True)
 
 
 class SeasonRecordSerializer(serializers.Serializer):

@@ -1,14 +1,22 @@
 """Writes of the rating app: seasons, publishing results (preliminary → final → re-opened),
-editing preliminary rows, the organizing team and the captains' votes (``docs/rules/rating.md``).
+the organizer's table of places, the organizing team, the captains' votes and protests
+(``docs/rules/rating.md``).
 
-Every function is organizer-only (``NotAllowed``, 403, otherwise) — except filing a protest,
-which a playing team's captain may do too — and refuses with a ``DomainError`` saying why; a
-refusal changes nothing. Places come from the live engines:
-King of the Hill's stored board (standings order), GoRoD's ``gorod.rules.compute`` results.
+Every write is organizer-only (``NotAllowed``, 403, otherwise) — except filing a protest (the
+team's captain or an organizer) and voting (the team's captain only) — and refuses with a
+``DomainError`` saying why; a refusal changes nothing. Outcomes come from each game's record
+and its pure engine (``kingofhill.services.game_record`` → ``kingofhill.rules.compute``,
+``gorod.services.game_record`` → ``gorod.rules.compute``); the record's team names are mapped
+back to team ids through the game's applications here and nowhere else. Everything stored
+refers to teams by id. Every change of results lands in the audit log (``ResultChange``),
+and captains get a notice on their team page and phones when results appear, when their
+protest is answered and when results become final.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -19,12 +27,19 @@ from core.errors import DomainError, NotAllowed
 from core.records import RecordError
 from core.roles import is_organizer
 from rating import rules, selectors
-from rating.models import PROTEST_TEXT_MAX, GameResult, OrganizerVote, Protest, ResultRow, Season
-from teams.models import Game, Team
+from rating.models import (
+    PROTEST_TEXT_MAX,
+    GameResult,
+    OrganizerVote,
+    Protest,
+    ResultChange,
+    ResultRow,
+    Season,
+)
+from teams.models import Application, Game, Notice, Team
 from teams.services import benefits_grant
 
 UNSET: Any = object()
-
 
 def _require_organizer(actor) -> None:
     if not is_organizer(actor):
@@ -73,6 +88,7 @@ def season_game_add(*, actor, season: Season, game: Game) -> Season:
     if not game.rated:
         raise DomainError(_("Only rated games count in a season."))
     season.games.add(game)
+    selectors.season_cache_forget(season.pk)
     return season
 
 
@@ -80,54 +96,85 @@ def season_game_add(*, actor, season: Season, game: Game) -> Season:
 def season_game_remove(*, actor, season: Season, game: Game) -> Season:
     _require_organizer(actor)
     season.games.remove(game)
+    selectors.season_cache_forget(season.pk)
     return season
 
 
-# --- results from the live games -------------------------------------------------------------
+# --- results from the games' records --------------------------------------------------------
 
 
-def _koth_rows(game: Game) -> list[tuple[Team, int | None, bool]]:
-    from kingofhill import selectors as koth_selectors
+@dataclass(frozen=True)
+class Outcome:
+    """What a finished game's engine says: when and how it ended, and each team's line in
+    standings order ``(team id, place or None, disqualified, figures)``."""
+
+    ended_at: datetime
+    finish_reason: str
+    rows: tuple[tuple[int, int | None, bool, dict], ...]
+
+
+def _team_ids(game: Game) -> dict[str, int]:
+    # The record names teams as they are called now (it is built on request), so today's
+    # names map back to ids; an application of any status keeps its team.
+    return {a.team.name: a.team_id
+            for a in Application.objects.filter(game=game).select_related("team")}
+
+
+def _not_finished() -> DomainError:
+    return DomainError(_("The game is not finished yet: results are published after it ends."))
+
+
+def _koth_outcome(game: Game) -> Outcome:
+    from kingofhill import rules as koth_rules
+    from kingofhill import services as koth_services
     from kingofhill.models import KothGame
 
     koth = KothGame.objects.filter(pk=game.pk).first()
-    if koth is None or koth.status != KothGame.Status.FINISHED or not koth.board.get("finished"):
-        raise DomainError(_("The game is not finished yet: results are published after it ends."))
-    teams = {a.team.name: a.team for a in koth_selectors.game_entries(koth)}
-    rows = []
-    for row in koth.board.get("teams", []):
-        team = teams.get(row["team"])
-        if team is not None:
-            rows.append((team, row.get("place"), False))
-    return rows
+    if koth is None or koth.status != KothGame.Status.FINISHED:
+        raise _not_finished()
+    board = koth_rules.compute(koth_rules.parse_record(koth_services.game_record(koth)))
+    if not board.finished:
+        raise _not_finished()
+    ids = _team_ids(game)
+    rows = tuple((ids[t.team], t.place, False, {"step": t.step, "points": t.points})
+                 for t in board.teams if t.team in ids)
+    return Outcome(koth.finished_at or timezone.now(), board.finish_reason or "", rows)
 
 
-def _gorod_rows(game: Game) -> list[tuple[Team, int | None, bool]]:
-    from gorod import selectors as gorod_selectors
+def _gorod_outcome(game: Game) -> Outcome:
+    from gorod import rules as gorod_rules
+    from gorod import services as gorod_services
     from gorod.models import GorodGame
 
-    gg = GorodGame.objects.select_related("game").filter(pk=game.pk).first()
-    if gg is None or gg.status != GorodGame.Status.FINISHED:
-        raise DomainError(_("The game is not finished yet: results are published after it ends."))
+    gg = GorodGame.objects.filter(pk=game.pk).first()
+    if gg is None or gg.status != GorodGame.Status.FINISHED or gg.ended_at is None:
+        raise _not_finished()
     # As of its end: the record is complete then (and a night may be "in the future" in tests).
-    snap = gorod_selectors.load_snapshot(gg, gg.ended_at)
-    teams = {a.team.name: a.team for a in snap.entries}
+    results = gorod_rules.compute(
+        gorod_rules.parse_record(gorod_services.game_record(gg)), gg.ended_at)
+    ids = _team_ids(game)
     rows = []
-    for result in snap.results.teams if snap.results else ():
-        team = teams.get(result.team)
-        if team is None:
+    for t in results.teams:
+        if t.team not in ids:
             continue
-        disqualified = result.status == "disqualified"
-        rows.append((team, None if disqualified else result.place, disqualified))
-    return rows
+        disqualified = t.status == "disqualified"
+        rows.append((ids[t.team], None if disqualified else t.place, disqualified, {
+            "levels_closed": t.levels_closed, "failed_levels": len(t.failed_levels),
+            "penalty_s": t.penalty_s, "bonus_s": t.bonus_s, "total_s": t.total_s,
+            "status": t.status}))
+    return Outcome(results.ended_at or gg.ended_at, results.end_reason or "", tuple(rows))
 
 
-def live_rows(game: Game) -> list[tuple[Team, int | None, bool]]:
-    """``(team, place, disqualified)`` in standings order, from the game's live engine."""
-    if game.format == Game.Format.KINGOFHILL:
-        return _koth_rows(game)
-    if game.format == Game.Format.GOROD:
-        return _gorod_rows(game)
+def game_outcome(game: Game) -> Outcome:
+    """The finished game's outcome, from its record and its pure engine."""
+    try:
+        if game.format == Game.Format.KINGOFHILL:
+            return _koth_outcome(game)
+        if game.format == Game.Format.GOROD:
+            return _gorod_outcome(game)
+    except RecordError as exc:
+        raise DomainError(_("The game's record cannot be computed: %(error)s")
+                          % {"error": exc}) from None
     raise DomainError(_("Unknown game format."))
 
 
@@ -144,12 +191,36 @@ def _preliminary(game: Game) -> GameResult:
     return result
 
 
+def _log(result: GameResult, action: str, actor, now: datetime, *, team_id: int | None = None,
+         detail: dict | None = None, reason: str = "") -> None:
+    ResultChange.objects.create(result=result, action=action, team_id=team_id,
+                                detail=detail or {}, reason=reason, actor=actor, at=now)
+
+
+def _notify(result: GameResult, kind: str, team_ids=None, text: str = "") -> None:
+    if team_ids is None:
+        team_ids = list(result.rows.values_list("team_id", flat=True))
+        organizing = Game.objects.values_list("organizing_team_id", flat=True).get(
+            pk=result.game_id)
+        if organizing:
+            team_ids.append(organizing)
+    Notice.objects.bulk_create(
+        Notice(team_id=team_id, game=result.game, kind=kind, text=text) for team_id in team_ids)
+
+
+def _changed(result: GameResult) -> None:
+    """The season tables that count this game are recomputed on their next read."""
+    seasons = list(result.game.seasons.values_list("pk", flat=True))
+    transaction.on_commit(lambda: [selectors.season_cache_forget(pk) for pk in seasons])
+
+
 @transaction.atomic
 def results_publish(*, actor, game: Game, now=None) -> GameResult:
-    """Publish (or refresh) the preliminary results from the finished live game.
+    """Publish (or refresh) the preliminary results from the finished game's record.
 
-    Refreshing replaces the places and disqualifications with the engine's; deductions of
-    teams still in the game are kept.
+    Places follow from the game's standings (disqualified teams drop out, the rest close up);
+    refreshing replaces the places and disqualifications with the engine's and keeps the
+    deductions of teams still in the game. Captains get a notice the first time.
     """
     _require_organizer(actor)
     if game.status == Game.Status.CANCELLED:
@@ -157,55 +228,160 @@ def results_publish(*, actor, game: Game, now=None) -> GameResult:
     result = _lock(game)
     if result is not None and result.is_final:
         raise DomainError(_("The results are final; re-open them to change anything."))
-    rows = live_rows(game)
-    if not rows:
+    outcome = game_outcome(game)
+    if not outcome.rows:
         raise DomainError(_("No team played this game."))
     now = now or timezone.now()
-    if result is None:
+    first = result is None
+    if first:
         result = GameResult.objects.create(game=game, published_at=now, published_by=actor)
-    else:
-        result.published_at, result.published_by = now, actor
-        result.save(update_fields=["published_at", "published_by"])
+    result.published_at, result.published_by = now, actor
+    result.ended_at, result.finish_reason = outcome.ended_at, outcome.finish_reason
+    result.save(update_fields=["published_at", "published_by", "ended_at", "finish_reason"])
+    places = rules.table_places(
+        (team_id, standing, dq) for standing, (team_id, _place, dq, _f)
+        in enumerate(outcome.rows, 1))
     deductions = dict(result.rows.values_list("team_id", "deduction"))
     result.rows.all().delete()
     ResultRow.objects.bulk_create(
-        ResultRow(result=result, team=team, place=place, disqualified=disqualified,
-                  deduction=deductions.get(team.pk, 0))
-        for team, place, disqualified in rows)
-    played = [team.pk for team, _place, _dq in rows]
-    if result.organizing_team_id in played:
-        result.organizing_team = None
-        result.save(update_fields=["organizing_team"])
+        ResultRow(result=result, team_id=team_id, place=places[team_id], disqualified=dq,
+                  deduction=deductions.get(team_id, 0), standing=standing, figures=figures)
+        for standing, (team_id, _place, dq, figures) in enumerate(outcome.rows, 1))
+    played = [row[0] for row in outcome.rows]
     result.votes.exclude(team_id__in=played).delete()
+    _log(result, ResultChange.Action.PUBLISH, actor, now)
+    if first:
+        _notify(result, Notice.Kind.RESULTS_PRELIMINARY)
     return result
 
 
+def _int_or_none(value: Any) -> Any:
+    if value is None or value == "":
+        return None
+    return value
+
+
 @transaction.atomic
-def results_finalize(*, actor, game: Game, now=None) -> GameResult:
-    """Make the results final: they count in the season table; prizes go to places 1–3."""
+def results_table_set(*, actor, game: Game, rows: list[dict], now=None) -> GameResult:
+    """The organizer's edit of the whole preliminary table, checked as a whole.
+
+    ``rows``: one ``{"team": id, "place": int | None, "disqualified": bool,
+    "deduction": int, "reason": str}`` per team of the game (every team, once). Places keep
+    the order asked for and close up to 1..n around the disqualified teams
+    (``rules.table_places``); every row that changes needs its reason, and each change is
+    logged with it.
+    """
     _require_organizer(actor)
     result = _preliminary(game)
+    now = now or timezone.now()
+    current = {row.team_id: row for row in result.rows.select_related("team")}
+    given: dict[int, dict] = {}
+    for item in rows:
+        team_id = item.get("team")
+        if team_id not in current:
+            raise DomainError(_("This team did not play this game."))
+        if team_id in given:
+            raise DomainError(_("Each team appears once in the table."))
+        given[team_id] = item
+    if set(given) != set(current):
+        raise DomainError(_("The table must list every team of the game."))
+    wanted: dict[int, dict] = {}
+    for team_id, item in given.items():
+        deduction = item.get("deduction", current[team_id].deduction)
+        if type(deduction) is not int or deduction < 0:
+            raise DomainError(_("A deduction is a whole number of points, 0 or more."))
+        wanted[team_id] = {"disqualified": bool(item.get("disqualified", False)),
+                           "place": _int_or_none(item.get("place")), "deduction": deduction}
+    try:
+        places = rules.table_places(
+            (current[t].team.name, w["place"], w["disqualified"]) for t, w in wanted.items())
+    except rules.PlacesError as exc:
+        raise DomainError(_places_message(exc)) from None
+    changes: list[tuple[ResultRow, dict, str]] = []
+    reasons = []
+    for team_id, w in wanted.items():
+        row = current[team_id]
+        place = places[row.team.name]
+        asked = {"place": w["place"] if not w["disqualified"] else None,
+                 "disqualified": w["disqualified"], "deduction": w["deduction"]}
+        edited = (asked["disqualified"] != row.disqualified or asked["deduction"] != row.deduction
+                  or (not asked["disqualified"] and asked["place"] != row.place))
+        reason = (given[team_id].get("reason") or "").strip()
+        if edited and not reason:
+            raise DomainError(_("Say why the row of %(team)s changes.") % {"team": row.team.name})
+        if edited:
+            reasons.append(reason)
+        after = {"place": place, "disqualified": w["disqualified"], "deduction": w["deduction"]}
+        detail = {key: [getattr(row, key), value] for key, value in after.items()
+                  if getattr(row, key) != value}
+        if detail:
+            changes.append((row, detail, reason))
+    for row, detail, reason in changes:
+        for key, (_before, value) in detail.items():
+            setattr(row, key, value)
+        row.save(update_fields=["place", "disqualified", "deduction"])
+        # A team moved only because another row changed carries those rows' reasons.
+        _log(result, ResultChange.Action.EDIT, actor, now, team_id=row.team_id, detail=detail,
+             reason=reason or "; ".join(reasons))
+    return result
+
+
+def _places_message(exc: rules.PlacesError) -> str:
+    if exc.code == "duplicate":
+        return _("Two teams have the same place (%(team)s): every place is held once.") % {
+            "team": exc.team}
+    if exc.code == "missing":
+        return _("%(team)s is not disqualified and needs a place.") % {"team": exc.team}
+    return _("%(team)s: a place is a whole number, 1 or more.") % {"team": exc.team}
+
+
+def _when(moment: datetime) -> str:
+    return formats.date_format(timezone.localtime(moment), "DATETIME_FORMAT")
+
+
+@transaction.atomic
+def results_finalize(*, actor, game: Game, now=None, early: bool = False,
+                     reason: str = "") -> GameResult:
+    """Make the results final: they count in the season table; prizes go to places 1–3.
+
+    Within the protest window (12 h after the game's end) this is refused unless the
+    organizer confirms an early final (``early``) and says why.
+    """
+    _require_organizer(actor)
+    result = _preliminary(game)
+    now = now or timezone.now()
     open_protests = result.protests.filter(status=Protest.Status.OPEN).count()
     if open_protests:
         raise DomainError(
             _("Answer the open protests first (%(count)d open): results cannot be final while "
               "a protest is unanswered.") % {"count": open_protests})
+    reason = (reason or "").strip()
+    is_early = rules.final_is_early(selectors.game_ended_at(result), now)
+    if is_early and not early:
+        raise DomainError(
+            _("Captains may protest until %(deadline)s. To make the results final before "
+              "that, confirm an early final and say why.")
+            % {"deadline": _when(selectors.protest_deadline(result))})
+    if is_early and not reason:
+        raise DomainError(_("Say why the results are made final before the protest window "
+                            "closes."))
     rows = list(result.rows.all())
-    if any(row.place is None and not row.disqualified for row in rows):
-        raise DomainError(_("Every team that is not disqualified needs a place."))
-    # The season record scores a game by its order of finish, so the places must be that order.
-    places = sorted(row.place for row in rows if not row.disqualified)
-    if places != list(range(1, len(places) + 1)):
+    if not rules.places_complete((row.place, row.disqualified) for row in rows):
         raise DomainError(_("The places must run 1, 2, 3, … with no gaps and no shared places."))
     result.status = GameResult.Status.FINAL
-    result.finalized_at = now or timezone.now()
-    result.save(update_fields=["status", "finalized_at"])
+    result.finalized_at = now
+    result.early_final_reason = reason if is_early else ""
+    result.save(update_fields=["status", "finalized_at", "early_final_reason"])
     benefits_grant(game, {row.team_id: row.place for row in rows if not row.disqualified})
+    _log(result, ResultChange.Action.EARLY_FINAL if is_early else ResultChange.Action.FINALIZE,
+         actor, now, reason=result.early_final_reason)
+    _notify(result, Notice.Kind.RESULTS_FINAL)
+    _changed(result)
     return result
 
 
 @transaction.atomic
-def results_reopen(*, actor, game: Game, reason: str) -> GameResult:
+def results_reopen(*, actor, game: Game, reason: str, now=None) -> GameResult:
     """Back to preliminary (a protest upheld): the game leaves the season table and its prize
     benefits are withdrawn until the results are final again."""
     _require_organizer(actor)
@@ -220,81 +396,76 @@ def results_reopen(*, actor, game: Game, reason: str) -> GameResult:
     result.reopen_reason = reason
     result.save(update_fields=["status", "finalized_at", "reopen_reason"])
     benefits_grant(game, {})
+    _log(result, ResultChange.Action.REOPEN, actor, now or timezone.now(), reason=reason)
+    _changed(result)
     return result
 
 
-def _row(result: GameResult, team: Team | int) -> ResultRow:
-    team_id = team.pk if isinstance(team, Team) else team
-    row = result.rows.select_related("team").filter(team_id=team_id).first()
-    if row is None:
-        raise DomainError(_("This team did not play this game."))
-    return row
-
-
 @transaction.atomic
-def result_row_set(*, actor, game: Game, team: Team | int, place: int | None = UNSET,
-                   disqualified: bool = UNSET, deduction: int = UNSET) -> ResultRow:
-    """Edit a preliminary row. A disqualified team has no place; taking the disqualification
-    back needs a place."""
+def organizer_set(*, actor, game: Game, team: Team | None, now=None) -> Game:
+    """Name the team that prepares the game (it may not play it), or none. Changing it drops
+    the votes on the previous one."""
     _require_organizer(actor)
-    result = _preliminary(game)
-    row = _row(result, team)
-    if disqualified is not UNSET:
-        row.disqualified = bool(disqualified)
-        if row.disqualified:
-            row.place = None
-    if place is not UNSET and not row.disqualified:
-        if place is not None and (type(place) is not int or place < 1):
-            raise DomainError(_("A place is a whole number, 1 or more."))
-        row.place = place
-    if not row.disqualified and row.place is None:
-        raise DomainError(_("A team that is not disqualified needs a place."))
-    if deduction is not UNSET:
-        if type(deduction) is not int or deduction < 0:
-            raise DomainError(_("A deduction is a whole number of points, 0 or more."))
-        row.deduction = deduction
-    row.save(update_fields=["place", "disqualified", "deduction"])
-    return row
-
-
-@transaction.atomic
-def organizer_set(*, actor, game: Game, team: Team | None) -> GameResult:
-    """Name the team that organized the game (it did not play it), or none."""
-    _require_organizer(actor)
+    game = Game.objects.select_for_update().get(pk=game.pk)
     result = _lock(game)
-    if result is None:
-        raise DomainError(_("The results of this game are not published yet."))
-    if team is not None and result.rows.filter(team=team).exists():
-        raise DomainError(_("A team that played the game cannot be its organizing team."))
-    result.organizing_team = team
-    result.save(update_fields=["organizing_team"])
-    if team is None:
+    if team is not None:
+        if result is not None and result.rows.filter(team=team).exists():
+            raise DomainError(_("A team that played the game cannot be its organizing team."))
+        if Application.objects.filter(
+                game=game, team=team,
+                status__in=(Application.Status.PENDING, Application.Status.APPROVED)).exists():
+            raise DomainError(_("This team applied to play the game, so it cannot organize "
+                                "it; it must withdraw its application first."))
+    if game.organizing_team_id == (team.pk if team else None):
+        return game
+    if result is not None and result.is_final:
+        raise DomainError(_("The results are final; re-open them to change anything."))
+    game.organizing_team = team
+    game.save(update_fields=["organizing_team"])
+    if result is not None:
         result.votes.all().delete()
-    return result
+        _log(result, ResultChange.Action.ORGANIZER, actor, now or timezone.now(),
+             team_id=team.pk if team else None)
+    return game
+
+
+def is_captain(user, team: Team | int) -> bool:
+    team_captain = team.captain_id if isinstance(team, Team) else (
+        Team.objects.filter(pk=team).values_list("captain_id", flat=True).first())
+    return bool(getattr(user, "is_authenticated", False)) and team_captain == user.pk
 
 
 @transaction.atomic
-def vote_set(*, actor, game: Game, team: Team | int, value: int | None) -> OrganizerVote:
-    """Record a playing team's captain's vote (100, 75, 50, 25, 0; ``None``: no vote)."""
-    _require_organizer(actor)
+def vote_cast(*, actor, game: Game, team: Team | int, value: int, now=None) -> OrganizerVote:
+    """A playing team's captain votes on the organizing team's game: 100, 75, 50, 25 or 0,
+    within 72 h of the game's end, while the results are preliminary (10.6). Voting again
+    replaces the vote."""
+    team_id = team.pk if isinstance(team, Team) else team
+    if not is_captain(actor, team_id):
+        raise NotAllowed(_("Only the team's captain votes for the team."))
     result = _lock(game)
     if result is None:
         raise DomainError(_("The results of this game are not published yet."))
-    if result.organizing_team_id is None:
-        raise DomainError(_("Name the organizing team first."))
-    if value is not None and value not in rules.VOTES:
+    if Game.objects.filter(pk=game.pk, organizing_team__isnull=False).count() == 0:
+        raise DomainError(_("This game has no organizing team to vote on."))
+    if not result.rows.filter(team_id=team_id).exists():
+        raise DomainError(_("Only a team that played the game votes on its organizers."))
+    if result.is_final:
+        raise DomainError(_("The results are final: the vote is closed."))
+    now = now or timezone.now()
+    if not rules.vote_open(selectors.game_ended_at(result), now):
+        raise DomainError(_("Votes are given within 72 hours of the game's end; the time ran "
+                            "out at %(deadline)s.")
+                          % {"deadline": _when(selectors.vote_deadline(result))})
+    if type(value) is not int or value not in rules.VOTES:
         raise DomainError(_("A vote is one of 100, 75, 50, 25, 0."))
-    row = _row(result, team)
     vote, _created = OrganizerVote.objects.update_or_create(
-        result=result, team=row.team, defaults={"value": value})
+        result=result, team_id=team_id,
+        defaults={"value": value, "voted_by": actor, "voted_at": now})
     return vote
 
 
 # --- protests ---------------------------------------------------------------------------------
-
-
-def is_captain(user, team: Team) -> bool:
-    return bool(getattr(user, "is_authenticated", False)) and team.captain_id == user.pk
 
 
 def _protest_text(text: str, *, empty: str) -> str:
@@ -309,7 +480,7 @@ def _protest_text(text: str, *, empty: str) -> str:
 @transaction.atomic
 def protest_file(*, actor, game: Game, team: Team, text: str, now=None) -> Protest:
     """A playing team's captain (or an organizer on its behalf) protests the preliminary
-    results, within 12 h of the game's end (``selectors.protest_deadline``)."""
+    results, within 12 h of the game's end (``rules.protest_open``)."""
     if not (is_organizer(actor) or is_captain(actor, team)):
         raise NotAllowed(_("Only the team's captain or an organizer may file its protest."))
     result = _lock(game)
@@ -320,12 +491,10 @@ def protest_file(*, actor, game: Game, team: Team, text: str, now=None) -> Prote
     if not result.rows.filter(team=team).exists():
         raise DomainError(_("This team did not play this game."))
     now = now or timezone.now()
-    deadline = selectors.protest_deadline(result)
-    if now > deadline:
+    if not rules.protest_open(selectors.game_ended_at(result), now):
         raise DomainError(
             _("Protests are filed within 12 hours of the game's end; the time ran out at "
-              "%(deadline)s.")
-            % {"deadline": formats.date_format(timezone.localtime(deadline), "DATETIME_FORMAT")})
+              "%(deadline)s.") % {"deadline": _when(selectors.protest_deadline(result))})
     text = _protest_text(text, empty=_("Write what the protest is about."))
     return Protest.objects.create(result=result, team=team, text=text, created_at=now,
                                   created_by=actor)
@@ -333,10 +502,12 @@ def protest_file(*, actor, game: Game, team: Team, text: str, now=None) -> Prote
 
 @transaction.atomic
 def protest_answer(*, actor, protest: Protest, upheld: bool, answer: str, now=None) -> Protest:
-    """The organizer upholds or rejects an open protest, saying why. Upholding changes nothing
-    by itself: the organizer then corrects the rows (or re-opens final results)."""
+    """The organizer upholds or rejects an open protest, saying why; the team's captain gets
+    a notice. Upholding changes nothing by itself: the organizer then corrects the table (or
+    re-opens final results)."""
     _require_organizer(actor)
-    protest = Protest.objects.select_for_update().get(pk=protest.pk)
+    protest = Protest.objects.select_for_update().select_related("result__game").get(
+        pk=protest.pk)
     if not protest.is_open:
         raise DomainError(_("This protest is already answered."))
     protest.answer = _protest_text(answer, empty=_("Write the answer to the protest."))
@@ -344,4 +515,8 @@ def protest_answer(*, actor, protest: Protest, upheld: bool, answer: str, now=No
     protest.answered_at = now or timezone.now()
     protest.answered_by = actor
     protest.save(update_fields=["answer", "status", "answered_at", "answered_by"])
+    _log(protest.result, ResultChange.Action.PROTEST, actor, protest.answered_at,
+         team_id=protest.team_id, detail={"status": protest.status}, reason=protest.answer)
+    _notify(protest.result, Notice.Kind.PROTEST_ANSWERED, [protest.team_id],
+            text=protest.answer)
     return protest

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from rating import api, views
 
@@ -11,8 +11,7 @@ api_urls = [
     path("api/games/<int:game_id>/results/finalize/", api.FinalizeAPI.as_view(),
          name="api_finalize"),
     path("api/games/<int:game_id>/results/reopen/", api.ReopenAPI.as_view(), name="api_reopen"),
-    path("api/games/<int:game_id>/results/rows/<int:team_id>/", api.RowAPI.as_view(),
-         name="api_row"),
+    path("api/games/<int:game_id>/results/table/", api.TableAPI.as_view(), name="api_table"),
     path("api/games/<int:game_id>/results/organizer/", api.OrganizerAPI.as_view(),
          name="api_organizer"),
     path("api/games/<int:game_id>/results/votes/<int:team_id>/", api.VoteAPI.as_view(),
@@ -33,9 +32,11 @@ api_urls = [
 
 page_urls = [
     path("games/<int:game_id>/", views.results, name="results"),
-    path("games/<int:game_id>/rows/<int:team_id>/", views.row_set, name="row_set"),
+    re_path(r"^games/(?P<game_id>[0-9]+)/results\.(?P<ext>csv|xlsx)$", views.results_export,
+            name="results_export"),
+    path("games/<int:game_id>/table/", views.table_set, name="table_set"),
     path("games/<int:game_id>/organizer/", views.organizer_set, name="organizer_set"),
-    path("games/<int:game_id>/votes/<int:team_id>/", views.vote_set, name="vote_set"),
+    path("games/<int:game_id>/votes/<int:team_id>/", views.vote_cast, name="vote_cast"),
     path("games/<int:game_id>/protests/", views.protest_file, name="protest_file"),
     path("games/<int:game_id>/protests/<int:protest_id>/answer/", views.protest_answer,
          name="protest_answer"),
@@ -44,6 +45,11 @@ page_urls = [
     path("seasons/new/", views.season_create, name="season_create"),
     path("seasons/<int:season_id>/", views.season, name="season"),
     path("seasons/<int:season_id>/games/", views.season_game, name="season_game"),
+    path("seasons/<int:season_id>/teams/<int:team_id>/", views.season_team, name="season_team"),
+    path("seasons/<int:season_id>/players/<int:member_id>/", views.season_player,
+         name="season_player"),
+    re_path(r"^seasons/(?P<season_id>[0-9]+)/(?P<what>table|players)\.(?P<ext>csv|xlsx)$",
+            views.season_export, name="season_export"),
     path("seasons/<int:season_id>/record/", views.season_record, name="season_record"),
 ]
 

@@ -1,5 +1,6 @@
-"""Rating pages: a game's results (public; organizers publish, finalize, re-open and edit),
-the seasons and their tables (public), and the season record download (organizers).
+"""Rating pages: a game's results (public; organizers publish, edit the table, finalize and
+re-open; captains vote and protest), the seasons with their tables, chart, team and player
+pages (public), the exports, and the season record download (organizers).
 
 Views authorize, parse a form, call one service and show its refusal as a message.
 """
@@ -11,7 +12,7 @@ import json
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -19,53 +20,72 @@ from django.views.decorators.http import require_POST
 
 from core.records import RecordError
 from core.roles import is_organizer, require_organizer
-from rating import selectors, services
+from rating import exports, forms, presentation, rules, selectors, services
 from rating.models import PROTEST_TEXT_MAX, VOTE_CHOICES, Protest, Season
-from teams.models import Game, Team
-
-
-def _int(value: str | None) -> int | None:
-    value = (value or "").strip()
-    if not value:
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        return -1  # the service refuses it with its own message
+from teams.models import Game, Member, Team
 
 
 def results(request, game_id: int):
-    game = get_object_or_404(Game, pk=game_id)
+    game = get_object_or_404(Game.objects.select_related("organizing_team"), pk=game_id)
     result = selectors.game_result(game)
     organizer = is_organizer(request.user)
-    rows = selectors.ordered_rows(result) if result else []
-    votes = {v.team_id: v.value for v in result.votes.all()} if result else {}
-    context = {
-        "game": game, "result": result, "rows": rows, "organizer": organizer,
-        "votes": [(row.team, votes.get(row.team_id)) for row in rows],
-        "vote_choices": VOTE_CHOICES,
-        "seasons": game.seasons.all(),
-    }
-    if organizer and result is not None:
-        played = [row.team_id for row in rows]
+    now = timezone.now()
+    context = {"game": game, "result": result, "organizer": organizer,
+               "seasons": game.seasons.all(), "vote_choices": VOTE_CHOICES}
+    if organizer:
+        played = [row.team_id for row in result.rows.all()] if result else []
         context["organizer_choices"] = Team.objects.exclude(pk__in=played).order_by("name")
     if result is not None:
-        context.update(_protest_context(request.user, result, rows, organizer))
+        rows = selectors.ordered_rows(result)
+        points = selectors.result_points(result)
+        context.update({
+            "rows": rows,
+            "table_html": presentation.table_html(
+                presentation.results_table(result, points), "results"),
+            "points_errors": [p for p in points if p.error],
+            "organizer_points": [(p.season, p.points.get(game.organizing_team_id))
+                                 for p in points if game.organizing_team_id and not p.error],
+            "finish": presentation.finish_label(result.finish_reason),
+            "ended_at": selectors.game_ended_at(result),
+            "final_due": selectors.final_due(result),
+            "final_early": rules.final_is_early(selectors.game_ended_at(result), now),
+            "changes": selectors.changes(result) if organizer else [],
+        })
+        context.update(_protest_context(request.user, result, rows, organizer, now))
+        context.update(_vote_context(request.user, result, rows, organizer, now))
     return render(request, "rating/results.html", context)
 
 
-def _protest_context(user, result, rows, organizer: bool) -> dict:
+def _protest_context(user, result, rows, organizer: bool, now) -> dict:
     """The protests (public), and the teams this user may protest for now: a playing team's
     captain its own, an organizer any playing team — while results are preliminary and the
     12 h after the game's end last."""
     deadline = selectors.protest_deadline(result)
-    open_window = not result.is_final and timezone.now() <= deadline
+    open_window = not result.is_final and rules.protest_open(selectors.game_ended_at(result), now)
     teams = [row.team for row in rows
              if open_window and (organizer or services.is_captain(user, row.team))]
     own = {row.team_id for row in rows if services.is_captain(user, row.team)}
-    return {"protests": selectors.protests(result), "protest_teams": teams,
+    return {"protests": selectors.protests(result, now), "protest_teams": teams,
             "protest_deadline": deadline, "own_team_ids": own,
             "protest_max": PROTEST_TEXT_MAX}
+
+
+def _vote_context(user, result, rows, organizer: bool, now) -> dict:
+    """The vote on the organizing team: the organizer sees every team's vote and who gave
+    it; a playing team's captain sees and gives their own, within 72 h, while preliminary."""
+    if result.game.organizing_team_id is None:
+        return {}
+    votes = {v.team_id: v for v in result.votes.all()}
+    given = [v.value for v in votes.values() if v.value is not None]
+    open_window = not result.is_final and rules.vote_open(selectors.game_ended_at(result), now)
+    mine = [(row.team, votes.get(row.team_id)) for row in rows
+            if services.is_captain(user, row.team)]
+    return {
+        "vote_rows": [(row.team, votes.get(row.team_id)) for row in rows] if organizer else [],
+        "vote_count": len(given), "vote_teams": len(rows),
+        "vote_deadline": selectors.vote_deadline(result),
+        "my_votes": mine, "vote_open": open_window,
+    }
 
 
 ACTIONS = ("publish", "finalize", "reopen")
@@ -83,7 +103,9 @@ def results_action(request, game_id: int, action: str):
             services.results_publish(actor=request.user, game=game)
             messages.success(request, _("Preliminary results are published."))
         elif action == "finalize":
-            services.results_finalize(actor=request.user, game=game)
+            services.results_finalize(actor=request.user, game=game,
+                                      early=request.POST.get("early") == "on",
+                                      reason=request.POST.get("reason", ""))
             messages.success(request, _("The results are final."))
         else:
             services.results_reopen(actor=request.user, game=game,
@@ -96,19 +118,19 @@ def results_action(request, game_id: int, action: str):
 
 @login_required
 @require_POST
-def row_set(request, game_id: int, team_id: int):
+def table_set(request, game_id: int):
     require_organizer(request.user)
     game = get_object_or_404(Game, pk=game_id)
-    disqualified = request.POST.get("disqualified") == "on"
+    result = selectors.game_result(game)
+    if result is None:
+        raise Http404
+    rows = forms.table_rows(request.POST, [row.team_id for row in result.rows.all()])
     try:
-        services.result_row_set(
-            actor=request.user, game=game, team=team_id, disqualified=disqualified,
-            place=None if disqualified else _int(request.POST.get("place")),
-            deduction=_int(request.POST.get("deduction")) or 0)
+        services.results_table_set(actor=request.user, game=game, rows=rows)
     except services.DomainError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, _("Saved."))
+        messages.success(request, _("The table is saved."))
     return redirect("rating:results", game_id=game.pk)
 
 
@@ -117,7 +139,7 @@ def row_set(request, game_id: int, team_id: int):
 def organizer_set(request, game_id: int):
     require_organizer(request.user)
     game = get_object_or_404(Game, pk=game_id)
-    team_id = _int(request.POST.get("team"))
+    team_id = forms.number(request.POST.get("team"))
     team = get_object_or_404(Team, pk=team_id) if team_id else None
     try:
         services.organizer_set(actor=request.user, game=game, team=team)
@@ -130,16 +152,15 @@ def organizer_set(request, game_id: int):
 
 @login_required
 @require_POST
-def vote_set(request, game_id: int, team_id: int):
-    require_organizer(request.user)
+def vote_cast(request, game_id: int, team_id: int):
     game = get_object_or_404(Game, pk=game_id)
     try:
-        services.vote_set(actor=request.user, game=game, team=team_id,
-                          value=_int(request.POST.get("value")))
+        services.vote_cast(actor=request.user, game=game, team=team_id,
+                           value=forms.number(request.POST.get("value")))
     except services.DomainError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, _("Saved."))
+        messages.success(request, _("Your vote is counted."))
     return redirect("rating:results", game_id=game.pk)
 
 
@@ -147,7 +168,8 @@ def vote_set(request, game_id: int, team_id: int):
 @require_POST
 def protest_file(request, game_id: int):
     game = get_object_or_404(Game, pk=game_id)
-    team = get_object_or_404(Team, pk=_int(request.POST.get("team")) or 0)
+    team_id = forms.number(request.POST.get("team"))
+    team = get_object_or_404(Team, pk=team_id if isinstance(team_id, int) else 0)
     try:
         services.protest_file(actor=request.user, game=game, team=team,
                               text=request.POST.get("text", ""))
@@ -174,10 +196,28 @@ def protest_answer(request, game_id: int, protest_id: int):
     return redirect("rating:results", game_id=game_id)
 
 
+def _export(table: presentation.Table, name: str, ext: str, title: str) -> HttpResponse:
+    # The file type follows the URL, never the Accept header: a link always downloads.
+    if ext == "csv":
+        return exports.csv_response(table, f"{name}.csv")
+    return exports.xlsx_response(table, f"{name}.xlsx", title)
+
+
+def results_export(request, game_id: int, ext: str):
+    game = get_object_or_404(Game, pk=game_id)
+    result = selectors.game_result(game)
+    if result is None:
+        raise Http404(_("The results of this game are not published yet."))
+    table = presentation.results_table(result, selectors.result_points(result))
+    return _export(table, f"results-{game.pk}", ext, _("Results"))
+
+
 def seasons(request):
+    organizer = is_organizer(request.user)
     return render(request, "rating/seasons.html", {
-        "seasons": Season.objects.all(), "organizer": is_organizer(request.user),
-        "formats": Game.Format.choices})
+        "seasons": Season.objects.all(), "organizer": organizer,
+        "formats": Game.Format.choices,
+        "desk": selectors.organizer_desk(timezone.now()) if organizer else None})
 
 
 @login_required
@@ -193,20 +233,35 @@ def season_create(request):
     return redirect("rating:season", season_id=season.pk)
 
 
-def season(request, season_id: int):
-    season = get_object_or_404(Season, pk=season_id)
-    organizer = is_organizer(request.user)
+def _season_data(request, season: Season) -> dict | None:
     try:
-        table = selectors.season_table(season)["teams"]
+        return selectors.season_data(season)
     except RecordError as exc:  # e.g. a scale broken in the admin: say so, do not crash
         messages.error(request, _("The season table cannot be computed: %(error)s")
                        % {"error": exc})
-        table = []
+        return None
+
+
+def season(request, season_id: int):
+    season = get_object_or_404(Season, pk=season_id)
+    organizer = is_organizer(request.user)
+    data = _season_data(request, season)
     context = {
-        "season": season, "table": table,
-        "results": selectors.season_results(season), "organizer": organizer,
+        "season": season, "organizer": organizer, "data": data,
         "games": season.games.order_by("starts_at", "pk").select_related("result"),
     }
+    if data is not None:
+        table = presentation.season_table(season, data)
+        names = {row["team"]: row_.cells[1].text for row, row_ in zip(data["teams"], table.rows,
+                                                                         strict=True)}
+        players = presentation.players_table(season, data)
+        context.update({
+            "table": table,
+            "table_html": presentation.table_html(table, "season-table", _("No final results yet.")),
+            "players": players,
+            "players_html": players and presentation.table_html(players, "players-table"),
+            "chart": presentation.season_chart(data, names),
+            "final_games": len(data["games"])})
     if organizer:
         context["candidates"] = (Game.objects.filter(format=season.format, rated=True)
                                  .exclude(pk__in=season.games.values("pk"))
@@ -214,12 +269,52 @@ def season(request, season_id: int):
     return render(request, "rating/season.html", context)
 
 
+def season_team(request, season_id: int, team_id: int):
+    season = get_object_or_404(Season, pk=season_id)
+    team = get_object_or_404(Team, pk=team_id)
+    data = _season_data(request, season) or {"teams": [], "games": []}
+    standing = next((row for row in data["teams"] if row["team"] == team.pk), None)
+    games = [(g, g["teams"][team.pk]) for g in data["games"] if team.pk in g["teams"]]
+    return render(request, "rating/season_team.html", {
+        "season": season, "team": team, "standing": standing, "games": games})
+
+
+def season_player(request, season_id: int, member_id: int):
+    season = get_object_or_404(Season, pk=season_id)
+    member = get_object_or_404(Member.objects.select_related("team"), pk=member_id)
+    data = _season_data(request, season) or {"players": [], "games": []}
+    standing = next((row for row in data["players"] or [] if row["player"] == member.pk), None)
+    games = [(g, g["players"][member.pk]) for g in data["games"] if member.pk in g["players"]]
+    names = selectors.team_names(line["team"] for _g, line in games)
+    return render(request, "rating/season_player.html", {
+        "season": season, "member": member, "standing": standing,
+        "games": [(g, line, names.get(line["team"], "?")) for g, line in games]})
+
+
+def season_export(request, season_id: int, what: str, ext: str):
+    season = get_object_or_404(Season, pk=season_id)
+    try:
+        data = selectors.season_data(season)
+    except RecordError as exc:
+        return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
+    if what == "table":
+        table = presentation.season_table(season, data)
+        title = _("Season table")
+    else:
+        table = presentation.players_table(season, data)
+        if table is None:
+            raise Http404(_("This season has no players' table."))
+        title = _("Players")
+    return _export(table, f"season-{season.pk}-{what}", ext, title)
+
+
 @login_required
 @require_POST
 def season_game(request, season_id: int):
     require_organizer(request.user)
     season = get_object_or_404(Season, pk=season_id)
-    game = get_object_or_404(Game, pk=_int(request.POST.get("game")) or 0)
+    game_id = forms.number(request.POST.get("game"))
+    game = get_object_or_404(Game, pk=game_id if isinstance(game_id, int) else 0)
     try:
         if request.POST.get("remove"):
             services.season_game_remove(actor=request.user, season=season, game=game)

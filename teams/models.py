@@ -87,6 +87,16 @@ class Game(models.Model):
         _("status"), max_length=20, choices=Status.choices, default=Status.SCHEDULED
     )
     rated = models.BooleanField(_("rated"), default=True)
+    # The team that prepares the game (GoRoD 10.5): it may not apply to play it, and the
+    # playing teams' captains vote on its work after the game.
+    organizing_team = models.ForeignKey(
+        "Team",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="organized_games",
+        verbose_name=_("organizing team"),
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -214,6 +224,9 @@ class Notice(models.Model):
         JOIN_REVOKED = "join_revoked", _("join link revoked")
         BANNED = "banned", _("banned")
         BENEFIT = "benefit", _("prize benefit")
+        RESULTS_PRELIMINARY = "results_preliminary", _("preliminary results")
+        PROTEST_ANSWERED = "protest_answered", _("protest answered")
+        RESULTS_FINAL = "results_final", _("final results")
 
     team = models.ForeignKey(
         Team, on_delete=models.CASCADE, related_name="notices", verbose_name=_("team")

@@ -27,6 +27,11 @@ def notice_message(notice: Notice) -> str:
         Notice.Kind.BENEFIT: _(
             "Prize benefit won at «%(game)s»: a discount on a next game's fee (see the ledger)."
         ),
+        Notice.Kind.RESULTS_PRELIMINARY: _(
+            "Preliminary results of «%(game)s» are published: protests are open for 12 hours."
+        ),
+        Notice.Kind.PROTEST_ANSWERED: _("Your protest on «%(game)s» is answered."),
+        Notice.Kind.RESULTS_FINAL: _("The results of «%(game)s» are final."),
     }
     template = messages.get(notice.kind, "%(game)s")
     return template % {"game": game}

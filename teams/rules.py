@@ -107,6 +107,14 @@ def check_not_banned(bans: Iterable[BanInfo], now: datetime) -> None:
         )
 
 
+def check_not_organizing(organizes: bool) -> None:
+    """The team that prepares a game does not play it (GoRoD 10.5)."""
+    if organizes:
+        raise RuleViolation(
+            gettext_noop("The team organizes this game, so it cannot apply to play it.")
+        )
+
+
 def check_application(
     *,
     game_format: str,
@@ -115,8 +123,10 @@ def check_application(
     roster_size: int,
     bans: Iterable[BanInfo],
     now: datetime,
+    organizes: bool = False,
 ) -> None:
     """Everything a new or edited application must satisfy; the first broken rule raises."""
+    check_not_organizing(organizes)
     check_applications_open(starts_at=starts_at, scheduled=scheduled, now=now)
     check_not_banned(bans, now)
     check_roster_size(game_format=game_format, size=roster_size)

@@ -138,6 +138,11 @@ def team_notices(team: Team, limit: int = 50) -> list[Notice]:
     return list(Notice.objects.filter(team=team).select_related("game")[:limit])
 
 
+def team_game_notices(team: Team, game: Game) -> list[Notice]:
+    """The team's notices about one game (what its phones show during and after it)."""
+    return list(Notice.objects.filter(team=team, game=game).select_related("game"))
+
+
 def team_active_ban(team: Team, *, now: datetime | None = None) -> Ban | None:
     now = now or timezone.now()
     return Ban.objects.filter(team=team, until__gt=now).order_by("-until").first()

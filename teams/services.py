@@ -264,6 +264,7 @@ def application_submit(
             roster_size=len(roster),
             bans=_bans(team),
             now=now,
+            organizes=game.organizing_team_id == team.pk,
         )
     except rules.RuleViolation as exc:
         raise _rule_error(exc) from None

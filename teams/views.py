@@ -421,7 +421,12 @@ def playing(request, game_pk: int):
     if entry is None:
         messages.error(request, _("This phone is not joined to a team for this game."))
         return redirect("teams:join")
-    return render(request, "teams/playing.html", {"entry": entry, "game": game})
+    notices = selectors.team_game_notices(entry.team, game)
+    for notice in notices:
+        notice.message = notice_message(notice)
+    return render(
+        request, "teams/playing.html", {"entry": entry, "game": game, "notices": notices}
+    )
 
 
 @require_POST

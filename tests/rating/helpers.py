@@ -9,7 +9,7 @@ games can count in one season.
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.contrib.auth.models import Group, User
 from django.utils import timezone
@@ -110,3 +110,28 @@ def gorod_game(organizer: User, *, title: str = "ГоРоД", days: int = 0, tea
     if finish:
         gorod_services.game_end(actor=organizer, game=gg, now=minutes(60))
     return game
+
+
+# Well past every fixture game's protest window (the GoRoD nights end on 2026-12-05).
+AFTER = datetime(2027, 1, 1, tzinfo=UTC)
+
+
+def finalize(organizer: User, game: Game, **kwargs):
+    """Make the results final once the protest window has closed."""
+    from rating import services
+
+    return services.results_finalize(actor=organizer, game=game, now=AFTER, **kwargs)
+
+
+def table_rows(game: Game, **changes) -> list[dict]:
+    """The game's current table as ``results_table_set`` takes it, with ``changes`` by team
+    name: ``{"Beta": {"place": 1, "reason": "…"}}``."""
+    from rating.models import ResultRow
+
+    rows = []
+    for row in ResultRow.objects.filter(result__game=game).select_related("team"):
+        item = {"team": row.team_id, "place": row.place, "disqualified": row.disqualified,
+                "deduction": row.deduction, "reason": ""}
+        item.update(changes.get(row.team.name, {}))
+        rows.append(item)
+    return rows

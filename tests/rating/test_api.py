@@ -46,7 +46,10 @@ def test_publish_finalize_reopen_through_the_api(api, organizer):
     assert body["status"] == "preliminary"
     assert [(r["team_name"], r["place"], r["disqualified"]) for r in body["rows"]] == [
         ("Alpha", 1, False), ("Beta", 2, False), ("Gamma", None, True)]
-    assert api.post(url("api_finalize", game.pk)).json()["status"] == "final"
+    response = api.post(url("api_finalize", game.pk))
+    assert response.status_code == 400 and "early" in response.json()["detail"]
+    assert api.post(url("api_finalize", game.pk), {"early": True, "reason": "all agreed"},
+                    format="json").json()["status"] == "final"
     assert Benefit.objects.filter(game=game).count() == 2
     assert api.post(url("api_reopen", game.pk), {}, format="json").status_code == 400
     response = api.post(url("api_reopen", game.pk), {"reason": "protest"}, format="json")
@@ -66,12 +69,22 @@ def test_rows_organizer_and_votes(api, organizer):
     alpha, beta, _gamma = get_teams(organizer)
     omega = get_teams(organizer, ["Omega"])[0]
     api.post(url("api_publish", game.pk))
-    body = api.post(url("api_row", game.pk, beta.pk), {"deduction": 4}, format="json").json()
+    rows = [{"team": alpha.pk, "place": 1}, {"team": beta.pk, "place": 2, "deduction": 4,
+                                             "reason": "late start"},
+            {"team": _gamma.pk, "disqualified": True}]
+    body = api.post(url("api_table", game.pk), {"rows": rows}, format="json").json()
     assert next(r for r in body["rows"] if r["team_name"] == "Beta")["deduction"] == 4
+    rows[1]["reason"] = ""
+    rows[1]["deduction"] = 5
+    response = api.post(url("api_table", game.pk), {"rows": rows}, format="json")
+    assert response.status_code == 400 and "why" in response.json()["detail"]
     response = api.post(url("api_organizer", game.pk), {"team": omega.pk}, format="json")
     assert response.json()["organizing_team"] == omega.pk
     response = api.post(url("api_vote", game.pk, alpha.pk), {"value": 75}, format="json")
-    assert response.json()["votes"] == [{"team": alpha.pk, "team_name": "Alpha", "value": 75}]
+    assert response.status_code == 200, response.content
+    [vote] = response.json()["votes"]  # the organizer (Alpha's captain here) sees who voted
+    assert (vote["team"], vote["value"], vote["voted_by"]) == (alpha.pk, 75, "organizer")
+    assert APIClient().get(url("api_results", game.pk)).json()["votes"] == []
     assert api.post(url("api_vote", game.pk, alpha.pk), {"value": 60},
                     format="json").status_code == 400
 
@@ -83,7 +96,7 @@ def test_non_organizers_get_403_and_nothing_changes(outsider_api, organizer):
     for client in (outsider_api, anonymous):
         assert client.post(url("api_publish", game.pk)).status_code == 403
         assert client.post(url("api_finalize", game.pk)).status_code == 403
-        assert client.post(url("api_row", game.pk, alpha.pk), {"place": 3},
+        assert client.post(url("api_table", game.pk), {"rows": [{"team": alpha.pk}]},
                            format="json").status_code == 403
         assert client.post(url("api_seasons"), {"title": "S", "format": "gorod"},
                            format="json").status_code == 403
@@ -106,7 +119,7 @@ def test_seasons_and_the_record_replaying_to_the_table(api, organizer):
         assert api.post(url("api_season_games", season_id), {"game": game.pk},
                         format="json").status_code == 200
         api.post(url("api_publish", game.pk))
-    api.post(url("api_finalize", first.pk))
+    api.post(url("api_finalize", first.pk), {"early": True, "reason": "r"}, format="json")
     assert [s["id"] for s in APIClient().get(url("api_seasons")).json()] == [season_id]
     table = APIClient().get(url("api_season", season_id)).json()
     record = api.get(url("api_season_record", season_id)).json()
@@ -117,3 +130,20 @@ def test_seasons_and_the_record_replaying_to_the_table(api, organizer):
     response = api.delete(url("api_season_game_remove", season_id, first.pk))
     assert response.status_code == 200 and response.json()["games"] == [second.pk]
     assert APIClient().get(url("api_season", season_id)).json()["teams"] == []
+
+
+def test_a_vote_through_the_api_is_the_captains_alone(api, outsider_api, organizer):
+    game = gorod_game(organizer)
+    alpha = get_teams(organizer)[0]
+    omega = get_teams(make_user("omega-captain"), ["Omega"])[0]
+    api.post(url("api_publish", game.pk))
+    api.post(url("api_organizer", game.pk), {"team": omega.pk}, format="json")
+    response = outsider_api.post(url("api_vote", game.pk, alpha.pk), {"value": 50},
+                                 format="json")
+    assert response.status_code == 403 and "captain" in response.json()["detail"]
+    assert APIClient().post(url("api_vote", game.pk, alpha.pk), {"value": 50},
+                            format="json").status_code == 403
+    response = api.post(url("api_table", game.pk), {"rows": [
+        {"team": t.pk, "place": 1} for t in get_teams(organizer)]}, format="json")
+    assert response.status_code == 400 and "same place" in response.json()["detail"]
+    assert api.get(url("api_results", game.pk)).json()["vote_count"] == 0

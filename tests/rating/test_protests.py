@@ -14,6 +14,7 @@ from rating import selectors, services
 from rating.models import GameResult, Protest
 from tests.rating.helpers import (
     captained_teams,
+    finalize,
     gorod_game,
     koth_game,
     make_organizer,
@@ -100,7 +101,7 @@ def test_a_team_that_did_not_play_cannot_protest(game):
 
 
 def test_final_results_take_no_protests(game, teams, organizer):
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     with pytest.raises(services.DomainError, match="final") as exc:
         file(game, teams[1])
     assert exc.value.status_code == 400
@@ -131,10 +132,10 @@ def test_only_an_organizer_answers_and_only_once(game, teams, organizer):
 def test_finalizing_is_refused_while_a_protest_is_open(game, teams, organizer):
     protest = file(game, teams[1])
     with pytest.raises(services.DomainError, match="open protests"):
-        services.results_finalize(actor=organizer, game=game)
+        finalize(organizer, game)
     assert GameResult.objects.get(game=game).status == GameResult.Status.PRELIMINARY
     services.protest_answer(actor=organizer, protest=protest, upheld=True, answer="Agreed.")
-    assert services.results_finalize(actor=organizer, game=game).is_final
+    assert finalize(organizer, game).is_final
 
 
 # --- the results page ---------------------------------------------------------------------
@@ -157,7 +158,7 @@ def test_the_form_shows_only_to_a_playing_teams_captain_while_allowed(
     html = page(client, game)
     assert "File a protest" in html and f'name="team" value="{teams[1].pk}"' in html
     assert f'value="{teams[0].pk}"' not in html
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     assert "File a protest" not in page(client, game)
 
 
@@ -168,6 +169,7 @@ def test_no_form_once_the_window_closed(client, organizer, teams):
     services.results_publish(actor=organizer, game=game)
     KothGame.objects.filter(pk=game.pk).update(
         finished_at=ended(game) - timedelta(hours=13))
+    GameResult.objects.filter(game=game).update(ended_at=ended(game) - timedelta(hours=13))
     client.force_login(teams[1].captain)
     assert "File a protest" not in page(client, game)
 
@@ -239,7 +241,8 @@ def test_api_round_trip(game, teams, organizer):
         ("Beta", "rejected", "Arrived late.")]
     results = api_client().get(reverse("rating:api_results", args=[game.pk])).json()
     assert results["protests"][0]["answer"] == "Arrived late."
-    assert api_client(organizer).post(finalize).json()["status"] == "final"
+    assert api_client(organizer).post(finalize, {"early": True, "reason": "answered"},
+                                      format="json").json()["status"] == "final"
     response = api_client(beta.captain).post(url, {"team": beta.pk, "text": "again"},
                                              format="json")
     assert response.status_code == 400

@@ -11,7 +11,14 @@ from core.replay import replay as core_replay
 from rating import rules, selectors, services
 from rating.models import GameResult
 from teams.models import Game
-from tests.rating.helpers import get_teams, gorod_game, koth_game, make_organizer
+from tests.rating.helpers import (
+    finalize,
+    get_teams,
+    gorod_game,
+    koth_game,
+    make_organizer,
+    table_rows,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +30,7 @@ def organizer():
 
 def final(organizer, game):
     services.results_publish(actor=organizer, game=game)
-    return services.results_finalize(actor=organizer, game=game)
+    return finalize(organizer, game)
 
 
 def test_a_new_seasons_scale_is_the_formats_default(organizer):
@@ -59,7 +66,7 @@ def test_unrated_and_preliminary_games_are_left_out(organizer):
     services.season_game_add(actor=organizer, season=season, game=game)
     services.results_publish(actor=organizer, game=game)
     assert selectors.season_record(season)["games"] == []
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     assert len(selectors.season_record(season)["games"]) == 1
     Game.objects.filter(pk=game.pk).update(rated=False)
     assert selectors.season_record(season)["games"] == []
@@ -71,13 +78,13 @@ def test_the_organizer_and_votes_and_deductions_go_into_the_record(organizer):
     alpha, beta, _gamma = get_teams(organizer)
     services.results_publish(actor=organizer, game=game)
     services.organizer_set(actor=organizer, game=game, team=omega)
-    services.vote_set(actor=organizer, game=game, team=alpha, value=100)
-    services.vote_set(actor=organizer, game=game, team=beta, value=None)
-    services.result_row_set(actor=organizer, game=game, team=beta, deduction=4)
-    services.results_finalize(actor=organizer, game=game)
+    services.vote_cast(actor=organizer, game=game, team=alpha, value=100)
+    services.results_table_set(actor=organizer, game=game, rows=table_rows(
+        game, Beta={"deduction": 4, "reason": "late"}))
+    finalize(organizer, game)
     season = services.season_create(actor=organizer, title="S", format="kingofhill")
     services.season_game_add(actor=organizer, season=season, game=game)
     entry = selectors.season_record(season)["games"][0]
-    assert entry["organizer"] == {"team": "Omega", "votes": {"Alpha": 100, "Beta": None}}
+    assert entry["organizer"] == {"team": "Omega", "votes": {"Alpha": 100}}
     assert entry["deductions"] == {"Beta": 4}
     assert GameResult.objects.get(game=game).is_final

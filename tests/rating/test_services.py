@@ -8,7 +8,15 @@ from kingofhill.models import KothGame
 from rating import selectors, services
 from rating.models import GameResult, OrganizerVote, ResultRow
 from teams.models import Benefit, Game, Notice
-from tests.rating.helpers import get_teams, gorod_game, koth_game, make_organizer, make_user
+from tests.rating.helpers import (
+    finalize,
+    get_teams,
+    gorod_game,
+    koth_game,
+    make_organizer,
+    make_user,
+    table_rows,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +75,7 @@ def test_only_final_results_enter_the_season_and_reopening_takes_them_out(organi
     season = season_of(organizer, game)
     services.results_publish(actor=organizer, game=game)
     assert table(season) == []
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     assert table(season) == [("Alpha", 1, 100), ("Beta", 2, 96), ("Gamma", 3, 0)]
     services.results_reopen(actor=organizer, game=game, reason="protest upheld")
     assert table(season) == []
@@ -79,7 +87,7 @@ def test_final_results_grant_the_prizes_and_reopening_withdraws_them(organizer):
     game = koth_game(organizer)
     services.results_publish(actor=organizer, game=game)
     assert not Benefit.objects.exists()
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     granted = {(b.team.name, b.place, b.percent) for b in Benefit.objects.filter(game=game)}
     places = {name: place for name, place, _dq in rows(game)}
     assert ("Alpha", 1, 100) in granted
@@ -93,29 +101,32 @@ def test_a_disqualified_team_gets_no_prize_no_place_and_no_points(organizer):
     game = gorod_game(organizer)
     season = season_of(organizer, game)
     services.results_publish(actor=organizer, game=game)
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     assert not Benefit.objects.filter(team__name="Gamma").exists()
     gamma = next(t for t in selectors.season_table(season)["teams"] if t["team"] == "Gamma")
     assert gamma["points"] == 0 and gamma["places"] == {} and gamma["games"] == 1
 
 
-def test_preliminary_rows_are_editable_and_final_ones_are_not(organizer):
+def test_preliminary_rows_are_editable_as_one_table_and_final_ones_are_not(organizer):
     game = gorod_game(organizer)
-    alpha, beta, gamma = get_teams(organizer)
     services.results_publish(actor=organizer, game=game)
-    services.result_row_set(actor=organizer, game=game, team=alpha, disqualified=True)
-    services.result_row_set(actor=organizer, game=game, team=beta, place=1, deduction=10)
-    services.result_row_set(actor=organizer, game=game, team=gamma, disqualified=False, place=2)
+    services.results_table_set(actor=organizer, game=game, rows=table_rows(
+        game, Alpha={"disqualified": True, "reason": "rules"},
+        Beta={"place": 1, "deduction": 10, "reason": "swap"},
+        Gamma={"disqualified": False, "place": 2, "reason": "ruling taken back"}))
     assert rows(game) == [("Beta", 1, False), ("Gamma", 2, False), ("Alpha", None, True)]
     with pytest.raises(services.DomainError, match="needs a place"):
-        services.result_row_set(actor=organizer, game=game, team=gamma, place=None)
+        services.results_table_set(actor=organizer, game=game, rows=table_rows(
+            game, Gamma={"place": None, "reason": "x"}))
     with pytest.raises(services.DomainError):
-        services.result_row_set(actor=organizer, game=game, team=gamma, deduction=-1)
+        services.results_table_set(actor=organizer, game=game, rows=table_rows(
+            game, Gamma={"deduction": -1, "reason": "x"}))
     season = season_of(organizer, game)
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     assert table(season) == [("Gamma", 1, 96), ("Beta", 2, 90), ("Alpha", 3, 0)]
     with pytest.raises(services.DomainError, match="final"):
-        services.result_row_set(actor=organizer, game=game, team=beta, place=3)
+        services.results_table_set(actor=organizer, game=game, rows=table_rows(
+            game, Beta={"place": 3, "reason": "x"}))
     with pytest.raises(services.DomainError, match="final"):
         services.results_publish(actor=organizer, game=game)
 
@@ -124,35 +135,12 @@ def test_republishing_refreshes_places_and_keeps_deductions(organizer):
     game = gorod_game(organizer)
     beta = get_teams(organizer)[1]
     services.results_publish(actor=organizer, game=game)
-    services.result_row_set(actor=organizer, game=game, team=beta, place=7, deduction=4)
+    services.results_table_set(actor=organizer, game=game, rows=table_rows(
+        game, Beta={"place": 1, "deduction": 4, "reason": "x"}, Alpha={"place": 2, "reason": "x"}))
+    assert ResultRow.objects.get(team=beta).place == 1
     services.results_publish(actor=organizer, game=game)
     assert ResultRow.objects.get(team=beta).place == 2
     assert ResultRow.objects.get(team=beta).deduction == 4
-
-
-def test_the_organizing_teams_k_from_the_votes_is_in_the_table(organizer):
-    game = gorod_game(organizer)
-    alpha, beta, gamma = get_teams(organizer)
-    omega = get_teams(organizer, ["Omega"])[0]
-    season = season_of(organizer, game)
-    services.results_publish(actor=organizer, game=game)
-    with pytest.raises(services.DomainError, match="organizing team first"):
-        services.vote_set(actor=organizer, game=game, team=alpha, value=100)
-    with pytest.raises(services.DomainError, match="played"):
-        services.organizer_set(actor=organizer, game=game, team=alpha)
-    services.organizer_set(actor=organizer, game=game, team=omega)
-    services.vote_set(actor=organizer, game=game, team=alpha, value=100)
-    services.vote_set(actor=organizer, game=game, team=beta, value=50)
-    services.vote_set(actor=organizer, game=game, team=gamma, value=None)  # did not vote
-    with pytest.raises(services.DomainError, match="vote"):
-        services.vote_set(actor=organizer, game=game, team=gamma, value=60)
-    with pytest.raises(services.DomainError, match="did not play"):
-        services.vote_set(actor=organizer, game=game, team=omega, value=100)
-    services.results_finalize(actor=organizer, game=game)
-    # 3 teams played (the disqualified one included): R4 = 88, Q = 75 → 88 + 12 · 0.75 = 97
-    assert ("Omega", 2, 97) in table(season)
-    omega_row = next(t for t in selectors.season_table(season)["teams"] if t["team"] == "Omega")
-    assert omega_row["games"] == 1 and omega_row["places"] == {}
 
 
 def test_seasons_take_rated_games_of_their_format_only(organizer):
@@ -178,15 +166,15 @@ def test_non_organizers_are_refused_and_nothing_changes(organizer, outsider):
     services.results_publish(actor=organizer, game=game)
     calls = [
         lambda: services.results_finalize(actor=outsider, game=game),
-        lambda: services.result_row_set(actor=outsider, game=game, team=alpha, place=3),
+        lambda: services.results_table_set(actor=outsider, game=game, rows=[]),
         lambda: services.organizer_set(actor=outsider, game=game, team=None),
-        lambda: services.vote_set(actor=outsider, game=game, team=alpha, value=0),
+        lambda: services.vote_cast(actor=outsider, game=game, team=alpha, value=0),
         lambda: services.season_create(actor=outsider, title="S", format="gorod"),
     ]
     for call in calls:
         with pytest.raises(services.NotAllowed):
             call()
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     with pytest.raises(services.NotAllowed):
         services.results_reopen(actor=outsider, game=game, reason="x")
     assert GameResult.objects.get().is_final and ResultRow.objects.get(team=alpha).place == 1
@@ -198,7 +186,7 @@ def test_reopening_needs_a_reason_and_final_results(organizer):
     services.results_publish(actor=organizer, game=game)
     with pytest.raises(services.DomainError, match="Only final"):
         services.results_reopen(actor=organizer, game=game, reason="x")
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     with pytest.raises(services.DomainError, match="why"):
         services.results_reopen(actor=organizer, game=game, reason="  ")
     with pytest.raises(services.DomainError, match="not published"):

@@ -12,7 +12,15 @@ from django.urls import reverse
 
 from rating import rules, selectors, services
 from rating.models import GameResult, ResultRow, Season
-from tests.rating.helpers import get_teams, gorod_game, koth_game, make_organizer, make_user
+from tests.rating.helpers import (
+    finalize,
+    get_teams,
+    gorod_game,
+    koth_game,
+    make_organizer,
+    make_user,
+    table_rows,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -41,11 +49,11 @@ def test_the_results_page_shows_the_badge_and_the_buttons_to_organizers_only(
     services.results_publish(actor=organizer, game=game)
     html = page(client, "results", game.pk)
     assert 'data-status="preliminary"' in html and "Alpha" in html
-    assert "Make the results final" not in html and "rows/" not in html
+    assert "Make the results final" not in html and "table-form" not in html
     client.force_login(organizer)
     html = page(client, "results", game.pk)
     assert "Make the results final" in html and "Refresh from the game" in html
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     html = page(client, "results", game.pk)
     assert 'data-status="final"' in html and "Re-open the results" in html
 
@@ -63,9 +71,15 @@ def test_organizer_forms_publish_edit_finalize_and_reopen(org_client, organizer)
     beta = get_teams(organizer)[1]
     post = org_client.post
     assert post(reverse("rating:results_action", args=[game.pk, "publish"])).status_code == 302
-    post(reverse("rating:row_set", args=[game.pk, beta.pk]), {"place": "2", "deduction": "4"})
+    alpha, _beta, gamma = get_teams(organizer)
+    form = {f"place-{alpha.pk}": "1", f"place-{beta.pk}": "2", f"deduction-{beta.pk}": "4",
+            f"reason-{beta.pk}": "late start", f"dq-{gamma.pk}": "on"}
+    post(reverse("rating:table_set", args=[game.pk]), form)
     assert ResultRow.objects.get(team=beta).deduction == 4
     post(reverse("rating:results_action", args=[game.pk, "finalize"]))
+    assert not GameResult.objects.get().is_final  # the protest window is open
+    post(reverse("rating:results_action", args=[game.pk, "finalize"]),
+         {"early": "on", "reason": "every captain agreed"})
     assert GameResult.objects.get().is_final
     response = post(reverse("rating:results_action", args=[game.pk, "reopen"]), {"reason": ""},
                     follow=True)
@@ -97,15 +111,15 @@ def test_the_season_pages_and_the_downloaded_record_replays_to_the_shown_table(
     for game in (first, second):
         org_client.post(reverse("rating:season_game", args=[season.pk]), {"game": game.pk})
         services.results_publish(actor=organizer, game=game)
-        services.results_finalize(actor=organizer, game=game)
+        finalize(organizer, game)
     assert "Зима" in page(client, "seasons")
     response = org_client.get(reverse("rating:season_record", args=[season.pk]))
     assert response.status_code == 200 and "attachment" in response["Content-Disposition"]
     replayed = rules.replay(json.loads(response.content))
     client.logout()
     html = page(client, "season", season.pk)
-    shown = re.findall(r'<tr><td class="num">(\d+)</td><td>([^<]+)</td><td class="num">(-?\d+)'
-                       r'</td><td class="num">(\d+)</td>', html)
+    shown = re.findall(r'<tr><td class="num">(\d+)</td><td><a href="[^"]*">([^<]+)</a></td>'
+                       r'<td class="num">(-?\d+)</td><td class="num">(\d+)</td>', html)
     assert shown == [(str(t["place"]), t["team"], str(t["points"]), str(t["games"]))
                      for t in replayed["teams"]]
     assert replayed == selectors.season_table(season)
@@ -123,15 +137,16 @@ def test_shared_places_are_shown(client, organizer):
     season.games.add(first, second)
     for game in (first, second):
         services.results_publish(actor=organizer, game=game)
-    services.result_row_set(actor=organizer, game=second, team=beta, place=1)
-    with pytest.raises(services.DomainError, match="shared"):
-        services.results_finalize(actor=organizer, game=second)
-    services.result_row_set(actor=organizer, game=second, team=alpha, place=2)
+    with pytest.raises(services.DomainError, match="same place"):
+        services.results_table_set(actor=organizer, game=second, rows=table_rows(
+            second, Beta={"place": 1, "reason": "ruling"}))
+    services.results_table_set(actor=organizer, game=second, rows=table_rows(
+        second, Beta={"place": 1, "reason": "ruling"}, Alpha={"place": 2, "reason": "ruling"}))
     for game in (first, second):
-        services.results_finalize(actor=organizer, game=game)
+        finalize(organizer, game)
     html = page(client, "season", season.pk)
-    rows = re.findall(r'<tr><td class="num">(\d+)</td><td>([^<]+)</td><td class="num">(-?\d+)',
-                      html)
+    rows = re.findall(r'<tr><td class="num">(\d+)</td><td><a href="[^"]*">([^<]+)</a></td>'
+                      r'<td class="num">(-?\d+)', html)
     # Alpha and Beta: one 1st and one 2nd each, 196 points: they share the 1st place.
     assert rows == [("1", "Alpha", "196"), ("1", "Beta", "196"), ("3", "Gamma", "0")]
 
@@ -141,5 +156,42 @@ def test_a_broken_scale_is_reported_not_a_crash(client, organizer):
     season = Season.objects.create(title="S", format="gorod", scale=[10, 20])
     season.games.add(game)
     services.results_publish(actor=organizer, game=game)
-    services.results_finalize(actor=organizer, game=game)
+    finalize(organizer, game)
     assert "cannot be computed" in page(client, "season", season.pk)
+
+
+def test_a_teams_season_page_lists_its_games_places_and_points(client, organizer):
+    teams = get_teams(organizer)
+    first = gorod_game(organizer, teams=teams)
+    second = gorod_game(organizer, title="second", days=2, teams=teams, disqualify=False)
+    season = Season.objects.create(title="S", format="gorod", scale=[100, 96, 92])
+    season.games.add(first, second)
+    for game in (first, second):
+        services.results_publish(actor=organizer, game=game)
+        finalize(organizer, game)
+    gamma = teams[2]
+    html = page(client, "season_team", season.pk, gamma.pk)
+    rows = re.findall(r'<tr><td><a href="[^"]*">([^<]+)</a></td><td>[^<]*</td>\s*'
+                      r'<td class="num">([^<]+)</td><td class="num">(\d+)</td>', html)
+    assert rows == [("ГоРоД", "disqualified", "0"), ("second", "3", "92")]
+    assert "Place 3 in the season: 92 points from 2 games." in html
+
+
+def test_the_chart_escapes_team_names_and_draws_the_top_teams(organizer):
+    from rating.presentation import season_chart
+
+    data = {"teams": [{"team": 1}, {"team": 2}], "progress": [{1: 100, 2: 96}, {1: 196, 2: 192}]}
+    svg = str(season_chart(data, {1: "<script>x</script>", 2: "Beta"}))
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    assert svg.count("<polyline") == 2 and 'data-points="196"' in svg
+    assert str(season_chart({"teams": [], "progress": []}, {})) == ""
+
+
+def test_results_and_season_pages_carry_the_print_stylesheet(client, organizer):
+    game = gorod_game(organizer)
+    services.results_publish(actor=organizer, game=game)
+    assert "rating/rating.css" in page(client, "results", game.pk)
+    from django.contrib.staticfiles import finders
+
+    css = open(finders.find("rating/rating.css"), encoding="utf-8").read()
+    assert "@media print" in css and ".no-print" in css
