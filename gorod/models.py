@@ -65,6 +65,14 @@ class GorodGame(models.Model):
 
 
 class Level(models.Model):
+    class Danger(models.IntegerChoices):
+        """The danger grade of 8.8, stated with the task."""
+
+        SAFE = 1, _("1 — not dangerous for anyone's life, health or property")
+        CAREFUL = 2, _("2 — be careful: a potential danger")
+        VERY_CAREFUL = 3, _("3 — be extremely careful")
+        TWO_PEOPLE = 4, _("4 — at least two people go: the highest danger")
+
     gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="levels",
                               verbose_name=_("game"))
     order = models.PositiveSmallIntegerField(_("order"))
@@ -74,6 +82,8 @@ class Level(models.Model):
     hint1 = models.TextField(_("hint 1"), blank=True)
     hint2 = models.TextField(_("hint 2"), blank=True)
     duration_min = models.FloatField(_("time limit (min)"), default=70)
+    danger = models.PositiveSmallIntegerField(_("danger grade"), choices=Danger.choices,
+                                              null=True, blank=True)
     # The shape ``gorod.codes.level_codes_from_dict`` takes: {"code": "..."} or {"sectors": [...]}.
     codes = models.JSONField(_("codes"), default=dict)
 
@@ -84,6 +94,9 @@ class Level(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["gorod", "order"], name="gorod_level_order_once"),
             models.UniqueConstraint(fields=["gorod", "label"], name="gorod_level_label_once"),
+            models.CheckConstraint(condition=models.Q(danger__isnull=True)
+                                   | models.Q(danger__gte=1, danger__lte=4),
+                                   name="gorod_level_danger_1_to_4"),
         ]
 
     def __str__(self) -> str:

@@ -128,15 +128,61 @@ def _check_codes(spec: dict, where: str) -> dict:
 
 # --- set-up -----------------------------------------------------------------------------------
 
+KEEP = object()  # level_edit: leave this field as it is
+
+
+def _check_settings(**settings) -> dict:
+    """The engine's own check (``rules.check_settings``), so a game that can be set up can be
+    played and replayed."""
+    try:
+        return rules.check_settings(**settings)
+    except RecordError as exc:
+        raise DomainError(_("The game engine refuses these settings: %(why)s")
+                          % {"why": exc}) from None
+
+
+def _require_setup(gg: GorodGame, message: str) -> None:
+    if gg.status != GorodGame.Status.SETUP:
+        raise DomainError(message)
+
+
+def _check_level(gg: GorodGame, *, label, duration_min, danger, codes,
+                 exclude: int | None = None) -> tuple[str, dict]:
+    label = str(label).strip()
+    taken = Level.objects.filter(gorod=gg, label=label).exclude(pk=exclude).exists()
+    if not label or taken:
+        raise DomainError(_("Level %(level)s already exists.") % {"level": label})
+    if len(label) > 40:
+        raise DomainError(_("A level id is at most 40 characters."))
+    if (isinstance(duration_min, bool) or not isinstance(duration_min, int | float)
+            or not 0 < duration_min <= 10080):
+        raise DomainError(_("A level's time limit is more than 0 and at most 10080 minutes."))
+    if danger is not None and danger not in Level.Danger.values:
+        raise DomainError(_("The danger grade is 1, 2, 3 or 4 (rules, 8.8)."))
+    return label, _check_codes(codes, label)
+
 
 @transaction.atomic
-def gorod_create(*, actor, game: Game | int, levels: Iterable[dict] = (),
+def gorod_create(*, actor, game: Game | int | None = None, title: str = "",
+                 starts_at: datetime | None = None, levels: Iterable[dict] = (),
                  hint_offsets_min: Sequence[float] = (25, 50), sliv_penalty_min: float = 15,
                  max_duration_h: float = 24, max_wrong: int = 10,
                  wrong_window_s: int = 60) -> GorodGame:
     """Set up the live GoRoD of a scheduled ``teams.Game`` with its levels (dicts with
-    ``label``, ``task``, ``hint1``, ``hint2``, ``duration_min``, ``codes``)."""
+    ``label``, ``task``, ``hint1``, ``hint2``, ``duration_min``, ``danger``, ``codes``).
+    Without ``game`` the night is published here too: a new GoRoD ``teams.Game`` with
+    ``title`` and ``starts_at`` (teams apply to it as to any game)."""
     _require_organizer(actor)
+    settings = _check_settings(hint_offsets_min=list(hint_offsets_min),
+                               sliv_penalty_min=sliv_penalty_min, max_duration_h=max_duration_h,
+                               max_wrong=max_wrong, wrong_window_s=wrong_window_s)
+    if game is None:
+        from teams import services as teams_services
+
+        if starts_at is None:
+            raise DomainError(_("Give the night's start time."))
+        game = teams_services.game_create(actor=actor, title=title,
+                                          game_format=Game.Format.GOROD, starts_at=starts_at)
     game_id = game if isinstance(game, int) else game.pk
     try:
         game = Game.objects.select_for_update().get(pk=game_id)
@@ -146,35 +192,105 @@ def gorod_create(*, actor, game: Game | int, levels: Iterable[dict] = (),
         raise DomainError(_("This game is not a GoRoD game."))
     if GorodGame.objects.filter(pk=game.pk).exists():
         raise DomainError(_("This game's GoRoD is already set up."))
-    if max_wrong < 1 or wrong_window_s < 1:
-        raise DomainError(_("The brute-force limit needs at least 1 code and 1 second."))
-    gg = GorodGame.objects.create(
-        game=game, hint_offsets_min=[float(x) for x in hint_offsets_min],
-        sliv_penalty_min=sliv_penalty_min, max_duration_h=max_duration_h,
-        max_wrong=max_wrong, wrong_window_s=wrong_window_s)
+    gg = GorodGame.objects.create(game=game, **settings)
     for spec in levels:
         level_add(actor=actor, game=gg, **spec)
     return gg
 
 
 @transaction.atomic
+def settings_edit(*, actor, game: GorodGame | int, hint_offsets_min: Sequence[float],
+                  sliv_penalty_min: float, max_duration_h: float, max_wrong: int,
+                  wrong_window_s: int) -> GorodGame:
+    """Change the game's settings; [decision] until the start (afterwards the record would
+    change under the teams' feet)."""
+    _require_organizer(actor)
+    gg = _lock(game)
+    _require_setup(gg, _("The settings can only be changed before the start."))
+    settings = _check_settings(hint_offsets_min=list(hint_offsets_min),
+                               sliv_penalty_min=sliv_penalty_min, max_duration_h=max_duration_h,
+                               max_wrong=max_wrong, wrong_window_s=wrong_window_s)
+    for key, value in settings.items():
+        setattr(gg, key, value)
+    gg.save(update_fields=list(settings))
+    return gg
+
+
+@transaction.atomic
 def level_add(*, actor, game: GorodGame | int, codes: dict, label: str | None = None,
               task: str = "", hint1: str = "", hint2: str = "",
-              duration_min: float = rules.DEFAULT_LIMIT_MIN) -> Level:
+              duration_min: float = rules.DEFAULT_LIMIT_MIN, danger: int | None = None) -> Level:
     """Add a level at the end of the game order (before the start only)."""
     _require_organizer(actor)
     gg = _lock(game)
-    if gg.status != GorodGame.Status.SETUP:
-        raise DomainError(_("Levels can only be added before the start."))
+    _require_setup(gg, _("Levels can only be added before the start."))
     order = Level.objects.filter(gorod=gg).count() + 1
-    label = str(label or order).strip()
-    if not label or Level.objects.filter(gorod=gg, label=label).exists():
-        raise DomainError(_("Level %(level)s already exists.") % {"level": label})
-    if not isinstance(duration_min, int | float) or not 0 < duration_min <= 10080:
-        raise DomainError(_("A level's time limit is more than 0 and at most 10080 minutes."))
+    label, codes = _check_level(gg, label=label or order, duration_min=duration_min,
+                                danger=danger, codes=codes)
     return Level.objects.create(gorod=gg, order=order, label=label, task=task, hint1=hint1,
-                                hint2=hint2, duration_min=duration_min,
-                                codes=_check_codes(codes, label))
+                                hint2=hint2, duration_min=duration_min, danger=danger,
+                                codes=codes)
+
+
+def _level(gg: GorodGame, level: Level | int) -> Level:
+    level_id = level if isinstance(level, int) else level.pk
+    found = Level.objects.filter(gorod=gg, pk=level_id).first()
+    if found is None:
+        raise DomainError(_("There is no such level in this game."))
+    return found
+
+
+@transaction.atomic
+def level_edit(*, actor, game: GorodGame | int, level: Level | int, label=KEEP, task=KEEP,
+               hint1=KEEP, hint2=KEEP, duration_min=KEEP, danger=KEEP, codes=KEEP) -> Level:
+    """Change a level before the start (only the fields given). A new level id is followed in
+    the routes, which name levels by id."""
+    _require_organizer(actor)
+    gg = _lock(game)
+    _require_setup(gg, _("Levels can only be changed before the start."))
+    row = _level(gg, level)
+    old_label = row.label
+    changes = {key: value for key, value in (
+        ("label", label), ("task", task), ("hint1", hint1), ("hint2", hint2),
+        ("duration_min", duration_min), ("danger", danger), ("codes", codes))
+        if value is not KEEP}
+    for key, value in changes.items():
+        setattr(row, key, value)
+    row.label, row.codes = _check_level(gg, label=row.label, duration_min=row.duration_min,
+                                        danger=row.danger, codes=row.codes, exclude=row.pk)
+    for key in ("task", "hint1", "hint2"):
+        setattr(row, key, str(getattr(row, key) or ""))
+    row.save()
+    if row.label != old_label:
+        for route in Route.objects.filter(gorod=gg):
+            route.levels = [row.label if lv == old_label else lv for lv in route.levels]
+            route.save(update_fields=["levels"])
+    return row
+
+
+def _renumber(gg: GorodGame, rows: list[Level]) -> None:
+    # Orders are unique per game: park every row out of the way first, then number them.
+    for i, row in enumerate(rows):
+        Level.objects.filter(pk=row.pk).update(order=10000 + i)
+    for i, row in enumerate(rows, start=1):
+        Level.objects.filter(pk=row.pk).update(order=i)
+
+
+@transaction.atomic
+def level_move(*, actor, game: GorodGame | int, level: Level | int, to: int) -> list[Level]:
+    """Move a level to place ``to`` (1 = first) of the game order before the start; the others
+    keep their relative order. Returns the levels in their new order. Routes are each team's
+    own order and do not change."""
+    _require_organizer(actor)
+    gg = _lock(game)
+    _require_setup(gg, _("Levels can only be moved before the start."))
+    row = _level(gg, level)
+    rows = [lv for lv in selectors.levels(gg) if lv.pk != row.pk]
+    if isinstance(to, bool) or not isinstance(to, int) or not 1 <= to <= len(rows) + 1:
+        raise DomainError(_("A level moves to a place from 1 to %(n)d.") % {"n": len(rows) + 1})
+    rows.insert(to - 1, row)
+    _renumber(gg, rows)
+    return selectors.levels(gg)
 
 
 @transaction.atomic
@@ -183,17 +299,10 @@ def level_delete(*, actor, game: GorodGame | int, level: Level | int) -> None:
     list every level, so a deletion drops them: generate them again."""
     _require_organizer(actor)
     gg = _lock(game)
-    if gg.status != GorodGame.Status.SETUP:
-        raise DomainError(_("Levels can only be deleted before the start."))
-    level_id = level if isinstance(level, int) else level.pk
-    found = Level.objects.filter(gorod=gg, pk=level_id).first()
-    if found is None:
-        raise DomainError(_("There is no such level in this game."))
+    _require_setup(gg, _("Levels can only be deleted before the start."))
+    found = _level(gg, level)
     found.delete()
-    # One at a time, upwards: each level moves into the place just freed (order is unique).
-    for later in Level.objects.filter(gorod=gg, order__gt=found.order).order_by("order"):
-        later.order -= 1
-        later.save(update_fields=["order"])
+    _renumber(gg, selectors.levels(gg))
     Route.objects.filter(gorod=gg).delete()
 
 
@@ -203,8 +312,7 @@ def routes_generate(*, actor, game: GorodGame | int, seed: int | str | None = No
     start; returns ``{application id: [level ids]}``."""
     _require_organizer(actor)
     gg = _lock(game)
-    if gg.status != GorodGame.Status.SETUP:
-        raise DomainError(_("Routes can only be changed before the start."))
+    _require_setup(gg, _("Routes can only be changed before the start."))
     labels = [lv.label for lv in selectors.levels(gg)]
     teams = selectors.entries(gg)
     if not labels or not teams:
@@ -215,6 +323,35 @@ def routes_generate(*, actor, game: GorodGame | int, seed: int | str | None = No
     Route.objects.bulk_create([Route(gorod=gg, application_id=int(pk), levels=route)
                                for pk, route in routes.items()])
     return {int(pk): route for pk, route in routes.items()}
+
+
+@transaction.atomic
+def scenario_import(*, actor, game: GorodGame | int, scenario) -> GorodGame:
+    """Replace the whole set-up of a game not started yet — settings, levels, routes — by a
+    checked scenario (``gorod.scenario.parse_scenario``), all or nothing. [decision] Routes
+    name teams; each name must be an approved team of this game (``ScenarioError`` lists every
+    one that is not)."""
+    from gorod.scenario import ScenarioError
+
+    _require_organizer(actor)
+    gg = _lock(game)
+    _require_setup(gg, _("A scenario can only be imported before the start."))
+    by_name = {a.team.name: a for a in selectors.entries(gg)}
+    unknown = [name for name in scenario.routes if name not in by_name]
+    if unknown:
+        raise ScenarioError([
+            _("routes: “%(team)s” is not an approved team of this game") % {"team": name}
+            for name in unknown])
+    settings_edit(actor=actor, game=gg, **scenario.settings)
+    Route.objects.filter(gorod=gg).delete()
+    Level.objects.filter(gorod=gg).delete()
+    for level in scenario.levels:
+        spec = dict(level)
+        level_add(actor=actor, game=gg, label=spec.pop("id"), **spec)
+    Route.objects.bulk_create([Route(gorod=gg, application=by_name[name], levels=list(route))
+                               for name, route in scenario.routes.items()])
+    gg.refresh_from_db()
+    return gg
 
 
 @transaction.atomic
