@@ -400,6 +400,7 @@ def scenario_of(gg) -> Scenario:
     from gorod import selectors
     from gorod.models import Route
 
+    gg = selectors.gorod_game(gg.pk)  # as committed, not as some caller last saw it
     levels = tuple({"id": lv.label, "task": lv.task, "hint1": lv.hint1, "hint2": lv.hint2,
                     "duration_min": _whole(lv.duration_min), "danger": lv.danger,
                     "codes": _plain(lv.codes)} for lv in selectors.levels(gg))
