@@ -69,8 +69,11 @@ def header(table: dict) -> list[str]:
 
 
 def _local(moment: datetime | None) -> datetime | None:
-    # Spreadsheets have no time zones: the game's wall-clock time, as on the screens.
-    return None if moment is None else timezone.localtime(moment).replace(tzinfo=None)
+    # Spreadsheets have no time zones: the game's wall-clock time, as on the screens, to the
+    # second (the statistics' unit; a spreadsheet keeps milliseconds at best).
+    if moment is None:
+        return None
+    return timezone.localtime(moment).replace(tzinfo=None, microsecond=0)
 
 
 def _duration(seconds: float | None) -> timedelta | None:
