@@ -24,6 +24,8 @@ class CodesTextError(ValueError):
 #: the kinds a sector line may name in brackets: ``gate (personal): R7D``
 KIND_WORDS = {"personal": "personal", "личный": "personal", "личная": "personal",
               "digit": "personal_digit", "цифра": "personal_digit"}
+#: how the codes text writes each kind back
+KIND_NAMES = {"personal": "personal", "personal_digit": "digit"}
 _KIND = re.compile(r"^(?P<name>.*?)\s*\((?P<kind>[^()]+)\)$")
 
 
@@ -105,7 +107,7 @@ def codes_to_text(spec: dict) -> str:
         return ""
     if "code" in spec:
         return str(spec["code"])
-    words = {"personal": "personal", "personal_digit": "digit"}
+    words = KIND_NAMES
     lines = []
     for sector in spec.get("sectors") or ():
         kind = sector.get("kind", "common")
@@ -147,9 +149,14 @@ def codes_as_text(spec: dict) -> str:
         codes = " | ".join(str(c) for c in sector.get("codes") or ())
         kind = sector.get("kind", "common")
         if kind != "common":
-            codes = f"{codes} ({kind})"
+            codes = f"{codes} ({KIND_NAMES.get(kind, kind)})"
         parts.append(f"{sector.get('name')}: {codes}")
     return "; ".join(parts)
+
+
+def _whole(value):
+    # 15 reads better than 15.0 in a field (the database keeps minutes as floats).
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 class SettingsForm(forms.Form):
@@ -168,10 +175,11 @@ class SettingsForm(forms.Form):
 
     @classmethod
     def of(cls, gg) -> SettingsForm:
+        offsets = [*(gg.hint_offsets_min or []), None, None]
         return cls(initial={
-            "hint1_min": (gg.hint_offsets_min or [25])[0],
-            "hint2_min": (list(gg.hint_offsets_min or []) + [None, None])[1],
-            "sliv_penalty_min": gg.sliv_penalty_min, "max_duration_h": gg.max_duration_h,
+            "hint1_min": _whole(offsets[0]), "hint2_min": _whole(offsets[1]),
+            "sliv_penalty_min": _whole(gg.sliv_penalty_min),
+            "max_duration_h": _whole(gg.max_duration_h),
             "max_wrong": gg.max_wrong, "wrong_window_s": gg.wrong_window_s})
 
     def settings(self) -> dict:
@@ -237,7 +245,8 @@ class LevelForm(forms.Form):
     def of(cls, level: Level, data=None) -> LevelForm:
         return cls(data, prefix="edit", initial={
             "label": level.label, "task": level.task, "hint1": level.hint1,
-            "hint2": level.hint2, "duration_min": level.duration_min, "danger": level.danger,
+            "hint2": level.hint2, "duration_min": _whole(level.duration_min),
+            "danger": level.danger,
             "codes": codes_to_text(level.codes)})
 
     def clean_codes(self) -> dict:

@@ -11,6 +11,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from core.roles import is_organizer, require_organizer
 from gorod import exports, forms, rules, scenario, selectors, services
@@ -114,7 +115,7 @@ def setup_index(request):
     in_setup = (GorodGame.objects.select_related("game")
                 .filter(status=GorodGame.Status.SETUP).order_by("game__starts_at"))
     return render(request, "gorod/setup_index.html", {
-        "form": form, "has_games": form.fields["game"].queryset.exists(), "in_setup": in_setup})
+        "form": form, "in_setup": in_setup})
 
 
 def _routes(gg: GorodGame, labels: list[str]) -> tuple[list[dict], bool]:
@@ -259,7 +260,9 @@ class _Setup:
                 messages.error(self.request, _("The scenario is not imported: %(why)s")
                                % {"why": problem})
             return None
-        return self.done(_("The scenario is imported: %(n)d levels.") % {"n": len(parsed.levels)})
+        n = len(parsed.levels)
+        return self.done(ngettext("The scenario is imported: %(n)d level.",
+                                  "The scenario is imported: %(n)d levels.", n) % {"n": n})
 
 
 @login_required
