@@ -5,6 +5,8 @@ in artifacts/."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.test import Client
 from playwright.sync_api import expect
@@ -32,9 +34,8 @@ def scheduled_game(asgi_server):
     return game, organizer
 
 
-def test_an_organizer_sets_up_a_gorod_night_with_two_levels(asgi_server, new_page,
-                                                            scheduled_game):
-    game, organizer = scheduled_game
+def organizer_page(asgi_server, new_page, organizer):
+    """A page logged in as the organizer, and the list its script errors go to."""
     errors: list[str] = []
     client = Client()
     client.force_login(organizer)
@@ -42,6 +43,13 @@ def test_an_organizer_sets_up_a_gorod_night_with_two_levels(asgi_server, new_pag
     page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
                                "url": asgi_server}])
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return page, errors
+
+
+def test_an_organizer_sets_up_a_gorod_night_with_two_levels(asgi_server, new_page,
+                                                            scheduled_game):
+    game, organizer = scheduled_game
+    page, errors = organizer_page(asgi_server, new_page, organizer)
 
     page.goto(f"{asgi_server}/gorod/")
     page.click("#setup-link")
@@ -87,19 +95,13 @@ def test_an_organizer_sets_up_a_gorod_night_with_two_levels(asgi_server, new_pag
     assert errors == []
 
 
-DEMO = __import__("pathlib").Path(__file__).resolve().parents[2] / "gorod" / "scenarios" / "demo-night.yaml"
+DEMO = Path(__file__).resolve().parents[2] / "gorod" / "scenarios" / "demo-night.yaml"
 
 
 def test_an_organizer_imports_the_demo_scenario_and_sees_its_levels_and_warnings(
         asgi_server, new_page, scheduled_game):
     game, organizer = scheduled_game
-    errors: list[str] = []
-    client = Client()
-    client.force_login(organizer)
-    page = new_page()
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": asgi_server}])
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page, errors = organizer_page(asgi_server, new_page, organizer)
 
     # A new night published right on the set-up page, not via the teams app.
     page.goto(f"{asgi_server}/gorod/setup/")
