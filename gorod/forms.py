@@ -234,6 +234,10 @@ class LevelForm(forms.Form):
     danger = forms.TypedChoiceField(
         label=gettext_lazy("Danger grade (rules 8.8)"), required=False, coerce=int,
         empty_value=None, choices=[("", gettext_lazy("not stated"))] + Level.Danger.choices)
+    images = forms.MultipleChoiceField(
+        label=gettext_lazy("Task images"), required=False, widget=forms.CheckboxSelectMultiple,
+        help_text=gettext_lazy("Upload images under “Task images” below; teams see them with "
+                               "the task."))
     codes = forms.CharField(
         label=gettext_lazy("Codes"), widget=forms.Textarea(attrs={"rows": 4}),
         help_text=gettext_lazy("One code per line; a sector with alternatives: "
@@ -241,12 +245,23 @@ class LevelForm(forms.Form):
                                "(personal): COMMON PART”; a personal digit: “sector name "
                                "(digit): CODE” (the teams' parts go in the table below)."))
 
+    def __init__(self, *args, images: list[str] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["images"].choices = [(name, name) for name in images]
+        if not images:
+            del self.fields["images"]
+
+    def clean(self):
+        data = super().clean()
+        data.setdefault("images", [])
+        return data
+
     @classmethod
-    def of(cls, level: Level, data=None) -> LevelForm:
-        return cls(data, prefix="edit", initial={
+    def of(cls, level: Level, data=None, *, images: list[str] = ()) -> LevelForm:
+        return cls(data, prefix="edit", images=images, initial={
             "label": level.label, "task": level.task, "hint1": level.hint1,
             "hint2": level.hint2, "duration_min": _whole(level.duration_min),
-            "danger": level.danger,
+            "danger": level.danger, "images": list(level.images or []),
             "codes": codes_to_text(level.codes)})
 
     def clean_codes(self) -> dict:
@@ -302,6 +317,10 @@ class PersonalPartsForm(forms.Form):
                 personal.pop(team, None)
             target["personal"] = personal
         return spec
+
+
+class ImageUploadForm(forms.Form):
+    file = forms.FileField(label=gettext_lazy("Image (PNG, JPEG, GIF or WebP, at most 5 MB)"))
 
 
 class ScenarioUploadForm(forms.Form):

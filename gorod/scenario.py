@@ -20,6 +20,7 @@ The file (``gorod/scenarios/demo-night.yaml`` is a complete example)::
         hint2: ...
         duration_min: 70
         danger: 2                     # 1–4 (rules 8.8) or absent
+        images: [bridge.jpg]          # task images by file name, uploaded to the game first
         codes: {code: G1R12345D}      # or {sectors: [{name, kind, codes, personal}]}
     routes:                           # optional: a non-linear game
       Альфа: ["2", "3", "1"]
@@ -61,7 +62,7 @@ DEFAULT_SETTINGS = {"hint_offsets_min": list(rules.DEFAULT_HINT_OFFSETS_MIN),
                     "sliv_penalty_min": rules.DEFAULT_SLIV_PENALTY_MIN,
                     "max_duration_h": rules.DEFAULT_MAX_DURATION_H,
                     "max_wrong": 10, "wrong_window_s": 60}
-LEVEL_KEYS = ("id", "task", "hint1", "hint2", "duration_min", "danger", "codes")
+LEVEL_KEYS = ("id", "task", "hint1", "hint2", "duration_min", "danger", "images", "codes")
 MAX_BYTES = 2 * 1024 * 1024
 
 
@@ -76,7 +77,7 @@ class ScenarioError(DomainError):
 @dataclass(frozen=True)
 class Scenario:
     settings: dict  # every key of SETTING_KEYS
-    levels: tuple[dict, ...]  # each: id, task, hint1, hint2, duration_min, danger, codes
+    levels: tuple[dict, ...]  # each: id, task, hint1, hint2, duration_min, danger, images, codes
     routes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # team name → level ids
     title: str = ""
 
@@ -273,6 +274,16 @@ def _levels(raw: Any) -> tuple[list[dict], list[str]]:
         if danger is not None and (not _is_number(danger) or danger not in (1, 2, 3, 4)):
             problems.append(f"{where}.danger: expected 1, 2, 3 or 4, got {danger!r}")
         level["danger"] = int(danger) if _is_number(danger) else None
+        images = item.get("images") or []
+        if not isinstance(images, list):
+            problems.append(f"{where}.images: expected a list of file names")
+            images = []
+        for j, name in enumerate(images):
+            if not isinstance(name, str) or not name.strip() or len(name) > 100 or "/" in name:
+                problems.append(f"{where}.images[{j}]: expected a file name, got {name!r}")
+            elif name in images[:j]:
+                problems.append(f"{where}.images[{j}]: {name!r} is listed twice")
+        level["images"] = [name for name in images if isinstance(name, str)]
         codes = item.get("codes")
         if codes is None:
             problems.append(f"{where}.codes: the level has no code")
@@ -346,6 +357,8 @@ def scenario_dict(scenario: Scenario) -> dict:
         row["duration_min"] = level["duration_min"]
         if level.get("danger") is not None:
             row["danger"] = level["danger"]
+        if level.get("images"):
+            row["images"] = list(level["images"])
         row["codes"] = _plain(level["codes"])
         data["levels"].append(row)
     if scenario.routes:
@@ -365,6 +378,9 @@ def summary(scenario: Scenario) -> list[str]:
         (f"non-linear: routes for {', '.join(scenario.routes)}" if scenario.routes
          else "linear: every team plays the levels in this order"),
     ]
+    images = list(dict.fromkeys(n for level in scenario.levels for n in level["images"]))
+    if images:
+        lines.append(f"images to upload to the game before the import: {', '.join(images)}")
     for w in rules.setup_warnings(levels=list(scenario.levels),
                                   hint_offsets_min=s["hint_offsets_min"],
                                   teams=list(scenario.routes), routes=scenario.routes or None):
@@ -403,6 +419,7 @@ def scenario_of(gg) -> Scenario:
     gg = selectors.gorod_game(gg.pk)  # as committed, not as some caller last saw it
     levels = tuple({"id": lv.label, "task": lv.task, "hint1": lv.hint1, "hint2": lv.hint2,
                     "duration_min": _whole(lv.duration_min), "danger": lv.danger,
+                    "images": list(lv.images or []),
                     "codes": _plain(lv.codes)} for lv in selectors.levels(gg))
     routes = {r.application.team.name: tuple(r.levels) for r in
               Route.objects.filter(gorod=gg).select_related("application__team")

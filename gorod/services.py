@@ -34,7 +34,7 @@ from gorod.codes import (
     match_attempt,
     normalize_code,
 )
-from gorod.models import CodeAttempt, GorodGame, Level, Route, Ruling
+from gorod.models import CodeAttempt, GorodGame, Level, Route, Ruling, TaskImage
 from teams.models import Application, Game
 
 CODE_MAX = 200
@@ -146,6 +146,18 @@ def _require_setup(gg: GorodGame, message: str) -> None:
         raise DomainError(message)
 
 
+def _check_images(gg: GorodGame, images, label: str) -> list[str]:
+    if not isinstance(images, list | tuple) or not all(isinstance(n, str) for n in images):
+        raise DomainError(_("Level %(level)s: images are a list of file names.")
+                          % {"level": label})
+    known = set(TaskImage.objects.filter(gorod=gg).values_list("name", flat=True))
+    unknown = [name for name in images if name not in known]
+    if unknown:
+        raise DomainError(_("Level %(level)s: no uploaded image %(names)s.")
+                          % {"level": label, "names": ", ".join(unknown)})
+    return list(dict.fromkeys(images))
+
+
 def _check_level(gg: GorodGame, *, label, duration_min, danger, codes,
                  exclude: int | None = None) -> tuple[str, dict]:
     label = str(label).strip()
@@ -219,8 +231,10 @@ def settings_edit(*, actor, game: GorodGame | int, hint_offsets_min: Sequence[fl
 @transaction.atomic
 def level_add(*, actor, game: GorodGame | int, codes: dict, label: str | None = None,
               task: str = "", hint1: str = "", hint2: str = "",
-              duration_min: float = rules.DEFAULT_LIMIT_MIN, danger: int | None = None) -> Level:
-    """Add a level at the end of the game order (before the start only)."""
+              duration_min: float = rules.DEFAULT_LIMIT_MIN, danger: int | None = None,
+              images: Sequence[str] = ()) -> Level:
+    """Add a level at the end of the game order (before the start only); ``images`` name the
+    game's uploaded task images it shows."""
     _require_organizer(actor)
     gg = _lock(game)
     _require_setup(gg, _("Levels can only be added before the start."))
@@ -229,7 +243,7 @@ def level_add(*, actor, game: GorodGame | int, codes: dict, label: str | None = 
                                 danger=danger, codes=codes)
     return Level.objects.create(gorod=gg, order=order, label=label, task=task, hint1=hint1,
                                 hint2=hint2, duration_min=duration_min, danger=danger,
-                                codes=codes)
+                                codes=codes, images=_check_images(gg, list(images), label))
 
 
 def _level(gg: GorodGame, level: Level | int) -> Level:
@@ -242,7 +256,8 @@ def _level(gg: GorodGame, level: Level | int) -> Level:
 
 @transaction.atomic
 def level_edit(*, actor, game: GorodGame | int, level: Level | int, label=KEEP, task=KEEP,
-               hint1=KEEP, hint2=KEEP, duration_min=KEEP, danger=KEEP, codes=KEEP) -> Level:
+               hint1=KEEP, hint2=KEEP, duration_min=KEEP, danger=KEEP, codes=KEEP,
+               images=KEEP) -> Level:
     """Change a level before the start (only the fields given). A new level id is followed in
     the routes, which name levels by id."""
     _require_organizer(actor)
@@ -252,12 +267,13 @@ def level_edit(*, actor, game: GorodGame | int, level: Level | int, label=KEEP, 
     old_label = row.label
     changes = {key: value for key, value in (
         ("label", label), ("task", task), ("hint1", hint1), ("hint2", hint2),
-        ("duration_min", duration_min), ("danger", danger), ("codes", codes))
-        if value is not KEEP}
+        ("duration_min", duration_min), ("danger", danger), ("codes", codes),
+        ("images", images)) if value is not KEEP}
     for key, value in changes.items():
         setattr(row, key, value)
     row.label, row.codes = _check_level(gg, label=row.label, duration_min=row.duration_min,
                                         danger=row.danger, codes=row.codes, exclude=row.pk)
+    row.images = _check_images(gg, row.images, row.label)
     for key in ("task", "hint1", "hint2"):
         setattr(row, key, str(getattr(row, key) or ""))
     row.save()
@@ -325,23 +341,77 @@ def routes_generate(*, actor, game: GorodGame | int, seed: int | str | None = No
     return {int(pk): route for pk, route in routes.items()}
 
 
+IMAGE_MAX_BYTES = 5 * 1024 * 1024
+#: what an image's first bytes say it is (the browser's word, the file's name, prove nothing)
+IMAGE_SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"),
+                    (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
+
+
+def _image_type(data: bytes) -> str | None:
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return next((kind for magic, kind in IMAGE_SIGNATURES if data.startswith(magic)), None)
+
+
+@transaction.atomic
+def image_add(*, actor, game: GorodGame | int, name: str, data: bytes) -> TaskImage:
+    """Upload a task image (PNG, JPEG, GIF or WebP, at most 5 MB) under its file name, before
+    the start. [decision] A name already uploaded is replaced: the levels showing it show the
+    new one."""
+    _require_organizer(actor)
+    gg = _lock(game)
+    _require_setup(gg, _("Images can only be uploaded before the start."))
+    name = str(name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    if not name or len(name) > 100:
+        raise DomainError(_("An image needs a file name of at most 100 characters."))
+    if len(data) > IMAGE_MAX_BYTES:
+        raise DomainError(_("%(name)s is larger than 5 MB.") % {"name": name})
+    kind = _image_type(data)
+    if kind is None:
+        raise DomainError(_("%(name)s is not a PNG, JPEG, GIF or WebP image.") % {"name": name})
+    image, _created = TaskImage.objects.update_or_create(
+        gorod=gg, name=name, defaults={"content_type": kind, "data": data, "size": len(data)})
+    return image
+
+
+@transaction.atomic
+def image_delete(*, actor, game: GorodGame | int, name: str) -> None:
+    """Remove a task image before the start; refused while a level shows it."""
+    _require_organizer(actor)
+    gg = _lock(game)
+    _require_setup(gg, _("Images can only be deleted before the start."))
+    image = TaskImage.objects.filter(gorod=gg, name=name).first()
+    if image is None:
+        raise DomainError(_("There is no image %(name)s.") % {"name": name})
+    users = [lv.label for lv in selectors.levels(gg) if name in (lv.images or [])]
+    if users:
+        raise DomainError(_("Level(s) %(levels)s show %(name)s: remove it from them first.")
+                          % {"levels": ", ".join(users), "name": name})
+    image.delete()
+
+
 @transaction.atomic
 def scenario_import(*, actor, game: GorodGame | int, scenario) -> GorodGame:
     """Replace the whole set-up of a game not started yet — settings, levels, routes — by a
     checked scenario (``gorod.scenario.parse_scenario``), all or nothing. [decision] Routes
-    name teams; each name must be an approved team of this game (``ScenarioError`` lists every
-    one that is not)."""
+    name teams; each name must be an approved team of this game, and images name the game's
+    uploaded task images (``ScenarioError`` lists every one that is not)."""
     from gorod.scenario import ScenarioError
 
     _require_organizer(actor)
     gg = _lock(game)
     _require_setup(gg, _("A scenario can only be imported before the start."))
     by_name = {a.team.name: a for a in selectors.entries(gg)}
-    unknown = [name for name in scenario.routes if name not in by_name]
-    if unknown:
-        raise ScenarioError([
-            _("routes: “%(team)s” is not an approved team of this game") % {"team": name}
-            for name in unknown])
+    problems = [_("routes: “%(team)s” is not an approved team of this game") % {"team": name}
+                for name in scenario.routes if name not in by_name]
+    uploaded = set(TaskImage.objects.filter(gorod=gg).values_list("name", flat=True))
+    problems += [
+        _("levels[%(i)d].images: no uploaded image “%(name)s” (upload it under Task images "
+          "first)") % {"i": i, "name": name}
+        for i, level in enumerate(scenario.levels) for name in level.get("images") or ()
+        if name not in uploaded]
+    if problems:
+        raise ScenarioError(problems)
     settings_edit(actor=actor, game=gg, **scenario.settings)
     Route.objects.filter(gorod=gg).delete()
     Level.objects.filter(gorod=gg).delete()

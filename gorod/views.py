@@ -15,7 +15,7 @@ from django.utils.translation import ngettext
 
 from core.roles import is_organizer, require_organizer
 from gorod import exports, forms, rules, scenario, selectors, services
-from gorod.models import GorodGame, Route, Ruling
+from gorod.models import GorodGame, Route, Ruling, TaskImage
 from teams.models import Game
 from teams.permissions import get_team_entry
 
@@ -185,7 +185,8 @@ class _Setup:
 
     def __init__(self, request, gg: GorodGame):
         self.request, self.gg, self.user = request, gg, request.user
-        self.add_form = forms.LevelForm()
+        self.images = list(TaskImage.objects.filter(gorod=gg).values_list("name", flat=True))
+        self.add_form = forms.LevelForm(images=self.images)
         self.settings_form = forms.SettingsForm.of(gg)
         self.edit_form = None
         self.personal_forms: dict[int, forms.PersonalPartsForm] = {}
@@ -195,7 +196,7 @@ class _Setup:
         return redirect("gorod:setup", game_id=self.gg.pk)
 
     def add(self):
-        self.add_form = forms.LevelForm(self.request.POST)
+        self.add_form = forms.LevelForm(self.request.POST, images=self.images)
         if not self.add_form.is_valid():
             return _form_errors(self.request, self.add_form)
         data = dict(self.add_form.cleaned_data)
@@ -205,7 +206,7 @@ class _Setup:
 
     def edit(self):
         level = get_object_or_404(self.gg.levels, pk=_level_id(self.request))
-        self.edit_form = forms.LevelForm.of(level, self.request.POST)
+        self.edit_form = forms.LevelForm.of(level, self.request.POST, images=self.images)
         if not self.edit_form.is_valid():
             return _form_errors(self.request, self.edit_form)
         data = dict(self.edit_form.cleaned_data)
@@ -244,6 +245,22 @@ class _Setup:
         services.settings_edit(actor=self.user, game=self.gg, **self.settings_form.settings())
         return self.done(_("The settings are saved."))
 
+    def image(self):
+        form = forms.ImageUploadForm(self.request.POST, self.request.FILES)
+        if not form.is_valid():
+            return _form_errors(self.request, form)
+        upload = form.cleaned_data["file"]
+        if upload.size > services.IMAGE_MAX_BYTES:
+            raise services.DomainError(_("%(name)s is larger than 5 MB.") % {"name": upload.name})
+        image = services.image_add(actor=self.user, game=self.gg, name=upload.name,
+                                   data=upload.read())
+        return self.done(_("The image %(name)s is uploaded.") % {"name": image.name})
+
+    def image_delete(self):
+        name = self.request.POST.get("name", "")
+        services.image_delete(actor=self.user, game=self.gg, name=name)
+        return self.done(_("The image %(name)s is deleted.") % {"name": name})
+
     def routes(self):
         services.routes_generate(actor=self.user, game=self.gg)
         return self.done(_("Routes are generated."))
@@ -270,7 +287,7 @@ def setup(request, game_id: int):
     """Everything about a GoRoD before its start: settings, levels (add, edit, move, delete),
     personal codes, routes for a non-linear game, scenario files, and the warnings to fix.
     Actions post here with ``action`` = add | edit | move | delete | personal | settings |
-    routes | scenario."""
+    routes | scenario | image | image_delete."""
     require_organizer(request.user)
     gg = _gorod(game_id)
     if gg.status != GorodGame.Status.SETUP:
@@ -297,7 +314,7 @@ def setup(request, game_id: int):
     editing = request.POST.get("level") if page.edit_form is not None else request.GET.get("edit")
     if page.edit_form is None and editing:
         level = next((lv for lv in level_rows if str(lv.pk) == editing), None)
-        page.edit_form = forms.LevelForm.of(level) if level else None
+        page.edit_form = forms.LevelForm.of(level, images=page.images) if level else None
     names = [a.team.name for a in teams]
     levels = []
     for lv in level_rows:
@@ -311,10 +328,23 @@ def setup(request, game_id: int):
         "game": gg, "form": page.add_form, "settings_form": page.settings_form,
         "edit_form": page.edit_form, "levels": levels, "routes": routes, "routes_stale": stale,
         "teams": teams, "warnings": _warnings(gg, level_rows, teams, routes),
-        "upload_form": forms.ScenarioUploadForm(), "count": len(levels)})
+        "upload_form": forms.ScenarioUploadForm(), "image_form": forms.ImageUploadForm(),
+        "images": TaskImage.objects.filter(gorod=gg).only("name", "size", "content_type")})
 
 
-_SETUP_ACTIONS = ("add", "edit", "move", "delete", "personal", "settings", "routes", "scenario")
+_SETUP_ACTIONS = ("add", "edit", "move", "delete", "personal", "settings", "routes", "scenario",
+                  "image", "image_delete")
+
+
+@login_required
+def task_image(request, game_id: int, name: str):
+    """A task image for the organizers' set-up page (teams get theirs with their level)."""
+    require_organizer(request.user)
+    image = get_object_or_404(TaskImage, gorod_id=game_id, name=name)
+    response = HttpResponse(bytes(image.data), content_type=image.content_type)
+    response["Content-Disposition"] = f'inline; filename="{image.name}"'
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 @login_required

@@ -155,6 +155,9 @@ def scenarios(draw) -> dict:
                 level[key] = draw(LINES)
         if draw(st.booleans()):
             level["danger"] = draw(st.integers(1, 4))
+        if draw(st.booleans()):
+            level["images"] = draw(st.lists(st.sampled_from(["мост.png", "b.jpg"]), min_size=1,
+                                            unique=True))
         levels.append(level)
     first = draw(st.floats(0, 100, allow_nan=False).map(lambda x: round(x, 2)))
     data = {"format": "gorod-scenario", "version": 1,
@@ -211,6 +214,8 @@ def test_any_scenario_imported_into_a_game_exports_back_unchanged(empty, organiz
     if "routes" in data:
         data["routes"] = {"Alpha": data["routes"]["Альфа"], "Beta": data["routes"]["Beta: 2"]}
     parsed = scenario.parse_scenario(data)
+    for name in ("мост.png", "b.jpg"):
+        services.image_add(actor=organizer, game=empty, name=name, data=PNG)
     services.scenario_import(actor=organizer, game=empty, scenario=parsed)
     exported = scenario.scenario_dict(scenario.scenario_of(empty))
     exported.pop("title")
@@ -387,3 +392,43 @@ def test_the_command_refuses_bad_input_with_exit_2(empty, organizer, tmp_path):
     code, _, err = run("import", str(bad), "--game", str(empty.pk))
     assert (code, err) == (2, "error: routes: “Чужие” is not an approved team of this game\n")
     assert not Level.objects.filter(gorod=empty).exists()
+
+
+# --- task images by file name -------------------------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+
+
+def test_scenario_images_name_the_games_uploaded_images(empty, organizer):
+    data = minimal(levels=[{"id": "1", "images": ["мост.png", "карта.png"],
+                            "codes": {"code": "A"}}])
+    parsed = scenario.parse_scenario(data)
+    assert "images to upload to the game before the import: мост.png, карта.png" in (
+        scenario.summary(parsed))
+    with pytest.raises(scenario.ScenarioError) as caught:
+        services.scenario_import(actor=organizer, game=empty, scenario=parsed)
+    assert caught.value.problems == [
+        "levels[0].images: no uploaded image “мост.png” (upload it under Task images first)",
+        "levels[0].images: no uploaded image “карта.png” (upload it under Task images first)"]
+    assert not Level.objects.filter(gorod=empty).exists()
+    for name in ("мост.png", "карта.png"):
+        services.image_add(actor=organizer, game=empty, name=name, data=PNG)
+    services.scenario_import(actor=organizer, game=empty, scenario=parsed)
+    assert Level.objects.get(gorod=empty).images == ["мост.png", "карта.png"]
+    exported = scenario.scenario_dict(scenario.scenario_of(empty))
+    assert exported["levels"][0]["images"] == ["мост.png", "карта.png"]
+    # A re-import of the levels keeps the uploaded images.
+    services.scenario_import(actor=organizer, game=empty, scenario=parsed)
+    assert empty.images.count() == 2
+
+
+@pytest.mark.parametrize("images, message", [
+    ("a.png", "levels[0].images: expected a list of file names"),
+    ([""], "levels[0].images[0]: expected a file name, got ''"),
+    (["dir/a.png"], "levels[0].images[0]: expected a file name, got 'dir/a.png'"),
+    ([7], "levels[0].images[0]: expected a file name, got 7"),
+    (["a.png", "a.png"], "levels[0].images[1]: 'a.png' is listed twice"),
+])
+def test_bad_scenario_images_are_named(images, message):
+    assert problems(minimal(levels=[{"id": "1", "images": images,
+                                     "codes": {"code": "A"}}])) == [message]
