@@ -320,7 +320,8 @@ class PersonalPartsForm(forms.Form):
 
 
 class ImageUploadForm(forms.Form):
-    file = forms.FileField(label=gettext_lazy("Image (PNG, JPEG, GIF or WebP, at most 5 MB)"))
+    # Not "file": the scenario form on the same page has that field (and its HTML id).
+    image = forms.FileField(label=gettext_lazy("Image (PNG, JPEG, GIF or WebP, at most 5 MB)"))
 
 
 class ScenarioUploadForm(forms.Form):

@@ -249,7 +249,7 @@ class _Setup:
         form = forms.ImageUploadForm(self.request.POST, self.request.FILES)
         if not form.is_valid():
             return _form_errors(self.request, form)
-        upload = form.cleaned_data["file"]
+        upload = form.cleaned_data["image"]
         if upload.size > services.IMAGE_MAX_BYTES:
             raise services.DomainError(_("%(name)s is larger than 5 MB.") % {"name": upload.name})
         image = services.image_add(actor=self.user, game=self.gg, name=upload.name,

@@ -118,7 +118,8 @@ def test_an_organizer_imports_the_demo_scenario_and_sees_its_levels_and_warnings
     page.wait_for_url(f"**/gorod/{game.pk}/setup/", timeout=WAIT)
     page.set_input_files("#id_file", str(DEMO))
     page.click("#scenario-import")
-    expect(page.locator(".messages li.success")).to_contain_text("3", timeout=WAIT)
+    expect(page.locator(".messages li.success")).to_contain_text("Сценарий импортирован: 3",
+                                                                 timeout=WAIT)
     rows = page.locator("#levels tbody tr")
     expect(rows).to_have_count(3)
     expect(rows.nth(0)).to_contain_text("Старый мост")
@@ -136,6 +137,17 @@ def test_an_organizer_imports_the_demo_scenario_and_sees_its_levels_and_warnings
     personal.locator(".personal-save").click()
     expect(page.locator("#no-warnings")).to_be_visible(timeout=WAIT)
     expect(personal.locator('input[data-team="Beta"]')).to_have_value("7")
+
+    # An image for level 1's task, uploaded and chosen in the level's edit form.
+    image = artifacts_dir() / "мост.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    page.set_input_files("#id_image", str(image))
+    page.click("#image-upload")
+    expect(page.locator('#image-list li[data-image="мост.png"]')).to_be_visible(timeout=WAIT)
+    page.click('[data-edit="1"]')
+    page.check('#level-edit-form input[value="мост.png"]')
+    page.click("#level-save")
+    expect(rows.nth(0).locator('.level-images img[alt="мост.png"]')).to_be_visible(timeout=WAIT)
 
     # A broken file is a message per problem and changes nothing.
     broken = artifacts_dir() / "broken-scenario.yaml"

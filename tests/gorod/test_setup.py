@@ -600,7 +600,7 @@ def upload_image(client, gg, name: str, content: bytes):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return client.post(f"/gorod/{gg.pk}/setup/", {
-        "action": "image", "file": SimpleUploadedFile(name, content)}, follow=True)
+        "action": "image", "image": SimpleUploadedFile(name, content)}, follow=True)
 
 
 def test_task_images_are_uploaded_chosen_for_a_level_and_shown(gorod, organizer, outsider):
