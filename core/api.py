@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from rest_framework import serializers, status
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -34,3 +36,28 @@ class ServiceAPIView(APIView):
         serializer = serializer_class(data=self.request.data)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
+
+
+class FileNegotiation(BaseContentNegotiation):
+    """A download is its file whatever the Accept header says: a browser following a link asks
+    for ``text/html`` first and would get DRF's browsable page saved instead of the file."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class JSONFileAPIView(ServiceAPIView):
+    """An endpoint whose answer is a JSON file (errors stay ``{"detail"}`` JSON too)."""
+
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = FileNegotiation
+
+    def file_response(self, data, filename: str) -> Response:
+        """``?download=1`` saves the file; without it the browser shows it, still as JSON."""
+        response = Response(data)
+        how = "attachment" if self.request.query_params.get("download") else "inline"
+        response["Content-Disposition"] = f'{how}; filename="{filename}"'
+        return response

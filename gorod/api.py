@@ -11,7 +11,7 @@ from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from core.api import ServiceAPIView
+from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import NotAllowed
 from core.permissions import IsOrganizer
 from gorod import selectors, services
@@ -76,16 +76,14 @@ class TeamStateAPI(TeamAPIView):
         return Response(self.team_state())
 
 
-class RecordAPI(OrganizerAPIView):
+class RecordAPI(JSONFileAPIView, OrganizerAPIView):
     @extend_schema(
         tags=TAG, responses={200: dict, **ERRORS},
         parameters=[OpenApiParameter("download", bool, description="as a file attachment")],
         summary="The game record in the contract format (replay gives the live statistics)")
     def get(self, request, game_id: int):
-        response = Response(services.game_record(self.get_gorod()))
-        if request.query_params.get("download"):
-            response["Content-Disposition"] = f'attachment; filename="gorod-{game_id}.json"'
-        return response
+        return self.file_response(services.game_record(self.get_gorod()),
+                                  f"gorod-{game_id}.json")
 
 
 # --- organizer actions ------------------------------------------------------------------------

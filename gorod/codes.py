@@ -31,7 +31,9 @@ __all__ = [
     "MatchResult",
     "Sector",
     "check_attempt_limit",
+    "codes_match",
     "is_standard_code",
+    "layout_code",
     "level_codes_from_dict",
     "match_attempt",
     "normalize_code",
@@ -49,11 +51,24 @@ _LOOKALIKES = str.maketrans({
     "С": "C", "Т": "T", "Х": "X", "У": "Y",
 })
 
+# The ЙЦУКЕН keys and the QWERTY characters they sit on: a code typed with the Russian layout
+# switched on (``G7R11111D`` → ``п7к11111в``) reads back as what was meant. Upper case, like
+# _LOOKALIKES; the punctuation keys (Х Ъ Ж Э Б Ю Ё) are mapped too, so a Cyrillic code typed with
+# the Latin layout on (``ktc`` for ``ЛЕС``) meets the code's own layout form.
+_LAYOUT = str.maketrans(dict(zip(
+    "ЙЦУКЕНГШЩЗХЪФЫВАПРОЛДЖЭЯЧСМИТЬБЮЁ",
+    "QWERTYUIOP[]ASDFGHJKL;'ZXCVBNM,.`", strict=True)))
+
 _STANDARD = re.compile(r"G(\d+)R(\d+)D")
 
 
 class CodeSpecError(ValueError):
     """A level's code description that cannot be used (e.g. no personal part for a team)."""
+
+
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).upper()
+    return "".join(ch for ch in text if not ch.isspace() and unicodedata.category(ch) != "Cf")
 
 
 def normalize_code(text: str) -> str:
@@ -68,9 +83,44 @@ def normalize_code(text: str) -> str:
     >>> normalize_code("ор\\u200bех")
     'OPEX'
     """
-    text = unicodedata.normalize("NFKC", text).upper()
-    text = "".join(ch for ch in text if not ch.isspace() and unicodedata.category(ch) != "Cf")
-    return text.translate(_LOOKALIKES)
+    return _fold(text).translate(_LOOKALIKES)
+
+
+def layout_code(text: str) -> str:
+    """The keys a text was typed with, read on the QWERTY layout: folded like
+    ``normalize_code``, then every Cyrillic letter replaced by the Latin key it sits on
+    (п→G, к→R, в→D, …). Latin letters and digits stay, so a Latin text is its own layout form.
+
+    >>> layout_code("п7к11111в")
+    'G7R11111D'
+    >>> layout_code("лес"), layout_code("ktc")
+    ('KTC', 'KTC')
+    """
+    return _fold(text).translate(_LAYOUT)
+
+
+def codes_match(typed: str, code: str) -> bool:
+    """Whether a typed text matches a code.
+
+    [decision] Two readings are compared and either one matching is enough:
+
+    - the look-alike normalisation (``normalize_code``): the text as typed, Cyrillic look-alikes
+      as Latin letters — a code typed right, in either alphabet where the letters look the same;
+    - the layout form (``layout_code``) of both sides: the keys that were pressed — a Latin code
+      typed with the Russian layout on (``п7к11111в`` for ``G7R11111D``), and a genuinely
+      Cyrillic code typed with the Latin layout on (``ktc`` for ``ЛЕС``).
+
+    Texts without Cyrillic letters match exactly as before (both readings are the plain
+    normalisation). The price: a Cyrillic letter now stands for two Latin letters (``у`` for a
+    look-alike ``Y`` and for the ``E`` key), so ``у1`` matches ``Y1`` and ``E1``; codes differing
+    only that way are a set-up warning (duplicate codes) anyway.
+
+    >>> codes_match("п7к11111в", "G7R11111D"), codes_match("орех", "ОРЕХ"), codes_match("ktc", "ЛЕС")
+    (True, True, True)
+    >>> codes_match("G7R11111E", "G7R11111D")
+    False
+    """
+    return normalize_code(typed) == normalize_code(code) or layout_code(typed) == layout_code(code)
 
 
 def is_standard_code(text: str, game: int | None = None) -> bool:
@@ -108,6 +158,10 @@ class Sector:
     codes: tuple[str, ...] = ()  # the common part, or its accepted alternatives
     #: team → personal part (``personal``) or personal digit (``personal_digit``)
     personal: Mapping[str, str] = field(default_factory=dict)
+    #: the layout forms (``layout_code``) of ``codes`` and ``personal``, kept beside them
+    layout_codes: tuple[str, ...] = field(init=False, repr=False, compare=False, default=())
+    layout_personal: Mapping[str, str] = field(init=False, repr=False, compare=False,
+                                               default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in ("common", "personal", "personal_digit"):
@@ -115,11 +169,18 @@ class Sector:
         if self.kind == "common" and not self.codes:
             raise CodeSpecError(f"sector {self.name!r}: no code")
         # Normalise once here, not on every attempt: a level is matched thousands of times.
+        # The layout forms come from the texts as written: "ОРЕХ" normalises to "OPEX", whose
+        # keys are no longer the ones a team types for it.
+        object.__setattr__(self, "layout_codes", tuple(layout_code(c) for c in self.codes))
+        object.__setattr__(self, "layout_personal",
+                           {team: layout_code(str(part)) for team, part in self.personal.items()})
         object.__setattr__(self, "codes", tuple(normalize_code(c) for c in self.codes))
         object.__setattr__(self, "personal",
                            {team: normalize_code(str(part)) for team, part in self.personal.items()})
         if any(not c for c in self.codes):
             raise CodeSpecError(f"sector {self.name!r}: an empty code never matches")
+        if any(not p for p in self.personal.values()):
+            raise CodeSpecError(f"sector {self.name!r}: an empty personal part never matches")
 
     def accepted(self, team: str) -> tuple[str, ...]:
         """The normalised texts that close this sector for ``team``.
@@ -129,13 +190,25 @@ class Sector:
         >>> Sector("code", "personal_digit", ("G2R1D",), {"Alpha": 4}).accepted("Alpha")
         ('G2R1D4',)
         """
+        return self._combine(team, self.codes, self.personal)
+
+    def accepted_layout(self, team: str) -> tuple[str, ...]:
+        """The layout forms (``layout_code``) of what ``accepted`` gives.
+
+        >>> Sector("code", codes=("ЛЕС",)).accepted_layout("Alpha")
+        ('KTC',)
+        """
+        return self._combine(team, self.layout_codes, self.layout_personal)
+
+    def _combine(self, team: str, codes: tuple[str, ...], personal: Mapping[str, str]
+                 ) -> tuple[str, ...]:
         if self.kind == "common":
-            return self.codes
-        part = self.personal.get(team)
+            return codes
+        part = personal.get(team)
         if part is None:
             raise CodeSpecError(f"sector {self.name!r}: no personal "
                                 f"{'part' if self.kind == 'personal' else 'digit'} for team {team!r}")
-        commons = self.codes or ("",)
+        commons = codes or ("",)
         if self.kind == "personal":
             # 3.24: "the personal code of each team and the common code" — in that order.
             return tuple(part + common for common in commons)
@@ -188,13 +261,38 @@ def level_codes_from_dict(data: Mapping) -> LevelCodes:
     """
     try:
         if "code" in data:
-            return LevelCodes.single(str(data["code"]))
-        return LevelCodes(tuple(
-            Sector(str(s["name"]), str(s.get("kind", "common")),
-                   tuple(str(c) for c in s.get("codes", ())), dict(s.get("personal", {})))
-            for s in data["sectors"]))
+            return LevelCodes.single(_code_text(data["code"], "code"))
+        sectors = data["sectors"]
+        if not isinstance(sectors, list):
+            raise CodeSpecError("sectors: expected a list")
+        return LevelCodes(tuple(_sector(s, i) for i, s in enumerate(sectors)))
     except (KeyError, TypeError, AttributeError) as exc:
         raise CodeSpecError(f"bad level code description: {exc}") from None
+
+
+def _code_text(value, where: str) -> str:
+    # [decision] A code is a text or a whole number (YAML reads 12345 as one); anything else —
+    # a null that str() would turn into the code "None", a list, a boolean — is refused.
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise CodeSpecError(f"{where}: expected a text, got {value!r}")
+    return str(value)
+
+
+def _sector(data, index: int) -> Sector:
+    if not isinstance(data, Mapping):
+        raise CodeSpecError(f"sectors[{index}]: expected a mapping")
+    where = f"sectors[{index}]"
+    name = _code_text(data["name"], f"{where}.name")
+    codes = data.get("codes", ())
+    if not isinstance(codes, list | tuple):
+        raise CodeSpecError(f"{where}.codes: expected a list")
+    personal = data.get("personal") or {}
+    if not isinstance(personal, Mapping):
+        raise CodeSpecError(f"{where}.personal: expected a mapping team → part")
+    return Sector(name, _code_text(data.get("kind", "common"), f"{where}.kind"),
+                  tuple(_code_text(c, f"{where}.codes[{j}]") for j, c in enumerate(codes)),
+                  {_code_text(team, f"{where}.personal"): _code_text(part, f"{where}.personal.{team}")
+                   for team, part in personal.items()})
 
 
 @dataclass(frozen=True)
@@ -215,7 +313,8 @@ def match_attempt(level_codes_spec: LevelCodes, team: str, text: str,
                   already_found: Collection[str] = ()) -> MatchResult:
     """Check one attempt of ``team`` against a level's codes.
 
-    A text matching a sector not yet found is ``accepted``; one matching only sectors already
+    A text matching (``codes_match``: as typed, or typed with the other keyboard layout on) a
+    sector not yet found is ``accepted``; one matching only sectors already
     found is a ``repeat`` ([decision] not a wrong attempt, so it does not count for the
     brute-force limiter); anything else is ``wrong``. If two sectors accept the same text, the
     first one not yet found takes it.
@@ -232,11 +331,12 @@ def match_attempt(level_codes_spec: LevelCodes, team: str, text: str,
     unknown = found - {s.name for s in sectors}
     if unknown:
         raise CodeSpecError(f"already_found names unknown sectors: {', '.join(sorted(unknown))}")
-    typed = normalize_code(text)
+    typed, typed_keys = normalize_code(text), layout_code(text)
     repeat = None
     if typed:
         for sector in sectors:
-            if typed in sector.accepted(team):
+            # codes_match, against the forms the sector computed once
+            if typed in sector.accepted(team) or typed_keys in sector.accepted_layout(team):
                 if sector.name not in found:
                     now_found = found | {sector.name}
                     remaining = len(sectors) - len(now_found)

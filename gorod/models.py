@@ -73,6 +73,14 @@ class GorodGame(models.Model):
 
 
 class Level(models.Model):
+    class Danger(models.IntegerChoices):
+        """The danger grade of 8.8, stated with the task."""
+
+        SAFE = 1, _("1 — not dangerous for anyone's life, health or property")
+        CAREFUL = 2, _("2 — be careful: a potential danger")
+        VERY_CAREFUL = 3, _("3 — be extremely careful")
+        TWO_PEOPLE = 4, _("4 — at least two people go: the highest danger")
+
     gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="levels",
                               verbose_name=_("game"))
     order = models.PositiveSmallIntegerField(_("order"))
@@ -82,8 +90,13 @@ class Level(models.Model):
     hint1 = models.TextField(_("hint 1"), blank=True)
     hint2 = models.TextField(_("hint 2"), blank=True)
     duration_min = models.FloatField(_("time limit (min)"), default=rules.DEFAULT_LIMIT_MIN)
+    danger = models.PositiveSmallIntegerField(_("danger grade"), choices=Danger.choices,
+                                              null=True, blank=True)
     # The shape ``gorod.codes.level_codes_from_dict`` takes: {"code": "..."} or {"sectors": [...]}.
     codes = models.JSONField(_("codes"), default=dict)
+    # Names of the game's TaskImage rows shown with the task, in order (names, not keys, so a
+    # scenario file can refer to them and a re-import of the levels keeps the images).
+    images = models.JSONField(_("images"), default=list, blank=True)
 
     class Meta:
         ordering = ["gorod", "order"]
@@ -92,6 +105,9 @@ class Level(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["gorod", "order"], name="gorod_level_order_once"),
             models.UniqueConstraint(fields=["gorod", "label"], name="gorod_level_label_once"),
+            models.CheckConstraint(condition=models.Q(danger__isnull=True)
+                                   | models.Q(danger__gte=1, danger__lte=4),
+                                   name="gorod_level_danger_1_to_4"),
         ]
 
     def __str__(self) -> str:
@@ -99,6 +115,32 @@ class Level(models.Model):
 
     def hint_text(self, index: int) -> str:
         return (self.hint1, self.hint2)[index] if index < 2 else ""
+
+
+class TaskImage(models.Model):
+    """An image uploaded for the tasks of a game, by its file name. Kept in the database, like
+    everything else of a game, so a night needs no media storage; levels list the names they
+    show. [decision] Organizers see them at set-up; teams are to see a level's images once they
+    receive that level (the team screen of the live pipeline)."""
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="images",
+                              verbose_name=_("game"))
+    name = models.CharField(_("file name"), max_length=100)
+    content_type = models.CharField(_("type"), max_length=40)
+    data = models.BinaryField(_("content"))
+    size = models.PositiveIntegerField(_("size (bytes)"))
+    uploaded_at = models.DateTimeField(_("uploaded at"), auto_now=True)
+
+    class Meta:
+        ordering = ["gorod", "name"]
+        verbose_name = _("task image")
+        verbose_name_plural = _("task images")
+        constraints = [
+            models.UniqueConstraint(fields=["gorod", "name"], name="gorod_image_name_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gorod} · {self.name}"
 
 
 class Route(models.Model):

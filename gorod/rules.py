@@ -35,6 +35,7 @@ from core.records import (
     require,
     team_names,
 )
+from gorod.codes import CodeSpecError, level_codes_from_dict
 
 __all__ = [
     "DEFAULT_LIMIT_MIN",
@@ -44,9 +45,11 @@ __all__ = [
     "TeamResult",
     "compute",
     "generate_routes",
+    "check_settings",
     "next_deadline",
     "parse_record",
     "replay",
+    "setup_warnings",
     "statistics_table",
 ]
 
@@ -189,14 +192,15 @@ def parse_record(data: Any) -> GameRecord:
 
     start, start_us = _time(require(data, "start", str, "record"), "start")
 
-    max_h = _number(optional(data, "max_duration_h", (int, float), "record", DEFAULT_MAX_DURATION_H),
-                    "max_duration_h", 0, 1000, low_open=True)
-    sliv_min = _number(optional(data, "sliv_penalty_min", (int, float), "record", DEFAULT_SLIV_PENALTY_MIN),
-                       "sliv_penalty_min", 0, 1440)
-    raw_offsets = optional(data, "hint_offsets_min", list, "record", list(DEFAULT_HINT_OFFSETS_MIN))
-    offsets = tuple(_number(v, f"hint_offsets_min[{i}]", 0, 10080) for i, v in enumerate(raw_offsets))
-    if any(b <= a for a, b in zip(offsets, offsets[1:], strict=False)):
-        raise RecordError("hint_offsets_min: the hint times must increase")
+    settings = check_settings(
+        hint_offsets_min=optional(data, "hint_offsets_min", list, "record",
+                                  list(DEFAULT_HINT_OFFSETS_MIN)),
+        sliv_penalty_min=optional(data, "sliv_penalty_min", (int, float), "record",
+                                  DEFAULT_SLIV_PENALTY_MIN),
+        max_duration_h=optional(data, "max_duration_h", (int, float), "record",
+                                DEFAULT_MAX_DURATION_H))
+    max_h, sliv_min = settings["max_duration_h"], settings["sliv_penalty_min"]
+    offsets = tuple(settings["hint_offsets_min"])
 
     levels = _parse_levels(require(data, "levels", list, "record"))
     ids = [level.id for level in levels]
@@ -237,6 +241,49 @@ def parse_record(data: Any) -> GameRecord:
         events=events, end=end, end_us=end_us, now=now, hint_offsets_min=offsets,
         sliv_penalty_min=sliv_min, max_duration_h=max_h,
     )
+
+
+MAX_WRONG_RANGE = (1, 1000)
+WRONG_WINDOW_S_RANGE = (1, 3600)
+
+
+def check_settings(*, hint_offsets_min: Any = DEFAULT_HINT_OFFSETS_MIN,
+                   sliv_penalty_min: Any = DEFAULT_SLIV_PENALTY_MIN,
+                   max_duration_h: Any = DEFAULT_MAX_DURATION_H,
+                   max_wrong: Any = None, wrong_window_s: Any = None) -> dict:
+    """A game's settings as the engine takes them, or ``RecordError`` naming the first setting
+    it refuses. ``parse_record`` and the set-up (the page, scenario files) both ask this, so a
+    game that can be set up can be played and replayed.
+
+    - hint times: minutes after receiving a level, each in [0, 10080], increasing;
+    - penalty per failed level: minutes in [0, 1440];
+    - maximum duration: hours in (0, 1000];
+    - brute-force limit (when given; not part of the record): wrong codes in [1, 1000] per a
+      window of [1, 3600] s, both whole numbers.
+
+    >>> check_settings(hint_offsets_min=[20, 40], sliv_penalty_min=15, max_duration_h=12)
+    {'hint_offsets_min': [20, 40], 'sliv_penalty_min': 15, 'max_duration_h': 12}
+    >>> check_settings(hint_offsets_min=[50, 25])
+    Traceback (most recent call last):
+    ...
+    core.records.RecordError: hint_offsets_min: the hint times must increase
+    """
+    check_type(hint_offsets_min, (list, tuple), "hint_offsets_min")
+    offsets = [_number(v, f"hint_offsets_min[{i}]", 0, 10080)
+               for i, v in enumerate(hint_offsets_min)]
+    if any(b <= a for a, b in zip(offsets, offsets[1:], strict=False)):
+        raise RecordError("hint_offsets_min: the hint times must increase")
+    settings = {
+        "hint_offsets_min": offsets,
+        "sliv_penalty_min": _number(sliv_penalty_min, "sliv_penalty_min", 0, 1440),
+        "max_duration_h": _number(max_duration_h, "max_duration_h", 0, 1000, low_open=True),
+    }
+    for key, value, bounds in (("max_wrong", max_wrong, MAX_WRONG_RANGE),
+                               ("wrong_window_s", wrong_window_s, WRONG_WINDOW_S_RANGE)):
+        if value is not None:
+            check_type(value, int, key)
+            settings[key] = int(_number(value, key, *bounds))
+    return settings
 
 
 def _parse_levels(raw: list) -> tuple[Level, ...]:
@@ -911,3 +958,103 @@ def generate_routes(level_ids: list[str], team_names: list[str], seed: int | str
         shift = (i * n // t) if t <= n else i % n
         routes[team] = cycle[shift:] + cycle[:shift]
     return {team: routes[team] for team in team_names}
+
+
+# --------------------------------------------------------------------------------------------
+# Set-up warnings
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SetupWarning:
+    """Something that will surprise the organizer during the night, found before the start.
+    ``kind`` says what (the page words it); the other fields say where."""
+
+    kind: str  # hint_after_limit | no_code | no_personal_code | duplicate_code | route | no_route
+    level: str | None = None
+    team: str | None = None
+    hint: int | None = None  # 1-based
+    minutes: float | None = None  # the hint's time
+    limit_min: float | None = None
+    code: str | None = None
+    levels: tuple[str, ...] = ()  # duplicate_code: where the code is; route: levels missing
+    teams: tuple[str, ...] = ()  # no_personal_code: teams without their part
+    extra: tuple[str, ...] = ()  # route: levels unknown or visited twice
+
+
+def setup_warnings(*, levels: list[Mapping], hint_offsets_min=DEFAULT_HINT_OFFSETS_MIN,
+                   teams: list[str] = (), routes: Mapping[str, list[str]] | None = None
+                   ) -> list[SetupWarning]:
+    """What to fix before the start; none of it stops the engine. ``levels`` are mappings with
+    ``id``, ``duration_min`` (default 70) and ``codes`` (``gorod.codes.level_codes_from_dict``
+    form); ``routes`` maps a team to its level ids (none: a linear game).
+
+    - a hint due at or after its level's limit: the level fails first, the hint never appears;
+    - a level without a usable code, or a personal part / digit missing for some team;
+    - a code that closes two places (two levels, or two sectors), read as ``codes_match`` does:
+      a team on one level typing the other's code;
+    - in a non-linear game, a team without a route, or a route that does not visit every level
+      exactly once.
+
+    Worked example: hint 2 at 50 min on a 45 min level, and level 2 repeating level 1's code
+    typed on the Russian layout.
+
+    >>> for w in setup_warnings(levels=[{"id": "1", "codes": {"code": "G1R1D"}},
+    ...         {"id": "2", "duration_min": 45, "codes": {"code": "п1к1в"}}]):
+    ...     print(w.kind, w.level or w.levels, w.hint, w.code)
+    hint_after_limit 2 2 None
+    duplicate_code ('1', '2') None G1R1D
+    """
+    found: list[SetupWarning] = []
+    places: list[tuple[str, str, str, str]] = []  # level, sector, normalised, layout form
+    ids = [str(level.get("id")) for level in levels]
+    for level in levels:
+        level_id = str(level.get("id"))
+        limit = level.get("duration_min", DEFAULT_LIMIT_MIN)
+        for number, offset in enumerate(hint_offsets_min, start=1):
+            if isinstance(limit, int | float) and offset >= limit:
+                found.append(SetupWarning("hint_after_limit", level=level_id, hint=number,
+                                          minutes=offset, limit_min=limit))
+        try:
+            spec = level_codes_from_dict(level.get("codes") or {})
+        except CodeSpecError:
+            found.append(SetupWarning("no_code", level=level_id))
+            continue
+        missing = spec.missing_for(teams)
+        if missing:
+            found.append(SetupWarning("no_personal_code", level=level_id, teams=tuple(missing)))
+        for sector in spec.sectors:
+            owners = [None] if sector.kind == "common" else [
+                t for t in teams if t in sector.personal]
+            for team in owners:
+                for norm, keys in zip(sector.accepted(team), sector.accepted_layout(team),
+                                      strict=True):
+                    places.append((level_id, sector.name, norm, keys))
+    reported: set[tuple] = set()
+    for i, (level_a, sector_a, norm_a, keys_a) in enumerate(places):
+        for level_b, sector_b, norm_b, keys_b in places[i + 1:]:
+            if (level_a, sector_a) == (level_b, sector_b):
+                continue  # alternatives of one sector may well look alike
+            if norm_a == norm_b or keys_a == keys_b:
+                key = (level_a, sector_a, level_b, sector_b)
+                if key not in reported:
+                    reported.add(key)
+                    found.append(SetupWarning("duplicate_code", code=norm_a,
+                                              levels=tuple(dict.fromkeys((level_a, level_b)))))
+    if routes:
+        for team in teams:
+            route = routes.get(team)
+            if route is None:
+                found.append(SetupWarning("no_route", team=team))
+                continue
+            seen: set[str] = set()
+            extra = []
+            for level_id in route:
+                if level_id in seen or level_id not in ids:
+                    extra.append(level_id)
+                seen.add(level_id)
+            missing_levels = tuple(i for i in ids if i not in seen)
+            if missing_levels or extra:
+                found.append(SetupWarning("route", team=team, levels=missing_levels,
+                                          extra=tuple(extra)))
+    return found

@@ -26,6 +26,13 @@ page_urls = [
     path("<int:game_id>/", views.manage, name="manage"),
     path("<int:game_id>/play/", views.play, name="play"),
     path("<int:game_id>/statistics/", views.statistics, name="statistics"),
+    path("<int:game_id>/statistics.csv", views.statistics_csv, name="statistics_csv"),
+    path("<int:game_id>/statistics.xlsx", views.statistics_xlsx, name="statistics_xlsx"),
+    path("<int:game_id>/images/<str:name>", views.task_image, name="task_image"),
+    path("<int:game_id>/scenario.yaml", views.scenario_download, {"fmt": "yaml"},
+         name="scenario_yaml"),
+    path("<int:game_id>/scenario.json", views.scenario_download, {"fmt": "json"},
+         name="scenario_json"),
 ]
 
 urlpatterns = api_urls + page_urls

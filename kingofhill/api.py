@@ -11,7 +11,7 @@ from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 
-from core.api import ServiceAPIView
+from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import DomainError, NotAllowed
 from core.permissions import IsHost, IsOrganizer
 from kingofhill import selectors, services
@@ -76,7 +76,7 @@ class TeamStateAPI(TeamAPIView):
         return self.team_state()
 
 
-class RecordAPI(KothAPIView):
+class RecordAPI(JSONFileAPIView, KothAPIView):
     permission_classes = [IsOrganizer]
 
     @extend_schema(
@@ -84,11 +84,8 @@ class RecordAPI(KothAPIView):
         parameters=[OpenApiParameter("download", bool, description="as a file attachment")],
         summary="The game record in the contract format (replay gives the live board)")
     def get(self, request, game_id: int):
-        response = Response(services.game_record(self.get_koth()))
-        if request.query_params.get("download"):
-            response["Content-Disposition"] = (
-                f'attachment; filename="kingofhill-{game_id}.json"')
-        return response
+        return self.file_response(services.game_record(self.get_koth()),
+                                  f"kingofhill-{game_id}.json")
 
 
 # --- host actions -----------------------------------------------------------------------------

@@ -1,8 +1,11 @@
 """A GoRoD night set up in real Chromium without the admin: the organizer creates the GoRoD of
-a scheduled game, adds two levels (one with sectors) and sees them listed. Screenshot in
-artifacts/."""
+a scheduled game, adds two levels (one with sectors) and sees them listed; another imports the
+demo scenario file and sees its levels and warnings, then types the personal digits. Screenshots
+in artifacts/."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -31,9 +34,8 @@ def scheduled_game(asgi_server):
     return game, organizer
 
 
-def test_an_organizer_sets_up_a_gorod_night_with_two_levels(asgi_server, new_page,
-                                                            scheduled_game):
-    game, organizer = scheduled_game
+def organizer_page(asgi_server, new_page, organizer):
+    """A page logged in as the organizer, and the list its script errors go to."""
     errors: list[str] = []
     client = Client()
     client.force_login(organizer)
@@ -41,6 +43,13 @@ def test_an_organizer_sets_up_a_gorod_night_with_two_levels(asgi_server, new_pag
     page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
                                "url": asgi_server}])
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return page, errors
+
+
+def test_an_organizer_sets_up_a_gorod_night_with_two_levels(asgi_server, new_page,
+                                                            scheduled_game):
+    game, organizer = scheduled_game
+    page, errors = organizer_page(asgi_server, new_page, organizer)
 
     page.goto(f"{asgi_server}/gorod/")
     page.click("#setup-link")
@@ -83,4 +92,72 @@ def test_an_organizer_sets_up_a_gorod_night_with_two_levels(asgi_server, new_pag
     page.click("#manage-link")
     expect(page.locator("#start-game")).to_be_visible(timeout=WAIT)
     expect(page.locator("#setup-link")).to_be_visible()
+    assert errors == []
+
+
+DEMO = Path(__file__).resolve().parents[2] / "gorod" / "scenarios" / "demo-night.yaml"
+
+
+def test_an_organizer_imports_the_demo_scenario_and_sees_its_levels_and_warnings(
+        asgi_server, new_page, scheduled_game):
+    game, organizer = scheduled_game
+    page, errors = organizer_page(asgi_server, new_page, organizer)
+
+    # A new night published right on the set-up page, not via the teams app.
+    page.goto(f"{asgi_server}/gorod/setup/")
+    page.fill("#id_title", "Ночь у реки")
+    page.fill("#id_starts_at", "2026-12-19T22:00")
+    page.click("#gorod-create-send")
+    page.wait_for_url("**/gorod/*/setup/", timeout=WAIT)
+    expect(page.locator("#no-levels")).to_be_visible()
+
+    # The published night has no teams yet: import into the scheduled game that has two.
+    page.goto(f"{asgi_server}/gorod/setup/")
+    page.select_option("#id_game", str(game.pk))
+    page.click("#gorod-create-send")
+    page.wait_for_url(f"**/gorod/{game.pk}/setup/", timeout=WAIT)
+    page.set_input_files("#id_file", str(DEMO))
+    page.click("#scenario-import")
+    expect(page.locator(".messages li.success")).to_contain_text("Сценарий импортирован: 3",
+                                                                 timeout=WAIT)
+    rows = page.locator("#levels tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(0)).to_contain_text("Старый мост")
+    expect(rows.nth(2).locator(".level-danger")).to_have_text("3")
+    warnings = page.locator("#setup-warnings li")
+    expect(warnings).to_have_count(1)
+    expect(warnings.first).to_contain_text("Alpha, Beta")
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.screenshot(path=str(artifacts_dir() / "gorod-setup-scenario.png"), full_page=True)
+
+    # The personal digits of level 3, typed per team: the warning goes away.
+    personal = page.locator('.gorod-personal[data-level="3"]')
+    personal.locator('input[data-team="Alpha"]').fill("4")
+    personal.locator('input[data-team="Beta"]').fill("7")
+    personal.locator(".personal-save").click()
+    expect(page.locator("#no-warnings")).to_be_visible(timeout=WAIT)
+    expect(personal.locator('input[data-team="Beta"]')).to_have_value("7")
+
+    # An image for level 1's task, uploaded and chosen in the level's edit form.
+    image = artifacts_dir() / "мост.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    page.set_input_files("#id_image", str(image))
+    page.click("#image-upload")
+    expect(page.locator('#image-list li[data-image="мост.png"]')).to_be_visible(timeout=WAIT)
+    page.click('[data-edit="1"]')
+    page.check('#level-edit-form input[value="мост.png"]')
+    page.click("#level-save")
+    expect(rows.nth(0).locator('.level-images img[alt="мост.png"]')).to_be_visible(timeout=WAIT)
+
+    # A broken file is a message per problem and changes nothing.
+    broken = artifacts_dir() / "broken-scenario.yaml"
+    broken.write_text("format: gorod-scenario\nlevels:\n  - id: 1\n    codes: {code: A}\n"
+                      "routes:\n  Alpha: ['1', '9']\n", encoding="utf-8")
+    page.set_input_files("#id_file", str(broken))
+    page.click("#scenario-import")
+    expect(page.locator(".messages li.error")).to_have_count(1, timeout=WAIT)
+    expect(page.locator(".messages li.error")).to_contain_text("routes.Alpha[1]")
+    expect(page.locator("#levels tbody tr")).to_have_count(3)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(artifacts_dir() / "gorod-setup-scenario-phone.png"), full_page=True)
     assert errors == []

@@ -14,6 +14,7 @@ from gorod.codes import (
     LevelCodes,
     Sector,
     check_attempt_limit,
+    codes_match,
     is_standard_code,
     level_codes_from_dict,
     match_attempt,
@@ -274,3 +275,90 @@ def test_the_limiter_refuses_exactly_when_the_window_holds_the_limit_and_the_wai
             sooner = later - timedelta(seconds=1)
             assert not check_attempt_limit(times, sooner, max_wrong=max_wrong,
                                            window_s=window_s).allowed
+
+
+# --- the Russian keyboard layout ----------------------------------------------------------------
+
+QWERTY = "QWERTYUIOP[]ASDFGHJKL;'ZXCVBNM,.`"
+JCUKEN = "ЙЦУКЕНГШЩЗХЪФЫВАПРОЛДЖЭЯЧСМИТЬБЮЁ"
+TO_RUSSIAN_KEYS = str.maketrans(QWERTY + QWERTY.lower(), JCUKEN + JCUKEN.lower())
+TO_LATIN_KEYS = str.maketrans(JCUKEN + JCUKEN.lower(), QWERTY + QWERTY.lower())
+
+
+@pytest.mark.parametrize(("typed", "code"), [
+    pytest.param("п7к11111в", "G7R11111D", id="the issue's example: G7R11111D typed on ЙЦУКЕН"),
+    pytest.param("П7К11111В", "G7R11111D", id="with caps lock on"),
+    pytest.param("п1 к12 345 в", "G1R12345D", id="with spaces"),
+    pytest.param("G7к11111D", "G7R11111D", id="the layout switched half-way"),
+    pytest.param("йцукенгшщзфывапролдячсмить", "QWERTYUIOPASDFGHJKLZXCVBNM",
+                 id="every letter key of the Russian layout"),
+    pytest.param("хъжэбю", "[];',.", id="the punctuation keys of the Russian layout"),
+    pytest.param("орех", "ОРЕХ", id="a Cyrillic code typed right"),
+    pytest.param("ОРЕХ", "opex", id="a Cyrillic look-alike code typed in Latin letters"),
+    pytest.param("ktc", "ЛЕС", id="a Cyrillic code typed with the Latin layout on"),
+    pytest.param("gfhjkm", "пароль", id="a Cyrillic word typed with the Latin layout on"),
+    pytest.param("пароль", "ПАРОЛЬ", id="a Cyrillic word typed right"),
+])
+def test_a_code_typed_in_either_keyboard_layout_matches(typed, code):
+    assert codes_match(typed, code)
+    assert match_attempt(LevelCodes.single(code), "A", typed).closed
+
+
+@pytest.mark.parametrize(("typed", "code"), [
+    pytest.param("п7к11111а", "G7R11111D", id="one key off on the Russian layout"),
+    pytest.param("G7R11111", "G7R11111D", id="a letter short"),
+    pytest.param("лес", "KTD", id="the keys of another code"),
+    pytest.param("jhtx", "ОРЕХ", id="х sits on [, not on x"),
+    pytest.param("пароли", "ПАРОЛЬ", id="another Cyrillic word"),
+    pytest.param("", "G1R1D", id="nothing"),
+])
+def test_a_wrong_code_stays_wrong_in_either_layout(typed, code):
+    assert not match_attempt(LevelCodes.single(code), "A", typed).closed
+
+
+def test_personal_codes_and_digits_match_when_typed_on_the_russian_layout():
+    spec = LevelCodes((Sector("gate", "personal", ("R7D",), {"A": "G1A"}),
+                       Sector("box", "personal_digit", ("ЛЕС",), {"A": "4"})))
+    first = match_attempt(spec, "A", "п1фк7в")  # G1A R7D on ЙЦУКЕН
+    assert first.sector == "gate"
+    assert match_attempt(spec, "A", "ktc4", first.found).closed  # ЛЕС4 on QWERTY
+
+
+def test_a_null_code_is_refused_rather_than_becoming_the_text_none():
+    for bad in ({"code": None}, {"sectors": [{"name": "a", "codes": [None]}]},
+                {"sectors": [{"name": "a", "codes": "G1R1D"}]}, {"code": True},
+                {"sectors": [{"name": "a", "kind": "personal", "personal": {"T": None}}]}):
+        with pytest.raises(CodeSpecError):
+            level_codes_from_dict(bad)
+    assert level_codes_from_dict({"code": 12345}) == LevelCodes.single("12345")
+
+
+LATIN_CODE = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+                     min_size=1, max_size=12)
+CYRILLIC_CODE = st.text(alphabet=JCUKEN.replace("Ё", "") + "0123456789", min_size=1, max_size=12)
+
+
+@given(LATIN_CODE)
+def test_a_latin_code_typed_on_the_russian_layout_always_matches(code):
+    typed = code.translate(TO_RUSSIAN_KEYS)
+    assert codes_match(typed, code)
+    assert match_attempt(LevelCodes.single(code), "A", typed).closed
+
+
+@given(CYRILLIC_CODE, st.booleans())
+def test_a_cyrillic_code_keeps_matching_typed_right_or_on_the_latin_layout(code, lower):
+    typed_right = code.lower() if lower else code
+    assert codes_match(typed_right, code)
+    assert match_attempt(LevelCodes.single(code), "A", code.translate(TO_LATIN_KEYS)).closed
+
+
+@given(LATIN_CODE, LATIN_CODE)
+def test_between_latin_texts_the_layout_changes_nothing(typed, code):
+    # Wrong codes stay wrong: without Cyrillic letters only the plain normalisation decides.
+    assert codes_match(typed, code) == (normalize_code(typed) == normalize_code(code))
+
+
+@given(LATIN_CODE, LATIN_CODE)
+def test_a_wrong_latin_code_stays_wrong_typed_on_the_russian_layout(typed, code):
+    if typed.upper() != code.upper():
+        assert not codes_match(typed.translate(TO_RUSSIAN_KEYS), code)

@@ -7,7 +7,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from gorod import services
+from core.records import RecordError
+from gorod import rules, services
 from gorod.codes import level_codes_from_dict
 from gorod.forms import CodesTextError, parse_codes_text
 from gorod.models import GorodGame, Level, Route
@@ -91,6 +92,9 @@ def test_deleting_another_games_level_is_refused(gorod, organizer):
         services.level_delete(actor=organizer, game=gorod, level=other.levels.get().pk)
 
 
+SETTINGS = {"hint1_min": "25", "hint2_min": "50", "sliv_penalty_min": "15",
+            "max_duration_h": "24", "max_wrong": "10", "wrong_window_s": "60"}
+
 # --- the pages --------------------------------------------------------------------------------
 
 pytestmark = pytest.mark.django_db
@@ -140,10 +144,12 @@ def test_creating_with_bad_input_is_a_message(scheduled, organizer):
         "game": scheduled.pk, "hint1_min": "50", "hint2_min": "10", "sliv_penalty_min": "15",
         "max_duration_h": "24", "max_wrong": "0", "wrong_window_s": "60"})
     assert response.status_code == 200
-    text = " ".join(messages_of(response))
-    assert "Hint 2 comes after hint 1" in text and "Wrong codes allowed per window" in text
+    assert messages_of(response) == [
+        "The game engine refuses these settings: hint_offsets_min: the hint times must increase"]
     response = client.post("/gorod/setup/", {"game": "999999", "hint1_min": "1"})
     assert response.status_code == 200 and messages_of(response)
+    response = client.post("/gorod/setup/", {**SETTINGS, "max_wrong": "many"})
+    assert "Wrong codes allowed per window: Enter a whole number." in messages_of(response)
     assert not GorodGame.objects.exists()
 
 
@@ -269,3 +275,394 @@ def test_the_organizer_screen_links_the_setup_only_in_setup(empty, organizer):
     services.level_add(actor=organizer, game=empty, codes={"code": "A"})
     services.game_start(actor=organizer, game=empty)
     assert f"/gorod/{empty.pk}/setup/" not in client.get(f"/gorod/{empty.pk}/").content.decode()
+
+
+# --- creating the night directly ----------------------------------------------------------------
+
+
+def test_the_setup_page_publishes_a_new_gorod_game_and_its_night(organizer):
+    client = login(organizer)
+    assert 'id="gorod-create"' in client.get("/gorod/setup/").content.decode()
+    response = client.post("/gorod/setup/", {
+        **SETTINGS, "title": "Ночь у реки", "starts_at": "2026-12-19T22:00"})
+    gg = GorodGame.objects.select_related("game").get()
+    assert response.status_code == 302 and response.url == f"/gorod/{gg.pk}/setup/"
+    game = gg.game
+    assert (game.title, game.format, game.status, game.created_by) == (
+        "Ночь у реки", Game.Format.GOROD, Game.Status.SCHEDULED, organizer)
+    assert timezone.localtime(game.starts_at).strftime("%Y-%m-%d %H:%M") == "2026-12-19 22:00"
+    assert gg.hint_offsets_min == [25, 50] and gg.status == GorodGame.Status.SETUP
+
+
+def test_a_new_night_needs_a_title_and_a_start(organizer):
+    client = login(organizer)
+    response = client.post("/gorod/setup/", {**SETTINGS, "starts_at": "2026-12-19T22:00"})
+    assert "Give the new game's title and start" in " ".join(messages_of(response))
+    response = client.post("/gorod/setup/", {**SETTINGS, "title": "Ночь"})
+    assert messages_of(response) == ["Give the night's start time."]
+    response = client.post("/gorod/setup/", {**SETTINGS, "title": "Ночь",
+                                             "starts_at": "tomorrow"})
+    assert any("Start of the new game" in m for m in messages_of(response))
+    assert not Game.objects.exists() and not GorodGame.objects.exists()
+
+
+def test_a_refused_setting_publishes_no_game_either(organizer):
+    with pytest.raises(services.DomainError, match="must increase"):
+        services.gorod_create(actor=organizer, title="Ночь", starts_at=timezone.now(),
+                              hint_offsets_min=[50, 25])
+    assert not Game.objects.exists()
+
+
+# --- settings the engine refuses ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("change, message", [
+    pytest.param({"hint_offsets_min": [50, 25]}, "must increase", id="hints out of order"),
+    pytest.param({"hint_offsets_min": [-5, 25]}, "hint_offsets_min[0]", id="a negative hint"),
+    pytest.param({"hint_offsets_min": [25, 25]}, "must increase", id="two hints at once"),
+    pytest.param({"sliv_penalty_min": -1}, "sliv_penalty_min", id="a negative penalty"),
+    pytest.param({"max_duration_h": 0}, "max_duration_h", id="a 0 h game"),
+    pytest.param({"max_duration_h": 10**9}, "max_duration_h", id="a 10⁹ h game"),
+    pytest.param({"max_duration_h": float("nan")}, "finite", id="not a number"),
+    pytest.param({"max_wrong": 0}, "max_wrong", id="no wrong code allowed"),
+    pytest.param({"wrong_window_s": 10**6}, "wrong_window_s", id="a window of days"),
+])
+def test_settings_the_engine_refuses_are_refused_by_the_setup(empty, organizer, change, message):
+    settings = {"hint_offsets_min": [25, 50], "sliv_penalty_min": 15, "max_duration_h": 24,
+                "max_wrong": 10, "wrong_window_s": 60}
+    with pytest.raises(services.DomainError, match="engine refuses") as caught:
+        services.settings_edit(actor=organizer, game=empty, **{**settings, **change})
+    assert message in caught.value.message
+    empty.refresh_from_db()
+    assert (empty.hint_offsets_min, empty.max_duration_h) == ([25, 50], 24)
+
+
+def test_the_settings_are_edited_until_the_start(empty, organizer, outsider):
+    client = login(organizer)
+    response = client.post(f"/gorod/{empty.pk}/setup/", {
+        **SETTINGS, "action": "settings", "hint1_min": "20", "hint2_min": "40",
+        "max_duration_h": "6"}, follow=True)
+    assert "The settings are saved." in messages_of(response)
+    empty.refresh_from_db()
+    assert (empty.hint_offsets_min, empty.max_duration_h) == ([20, 40], 6)
+    response = client.post(f"/gorod/{empty.pk}/setup/", {**SETTINGS, "action": "settings",
+                                                          "sliv_penalty_min": "-15"})
+    assert messages_of(response) == [
+        "The game engine refuses these settings: sliv_penalty_min: -15.0 is outside [0, 1440]"]
+    assert 'value="-15"' in response.content.decode()  # the typed value stays in the form
+    with pytest.raises(services.NotAllowed):
+        services.settings_edit(actor=outsider, game=empty, hint_offsets_min=[25, 50],
+                               sliv_penalty_min=15, max_duration_h=24, max_wrong=10,
+                               wrong_window_s=60)
+
+
+def test_the_settings_cannot_change_after_the_start(running, organizer):
+    with pytest.raises(services.DomainError, match="before the start"):
+        services.settings_edit(actor=organizer, game=running, hint_offsets_min=[10, 20],
+                               sliv_penalty_min=15, max_duration_h=24, max_wrong=10,
+                               wrong_window_s=60)
+
+
+# --- editing and moving levels --------------------------------------------------------------------
+
+
+def test_a_level_is_edited_and_its_new_id_followed_by_the_routes(gorod, organizer):
+    services.routes_generate(actor=organizer, game=gorod, seed=1)
+    level = Level.objects.get(gorod=gorod, label="2")
+    client = login(organizer)
+    page = client.get(f"/gorod/{gorod.pk}/setup/?edit={level.pk}").content.decode()
+    assert 'id="level-edit-form"' in page and "Find the tower" in page
+    response = client.post(f"/gorod/{gorod.pk}/setup/", {
+        "action": "edit", "level": level.pk, "edit-label": "tower", "edit-task": "Башня",
+        "edit-hint1": "", "edit-hint2": "Old", "edit-duration_min": "50", "edit-danger": "3",
+        "edit-codes": "north: G1R21D | G1R22D\nsouth: G1R23D"}, follow=True)
+    assert "Level tower is saved." in messages_of(response)
+    level.refresh_from_db()
+    assert (level.label, level.task, level.hint1, level.duration_min, level.danger) == (
+        "tower", "Башня", "", 50, 3)
+    assert level.codes == {"sectors": [{"name": "north", "codes": ["G1R21D", "G1R22D"]},
+                                       {"name": "south", "codes": ["G1R23D"]}]}
+    for route in Route.objects.filter(gorod=gorod):
+        assert sorted(route.levels) == ["1", "3", "tower"]
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"edit-codes": ""}, "Codes: This field is required."),
+    ({"edit-label": "1"}, "Level 1 already exists."),
+    ({"edit-duration_min": "-3"}, "time limit is more than 0"),
+    ({"edit-danger": "9"}, "Danger grade"),
+    ({"edit-codes": "gate (secret): X"}, "unknown kind “secret”"),
+])
+def test_a_bad_edit_is_a_message_and_changes_nothing(gorod, organizer, fields, message):
+    level = Level.objects.get(gorod=gorod, label="2")
+    data = {"action": "edit", "level": level.pk, "edit-label": "2", "edit-task": "changed",
+            "edit-duration_min": "45", "edit-codes": "G1R2D", **fields}
+    response = login(organizer).post(f"/gorod/{gorod.pk}/setup/", data)
+    assert response.status_code == 200
+    assert any(message in m for m in messages_of(response)), messages_of(response)
+    assert 'id="level-edit-form"' in response.content.decode()
+    assert Level.objects.get(pk=level.pk).task == "Find the tower"
+
+
+def test_a_level_of_another_game_or_none_cannot_be_edited(gorod, organizer):
+    other = services.gorod_create(actor=organizer, title="Другая", starts_at=timezone.now(),
+                                  levels=[{"codes": {"code": "Y"}}])
+    with pytest.raises(services.DomainError, match="no such level"):
+        services.level_edit(actor=organizer, game=gorod, level=other.levels.get().pk, task="x")
+    response = login(organizer).post(f"/gorod/{gorod.pk}/setup/", {
+        "action": "edit", "level": "abc"})
+    assert messages_of(response) == ["There is no such level in this game."]
+
+
+def test_levels_move_up_and_down_and_the_linear_order_follows(gorod, organizer):
+    client = login(organizer)
+    third = Level.objects.get(gorod=gorod, label="3")
+    response = client.post(f"/gorod/{gorod.pk}/setup/", {"action": "move", "level": third.pk,
+                                                         "to": "1"}, follow=True)
+    assert "The level is moved." in messages_of(response)
+    assert list(Level.objects.filter(gorod=gorod).values_list("label", flat=True)) == [
+        "3", "1", "2"]
+    services.level_move(actor=organizer, game=gorod, level=third, to=3)
+    assert list(Level.objects.filter(gorod=gorod).values_list("order", "label")) == [
+        (1, "1"), (2, "2"), (3, "3")]
+    for bad in (0, 4, "2"):
+        with pytest.raises(services.DomainError, match="from 1 to 3"):
+            services.level_move(actor=organizer, game=gorod, level=third, to=bad)
+    response = client.post(f"/gorod/{gorod.pk}/setup/", {"action": "move", "level": third.pk,
+                                                         "to": "x"})
+    assert messages_of(response) == ["Choose where the level moves."]
+
+
+def test_levels_cannot_be_edited_or_moved_after_the_start(running, organizer):
+    level = Level.objects.get(gorod=running, label="1")
+    with pytest.raises(services.DomainError, match="before the start"):
+        services.level_edit(actor=organizer, game=running, level=level, task="new")
+    with pytest.raises(services.DomainError, match="before the start"):
+        services.level_move(actor=organizer, game=running, level=level, to=2)
+
+
+def test_the_danger_grade_is_one_to_four(empty, organizer):
+    level = services.level_add(actor=organizer, game=empty, codes={"code": "A"}, danger=4)
+    assert level.get_danger_display().startswith("4 — at least two people")
+    for bad in (0, 5, "2"):
+        with pytest.raises(services.DomainError, match="1, 2, 3 or 4"):
+            services.level_add(actor=organizer, game=empty, codes={"code": "B"}, danger=bad)
+    client = login(organizer)
+    add(client, empty, codes="C", danger="2")
+    html = client.get(f"/gorod/{empty.pk}/setup/").content.decode()
+    assert Level.objects.get(gorod=empty, label="2").danger == 2
+    assert 'title="2 — be careful: a potential danger"' in html
+
+
+# --- personal codes and digits ------------------------------------------------------------------
+
+
+def test_personal_digits_are_typed_per_team_and_close_the_level(gorod, organizer, alpha):
+    client = login(organizer)
+    add(client, gorod, label="tower", codes="tower (digit): G1R5D\ngate (personal): R7D")
+    level = Level.objects.get(gorod=gorod, label="tower")
+    page = client.get(f"/gorod/{gorod.pk}/setup/").content.decode()
+    assert "Level tower has no personal code or digit for: Alpha, Beta, Gamma." in page
+    prefix = f"personal-{level.pk}"
+    response = client.post(f"/gorod/{gorod.pk}/setup/", {
+        "action": "personal", "level": level.pk,
+        f"{prefix}-s0_t0": "4", f"{prefix}-s0_t1": "7", f"{prefix}-s0_t2": "9",
+        f"{prefix}-s1_t0": "G1A", f"{prefix}-s1_t1": "G1B", f"{prefix}-s1_t2": " "}, follow=True)
+    assert "The personal codes of level tower are saved." in messages_of(response)
+    level.refresh_from_db()
+    tower, gate = level.codes["sectors"]
+    assert tower["personal"] == {"Alpha": "4", "Beta": "7", "Gamma": "9"}
+    assert gate["personal"] == {"Alpha": "G1A", "Beta": "G1B"}
+    html = response.content.decode()
+    assert "no personal code or digit for: Gamma." in html and 'value="G1B"' in html
+    spec = level_codes_from_dict(level.codes)
+    assert [s.accepted("Alpha") for s in spec.sectors] == [("G1R5D4",), ("G1AR7D",)]
+    # Editing the codes text keeps the parts typed in the table.
+    client.post(f"/gorod/{gorod.pk}/setup/", {
+        "action": "edit", "level": level.pk, "edit-label": "tower", "edit-duration_min": "70",
+        "edit-codes": "tower (digit): G1R6D\ngate (personal): R7D"})
+    level.refresh_from_db()
+    assert level.codes["sectors"][0] == {"name": "tower", "kind": "personal_digit",
+                                         "codes": ["G1R6D"],
+                                         "personal": {"Alpha": "4", "Beta": "7", "Gamma": "9"}}
+
+
+@pytest.mark.parametrize("text, spec", [
+    ("gate (personal): R7D", {"sectors": [{"name": "gate", "kind": "personal", "codes": ["R7D"],
+                                           "personal": {}}]}),
+    ("gate (личный):", {"sectors": [{"name": "gate", "kind": "personal", "codes": [],
+                                     "personal": {}}]}),
+    ("башня (цифра): G1R5D | G1R6D", {"sectors": [
+        {"name": "башня", "kind": "personal_digit", "codes": ["G1R5D", "G1R6D"], "personal": {}}]}),
+])
+def test_personal_kinds_are_named_in_the_codes_text(text, spec):
+    from gorod.forms import codes_to_text
+
+    assert parse_codes_text(text) == spec
+    assert parse_codes_text(codes_to_text(spec)) == spec
+
+
+@pytest.mark.parametrize("text, message", [
+    ("tower (digit):", "Line 1: no code after “tower:”"),
+    ("(digit): G1R1D", "Line 1: the sector name before “:” is empty"),
+    ("x (other): A", "Line 1: unknown kind “other”"),
+])
+def test_a_bad_personal_line_says_why(text, message):
+    with pytest.raises(CodesTextError, match=message):
+        parse_codes_text(text)
+
+
+# --- warnings before the start ------------------------------------------------------------------
+
+
+def test_the_setup_page_warns_about_what_will_go_wrong(gorod, organizer, alpha):
+    client = login(organizer)
+    html = client.get(f"/gorod/{gorod.pk}/setup/").content.decode()
+    assert html.count('class="gorod-warning"') == 1  # level 2 is a 45 min level
+    assert "Level 2: hint 2 is due at 50 min, not before the level&#x27;s 45 min limit" in html
+    services.level_edit(actor=organizer, game=gorod, level=Level.objects.get(label="2"),
+                        duration_min=60)
+    assert 'id="no-warnings"' in client.get(f"/gorod/{gorod.pk}/setup/").content.decode()
+    add(client, gorod, label="short", duration_min="40", codes="п1к1в")  # G1R1D on ЙЦУКЕН
+    Route.objects.create(gorod=gorod, application=alpha, levels=["1", "2", "2"])
+    html = client.get(f"/gorod/{gorod.pk}/setup/").content.decode()
+    for text in (
+        "Level short: hint 2 is due at 50 min, not before the level&#x27;s 40 min limit",
+        "The code G1R1D closes more than one place: levels 1, short.",
+        "The route of Alpha does not visit every level once. Missing: 3, short. "
+        "Unknown or repeated: 2.",
+        "The team Beta has no route.",
+    ):
+        assert text in html, text
+    assert 'id="no-warnings"' not in html
+
+
+# --- the pure checks: rules.check_settings and rules.setup_warnings -------------------------------
+
+@pytest.mark.parametrize("values, message", [
+    ({"hint_offsets_min": [50, 25]}, "hint_offsets_min: the hint times must increase"),
+    ({"hint_offsets_min": [-1]}, "hint_offsets_min[0]: -1 is outside [0, 10080]"),
+    ({"hint_offsets_min": "25"}, "hint_offsets_min: expected"),
+    ({"sliv_penalty_min": -15}, "sliv_penalty_min: -15 is outside [0, 1440]"),
+    ({"max_duration_h": 0}, "max_duration_h: 0 is outside (0, 1000]"),
+    ({"max_duration_h": 10**9}, "max_duration_h: 1000000000 is outside (0, 1000]"),
+    ({"max_duration_h": "24"}, "max_duration_h: expected a number, got a string"),
+    ({"max_wrong": 2.5}, "max_wrong: expected a number"),
+    ({"wrong_window_s": True}, "wrong_window_s: expected a number, got a boolean"),
+])
+def test_check_settings_refuses_what_the_engine_cannot_play(values, message):
+    with pytest.raises(RecordError) as caught:
+        rules.check_settings(**values)
+    assert message in str(caught.value)
+
+
+def test_check_settings_is_what_parse_record_applies():
+    record = {"format": "gorod", "start": "2026-12-05T22:00:00+03:00", "levels": [{"id": "1"}],
+              "teams": ["A"], "hint_offsets_min": [50, 25]}
+    with pytest.raises(RecordError, match="must increase"):
+        rules.parse_record(record)
+    assert rules.check_settings(max_wrong=3, wrong_window_s=30)["max_wrong"] == 3
+
+
+@pytest.mark.parametrize("levels, routes, kinds", [
+    ([{"id": "1", "codes": {"code": "A"}}], None, []),
+    ([{"id": "1", "duration_min": 50, "codes": {"code": "A"}}], None, [("hint_after_limit", "1")]),
+    ([{"id": "1", "duration_min": 20, "codes": {"code": "A"}}], None,
+     [("hint_after_limit", "1"), ("hint_after_limit", "1")]),
+    ([{"id": "1", "codes": {}}], None, [("no_code", "1")]),
+    ([{"id": "1", "codes": {"code": None}}], None, [("no_code", "1")]),
+    ([{"id": "1", "codes": {"sectors": [{"name": "d", "kind": "personal_digit", "codes": ["A"],
+                                         "personal": {"T1": "1"}}]}}], None,
+     [("no_personal_code", "1")]),
+    ([{"id": "1", "codes": {"code": "ОРЕХ"}}, {"id": "2", "codes": {"code": "opex"}}], None,
+     [("duplicate_code", None)]),
+    ([{"id": "1", "codes": {"sectors": [{"name": "a", "codes": ["X"]},
+                                        {"name": "b", "codes": ["x"]}]}}], None,
+     [("duplicate_code", None)]),
+    ([{"id": "1", "codes": {"sectors": [{"name": "a", "codes": ["X", "x"]}]}}], None, []),
+    ([{"id": "1", "codes": {"code": "A"}}, {"id": "2", "codes": {"code": "B"}}],
+     {"T1": ["2", "1"], "T2": ["1", "2"]}, []),
+    ([{"id": "1", "codes": {"code": "A"}}, {"id": "2", "codes": {"code": "B"}}],
+     {"T1": ["2", "9"]}, [("route", None), ("no_route", None)]),
+])
+def test_setup_warnings(levels, routes, kinds):
+    found = rules.setup_warnings(levels=levels, teams=["T1", "T2"], routes=routes)
+    assert [(w.kind, w.level) for w in found] == kinds
+
+
+# --- task images --------------------------------------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 32
+
+
+def upload_image(client, gg, name: str, content: bytes):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return client.post(f"/gorod/{gg.pk}/setup/", {
+        "action": "image", "image": SimpleUploadedFile(name, content)}, follow=True)
+
+
+def test_task_images_are_uploaded_chosen_for_a_level_and_shown(gorod, organizer, outsider):
+    from gorod.models import TaskImage
+
+    client = login(organizer)
+    response = upload_image(client, gorod, "мост.png", PNG)
+    assert "The image мост.png is uploaded." in messages_of(response)
+    image = TaskImage.objects.get(gorod=gorod)
+    assert (image.name, image.content_type, image.size) == ("мост.png", "image/png", len(PNG))
+    level = Level.objects.get(gorod=gorod, label="1")
+    response = client.post(f"/gorod/{gorod.pk}/setup/", {
+        "action": "edit", "level": level.pk, "edit-label": "1", "edit-task": "Мост",
+        "edit-duration_min": "70", "edit-codes": "G1R1D", "edit-images": ["мост.png"]},
+        follow=True)
+    assert "Level 1 is saved." in messages_of(response)
+    assert Level.objects.get(pk=level.pk).images == ["мост.png"]
+    url = f"/gorod/{gorod.pk}/images/%D0%BC%D0%BE%D1%81%D1%82.png"
+    assert url in response.content.decode()
+    shown = client.get(url)
+    assert shown.status_code == 200 and shown["Content-Type"] == "image/png"
+    assert shown.content == PNG
+    assert login(outsider).get(url).status_code == 403
+    # The same name again replaces the image; a shown image cannot be deleted.
+    upload_image(client, gorod, "мост.png", JPEG)
+    assert TaskImage.objects.get(gorod=gorod).content_type == "image/jpeg"
+    response = client.post(f"/gorod/{gorod.pk}/setup/", {"action": "image_delete",
+                                                         "name": "мост.png"})
+    assert messages_of(response) == ["Level(s) 1 show мост.png: remove it from them first."]
+    services.level_edit(actor=organizer, game=gorod, level=level, images=[])
+    response = client.post(f"/gorod/{gorod.pk}/setup/", {"action": "image_delete",
+                                                         "name": "мост.png"}, follow=True)
+    assert "The image мост.png is deleted." in messages_of(response)
+    assert not TaskImage.objects.exists()
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("notes.png", b"just some text", "notes.png is not a PNG, JPEG, GIF or WebP image."),
+    ("big.png", PNG + b"\x00" * (5 * 1024 * 1024), "big.png is larger than 5 MB."),
+    ("empty.gif", b"", "Image (PNG, JPEG, GIF or WebP, at most 5 MB): The submitted file is empty."),
+])
+def test_a_file_that_is_not_a_small_image_is_refused(gorod, organizer, name, content, message):
+    from gorod.models import TaskImage
+
+    response = upload_image(login(organizer), gorod, name, content)
+    assert messages_of(response) == [message]
+    assert not TaskImage.objects.exists()
+
+
+def test_a_level_cannot_show_an_image_not_uploaded(gorod, organizer):
+    with pytest.raises(services.DomainError, match="no uploaded image ghost.png"):
+        services.level_add(actor=organizer, game=gorod, codes={"code": "X"},
+                           images=["ghost.png"])
+    services.image_add(actor=organizer, game=gorod, name="C:\\photos\\webp.webp",
+                       data=b"RIFF\x00\x00\x00\x00WEBPVP8 ")
+    level = services.level_add(actor=organizer, game=gorod, codes={"code": "X"},
+                               images=["webp.webp"])
+    assert level.images == ["webp.webp"]
+    with pytest.raises(services.DomainError, match="There is no image ghost.png"):
+        services.image_delete(actor=organizer, game=gorod, name="ghost.png")
+
+
+def test_images_cannot_change_after_the_start(running, organizer):
+    with pytest.raises(services.DomainError, match="before the start"):
+        services.image_add(actor=organizer, game=running, name="a.png", data=PNG)

@@ -13,7 +13,7 @@ def due_now(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('gorod', '0001_initial'),
+        ('gorod', '0003_task_images'),
     ]
 
     operations = [

@@ -1,0 +1,157 @@
+"""The GoRoD statistics table as files: CSV and XLSX.
+
+The table comes from the game record and the pure engine —
+``services.game_record(gg)`` → ``rules.compute(rules.parse_record(record))`` →
+``rules.statistics_table(results)`` — so a file says exactly what a replay of the record says.
+One row per team (standings order); per level in game order: received, hints shown, closed,
+how, time on level; then failed levels, the penalty for them, the organizer's penalties and
+bonuses, the average-time adjustment, the timeout, the total and the place.
+
+Times are in the game's zone (``TIME_ZONE``). In the XLSX, times are date-time cells, durations
+are duration cells (``[h]:mm:ss``) and counts are numbers, never texts; the CSV writes times
+as ``YYYY-MM-DD HH:MM:SS`` and durations as ``H:MM:SS``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from openpyxl import Workbook
+from openpyxl.styles import Font
+
+from gorod import rules, services
+
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+TIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
+DURATION_FORMAT = "[h]:mm:ss"
+
+
+def statistics(gg) -> dict:
+    """The engine's statistics table of a started game, plus the game's failed-level penalty.
+    ``DomainError`` before the start (there is no record yet)."""
+    record = rules.parse_record(services.game_record(gg))
+    table = rules.statistics_table(rules.compute(record))
+    table["sliv_penalty_min"] = record.sliv_penalty_min
+    return table
+
+
+def _how(cell: dict | None) -> str:
+    if cell is None:
+        return ""
+    return {"code": _("code"), "auto_sliv": _("failed (time out)"),
+            "sliv": _("failed (organizer)"), "force_majeure": _("force majeure (organizer)"),
+            None: _("open")}[cell["outcome"]]
+
+
+def _status(status: str) -> str:
+    return {"finished": _("finished"), "playing": _("playing"), "stopped": _("stopped"),
+            "disqualified": _("disqualified")}.get(status, status)
+
+
+def header(table: dict) -> list[str]:
+    columns = [_("Place"), _("Team"), _("Status")]
+    for level in table["levels"]:
+        columns += [
+            _("Level %(level)s: received") % {"level": level},
+            _("Level %(level)s: hints") % {"level": level},
+            _("Level %(level)s: closed") % {"level": level},
+            _("Level %(level)s: how") % {"level": level},
+            _("Level %(level)s: time on level") % {"level": level},
+        ]
+    columns += [_("Failed levels"), _("Penalty for failed levels (min)"),
+                _("Organizer penalties (min)"), _("Bonuses (min)"),
+                _("Average-time adjustment (min)"), _("Timeout (min)"), _("Total time")]
+    return columns
+
+
+def _local(moment: datetime | None) -> datetime | None:
+    # Spreadsheets have no time zones: the game's wall-clock time, as on the screens, to the
+    # second (the statistics' unit; a spreadsheet keeps milliseconds at best).
+    if moment is None:
+        return None
+    return timezone.localtime(moment).replace(tzinfo=None, microsecond=0)
+
+
+def _duration(seconds: float | None) -> timedelta | None:
+    return None if seconds is None else timedelta(seconds=seconds)
+
+
+def _minutes(seconds: float) -> float | int:
+    value = round(seconds / 60, 4)
+    return int(value) if float(value).is_integer() else value
+
+
+def rows(table: dict) -> list[list]:
+    """The table's rows as typed values: ``datetime`` (the game's wall-clock time),
+    ``timedelta``, ``int``/``float`` minutes and texts; ``None`` for an empty cell."""
+    out = []
+    for row in table["rows"]:
+        values: list = [row["place"], row["team"], _status(row["status"])]
+        for cell in row["cells"]:
+            if cell is None:
+                values += [None] * 5
+                continue
+            values += [_local(cell["received_at"]), cell["hints_shown"],
+                       _local(cell["closed_at"]), _how(cell), _duration(cell["time_s"])]
+        values += [row["slivs"], _minutes(row["slivs"] * table["sliv_penalty_min"] * 60),
+                   _minutes(row["penalty_s"]), _minutes(row["bonus_s"]),
+                   _minutes(row["average_adjust_s"]), _minutes(row["timeout_s"]),
+                   _duration(row["total_s"])]
+        out.append(values)
+    return out
+
+
+def format_duration(value: timedelta) -> str:
+    """``H:MM:SS`` (hours may pass 24), whole seconds rounded down.
+
+    >>> format_duration(timedelta(hours=25, minutes=3, seconds=7.9))
+    '25:03:07'
+    """
+    seconds = int(value.total_seconds())
+    sign = "-" if seconds < 0 else ""
+    hours, rest = divmod(abs(seconds), 3600)
+    return f"{sign}{hours}:{rest // 60:02d}:{rest % 60:02d}"
+
+
+def _csv_value(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(value, timedelta):
+        return format_duration(value)
+    return str(value)
+
+
+def to_csv(table: dict) -> bytes:
+    """UTF-8 with a byte-order mark, so spreadsheet programs read the Cyrillic names right."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header(table))
+    for values in rows(table):
+        writer.writerow([_csv_value(v) for v in values])
+    return buffer.getvalue().encode("utf-8-sig")
+
+
+def to_xlsx(table: dict) -> bytes:
+    book = Workbook()
+    sheet = book.active
+    sheet.title = _("Statistics")[:31]
+    sheet.append(header(table))
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    for values in rows(table):
+        sheet.append(values)
+        for cell, value in zip(sheet[sheet.max_row], values, strict=True):
+            if isinstance(value, datetime):
+                cell.number_format = TIME_FORMAT
+            elif isinstance(value, timedelta):
+                cell.number_format = DURATION_FORMAT
+    sheet.freeze_panes = "D2"
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
