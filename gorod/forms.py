@@ -6,152 +6,37 @@ The forms only parse input; the rules and their messages come from ``gorod.servi
 from __future__ import annotations
 
 import json
-import re
 
 from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from gorod import rules
+from gorod.codes import (  # noqa: F401 - the views read them here
+    CodesTextError,
+    codes_as_text,
+    codes_to_text,
+    keep_personal,
+    parse_codes_text,
+    personal_sectors,
+)
 from gorod.models import Level
 from teams.models import Game
 
-
-class CodesTextError(ValueError):
-    """The codes text cannot be read; the message says which line and why."""
-
-
-#: the kinds a sector line may name in brackets: ``gate (personal): R7D``
-KIND_WORDS = {"personal": "personal", "личный": "personal", "личная": "personal",
-              "digit": "personal_digit", "цифра": "personal_digit"}
-#: how the codes text writes each kind back
-KIND_NAMES = {"personal": "personal", "personal_digit": "digit"}
-_KIND = re.compile(r"^(?P<name>.*?)\s*\((?P<kind>[^()]+)\)$")
-
-
-def parse_codes_text(text: str) -> dict:
-    """The codes of a level typed one per line → the spec ``level_codes_from_dict`` takes.
-
-    - ``CODE`` — one required code (its sector is named by its place: ``1``, ``2``, …);
-    - ``sector name: CODE1 | CODE2`` — a named required sector, any of the alternatives closes it;
-    - ``sector name (personal): COMMON`` — a personal code (3.24): each team's part, then the
-      common part (which may be empty); ``sector name (digit): COMMON`` — the common code with
-      the team's personal digit appended (3.25). The teams' parts are typed in the table of
-      personal codes on the set-up page (``personal_parts``);
-    - blank lines are skipped.
-
-    A single plain code gives the short form ``{"code": ...}``; anything else gives
-    ``{"sectors": [...]}``. [decision] The first ``:`` of a line starts its codes, so a plain
-    code cannot contain ``:``; ``A | B`` without a name is one sector with alternatives.
-
-    >>> parse_codes_text("G1R1D")
-    {'code': 'G1R1D'}
-    >>> parse_codes_text("north: G1R11D | G1R12D\\nG1R2D")["sectors"][0]
-    {'name': 'north', 'codes': ['G1R11D', 'G1R12D']}
-    >>> parse_codes_text("tower (digit): G1R5D")
-    {'sectors': [{'name': 'tower', 'kind': 'personal_digit', 'codes': ['G1R5D'], 'personal': {}}]}
-    """
-    sectors: list[dict] = []
-    for number, raw in enumerate(str(text).splitlines(), 1):
-        line = raw.strip()
-        if not line:
-            continue
-        name, colon, rest = line.partition(":")
-        kind = "common"
-        if colon:
-            name = name.strip()
-            marked = _KIND.match(name)
-            if marked:
-                kind = KIND_WORDS.get(marked["kind"].strip().casefold())
-                if kind is None:
-                    raise CodesTextError(
-                        _("Line %(n)d: unknown kind “%(kind)s” (personal or digit).")
-                        % {"n": number, "kind": marked["kind"].strip()})
-                name = marked["name"].strip()
-            if not name:
-                raise CodesTextError(_("Line %(n)d: the sector name before “:” is empty.")
-                                     % {"n": number})
-        else:
-            name, rest = str(len(sectors) + 1), line
-        codes = [code.strip() for code in rest.split("|")]
-        if kind == "personal" and codes == [""]:
-            codes = []  # 3.24: the personal part alone may be the code
-        elif not any(codes):
-            raise CodesTextError(_("Line %(n)d: no code after “%(name)s:”.")
-                                 % {"n": number, "name": name})
-        elif not all(codes):
-            raise CodesTextError(_("Line %(n)d: an empty alternative between “|”.")
-                                 % {"n": number})
-        if any(s["name"] == name for s in sectors):
-            raise CodesTextError(_("Line %(n)d: the sector “%(name)s” is already named above.")
-                                 % {"n": number, "name": name})
-        sector = {"name": name, "codes": codes}
-        if kind != "common":
-            sector = {"name": name, "kind": kind, "codes": codes, "personal": {}}
-        sectors.append(sector)
-    if not sectors:
-        raise CodesTextError(_("Type at least one code."))
-    if (len(sectors) == 1 and sectors[0]["name"] == "1" and len(sectors[0]["codes"]) == 1
-            and "kind" not in sectors[0]):
-        return {"code": sectors[0]["codes"][0]}
-    return {"sectors": sectors}
+#: The page's words for ``gorod.codes.CodesTextError`` reasons (the pure module's English,
+#: translated).
+CODES_TEXT_MESSAGES = {
+    "unknown_kind": gettext_lazy("Line %(n)d: unknown kind “%(kind)s” (personal or digit)."),
+    "empty_name": gettext_lazy("Line %(n)d: the sector name before “:” is empty."),
+    "no_code": gettext_lazy("Line %(n)d: no code after “%(name)s:”."),
+    "empty_alternative": gettext_lazy("Line %(n)d: an empty alternative between “|”."),
+    "repeated_sector": gettext_lazy("Line %(n)d: the sector “%(name)s” is already named above."),
+    "empty": gettext_lazy("Type at least one code."),
+}
 
 
-def codes_to_text(spec: dict) -> str:
-    """A level's stored codes as the text ``parse_codes_text`` reads (the edit form).
-
-    >>> codes_to_text({"sectors": [{"name": "1", "codes": ["A"]}, {"name": "t", "kind": "personal_digit", "codes": ["B"]}]})
-    '1: A\\nt (digit): B'
-    """
-    if not isinstance(spec, dict):
-        return ""
-    if "code" in spec:
-        return str(spec["code"])
-    words = KIND_NAMES
-    lines = []
-    for sector in spec.get("sectors") or ():
-        kind = sector.get("kind", "common")
-        name = sector.get("name")
-        if kind != "common":
-            name = f"{name} ({words.get(kind, kind)})"
-        lines.append(f"{name}: {' | '.join(str(c) for c in sector.get('codes') or ())}".rstrip())
-    return "\n".join(lines)
-
-
-def keep_personal(new: dict, old: dict) -> dict:
-    """Edited codes keep the teams' personal parts of the sectors that stay personal under the
-    same name (they are typed in their own table, not in the codes text).
-
-    >>> keep_personal({"sectors": [{"name": "t", "kind": "personal_digit", "codes": ["B"], "personal": {}}]},
-    ...               {"sectors": [{"name": "t", "kind": "personal_digit", "codes": ["A"], "personal": {"X": "1"}}]})["sectors"][0]["personal"]
-    {'X': '1'}
-    """
-    before = {(s.get("name"), s.get("kind", "common")): s.get("personal") or {}
-              for s in (old or {}).get("sectors") or ()}
-    for sector in new.get("sectors") or ():
-        if sector.get("kind", "common") != "common" and not sector.get("personal"):
-            sector["personal"] = dict(before.get((sector["name"], sector["kind"]), {}))
-    return new
-
-
-def codes_as_text(spec: dict) -> str:
-    """A level's stored codes shown back in one line (the list of levels on the set-up page).
-
-    >>> codes_as_text({"sectors": [{"name": "north", "codes": ["A", "B"]}, {"name": "2", "codes": ["C"]}]})
-    'north: A | B; 2: C'
-    """
-    if not isinstance(spec, dict):
-        return ""
-    if "code" in spec:
-        return str(spec["code"])
-    parts = []
-    for sector in spec.get("sectors") or ():
-        codes = " | ".join(str(c) for c in sector.get("codes") or ())
-        kind = sector.get("kind", "common")
-        if kind != "common":
-            codes = f"{codes} ({KIND_NAMES.get(kind, kind)})"
-        parts.append(f"{sector.get('name')}: {codes}")
-    return "; ".join(parts)
+def codes_text_message(exc: CodesTextError) -> str:
+    return str(CODES_TEXT_MESSAGES[exc.reason]) % exc.params
 
 
 def _whole(value):
@@ -268,15 +153,7 @@ class LevelForm(forms.Form):
         try:
             return parse_codes_text(self.cleaned_data["codes"])
         except CodesTextError as exc:
-            raise forms.ValidationError(str(exc)) from None
-
-
-def personal_sectors(spec: dict) -> list[tuple[int, dict]]:
-    """The sectors of a level's codes that need a part or digit per team, with their index."""
-    if not isinstance(spec, dict):
-        return []
-    return [(i, sector) for i, sector in enumerate(spec.get("sectors") or ())
-            if sector.get("kind", "common") != "common"]
+            raise forms.ValidationError(codes_text_message(exc)) from None
 
 
 class PersonalPartsForm(forms.Form):
