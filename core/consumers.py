@@ -6,7 +6,25 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils import timezone
 
 from core.live import team_audience
-from core.realtime import SITE_GROUP
+from core.realtime import SITE_GROUP, announce_message
+
+
+@database_sync_to_async
+def _latest_announcement() -> dict | None:
+    from core.selectors import latest_announcement
+
+    latest = latest_announcement()
+    if latest is None or latest.delivered_at is None:
+        return None
+    return {**announce_message(latest.text), "sent_at": latest.created_at.isoformat()}
+
+
+async def send_latest_announcement(consumer) -> None:
+    """A socket that (re)connects gets the announcement still news, so a page that was
+    reconnecting when it was sent does not miss it (the client shows one text once)."""
+    message = await _latest_announcement()
+    if message is not None:
+        await consumer.send_json(message)
 
 
 class SiteConsumer(AsyncJsonWebsocketConsumer):
@@ -14,6 +32,7 @@ class SiteConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(SITE_GROUP, self.channel_name)
         await self.accept()
         await self.send_json({"type": "site.hello", "server_time": timezone.now().isoformat()})
+        await send_latest_announcement(self)
 
     async def disconnect(self, code):
         await self.channel_layer.group_discard(SITE_GROUP, self.channel_name)
@@ -67,6 +86,7 @@ class GameStateConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         await self.send(text_data=self.live.message(stored.version, stored.text)["text"])
+        await send_latest_announcement(self)
 
     async def disconnect(self, code):
         for group in getattr(self, "groups_joined", []):

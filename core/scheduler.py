@@ -22,6 +22,7 @@ from datetime import datetime
 
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db import close_old_connections, connection
 from django.utils import timezone
 
 log = logging.getLogger(__name__)
@@ -37,12 +38,21 @@ def register(name: str, job: Job) -> None:
 
 
 def run_jobs(now: datetime | None = None) -> None:
+    # A long-lived process must drop a connection a database restart broke (requests get this
+    # from Django's request signals; the scheduler has none).
+    _drop_broken_connections()
     now = now or timezone.now()
     for name, job in list(JOBS.items()):
         try:
             job(now)
         except Exception:  # noqa: BLE001 - one failing job must not stop the others
             log.exception("scheduled job %s failed", name)
+    _drop_broken_connections()
+
+
+def _drop_broken_connections() -> None:
+    if not connection.in_atomic_block:  # never inside a caller's transaction
+        close_old_connections()
 
 
 def run_forever(*, once: bool = False, poll_s: float = POLL_S, sleep=time.sleep) -> None:

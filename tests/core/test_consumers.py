@@ -13,6 +13,8 @@ from core.realtime import SITE_GROUP, announce_message
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADERS = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
+# A socket reads the latest announcement when it connects.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def connect(path="/ws/site/"):
@@ -105,3 +107,18 @@ async def test_a_pending_announcement_reaches_connected_pages_when_deliver_pendi
     assert await game.receive_nothing(timeout=0.2)
     await site.disconnect()
     await game.disconnect()
+
+
+async def test_a_socket_that_connects_gets_the_announcement_still_news():
+    """A page that was reconnecting when the announcement went out still shows it."""
+    from asgiref.sync import sync_to_async
+    from django.utils import timezone
+
+    from core.models import Announcement
+
+    await sync_to_async(Announcement.objects.create)(text="Перерыв 10 минут",
+                                                     delivered_at=timezone.now())
+    communicator = await connect()
+    message = await communicator.receive_json_from(timeout=5)
+    assert (message["type"], message["text"]) == ("site.announce", "Перерыв 10 минут")
+    await communicator.disconnect()
