@@ -187,10 +187,10 @@ def organizer_state(snap: Snapshot) -> dict:
     return {
         **public_state(snap),
         "statistics": statistics(snap),
-        # The moment the live statistics were computed (the last write or deadline): the
-        # organizer's state changes at every write anyway, the public and team states never
-        # carry the time.
-        "as_of": iso(snap.now),
+        # The moment the live statistics hold for (the last write or deadline; a finished
+        # game's are final as of its end): the organizer's state changes at every write
+        # anyway, the public and team states never carry the time.
+        "as_of": iso(gg.ended_at if gg.status == GorodGame.Status.FINISHED else snap.now),
         "next_deadline": iso(rules.next_deadline(snap.results)) if snap.results else None,
         "settings": {"hint_offsets_min": gg.hint_offsets_min,
                      "sliv_penalty_min": gg.sliv_penalty_min,
