@@ -1,5 +1,6 @@
 from django.http import JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
 
 
 def home(request):
@@ -8,3 +9,8 @@ def home(request):
 
 def healthz(request):
     return JsonResponse({"ok": True})
+
+
+def favicon(request):
+    # Browsers and bookmark tools ask for /favicon.ico whatever the page's <link> says.
+    return redirect(static("favicon.svg"), permanent=True)

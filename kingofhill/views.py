@@ -17,7 +17,7 @@ from core.roles import is_host, is_organizer
 from kingofhill import selectors, services
 from kingofhill.models import KothGame
 from teams.models import Game
-from teams.permissions import get_team_entry
+from teams.permissions import get_team_entry, redirect_to_join
 
 
 def _koth(game_id: int) -> KothGame:
@@ -92,7 +92,7 @@ def play(request, game_id: int):
     koth = _koth(game_id)
     entry = get_team_entry(request, koth.pk)
     if entry is None:
-        return render(request, "kingofhill/join_first.html", {"game": koth}, status=403)
+        return redirect_to_join(request, koth.game)
     state = selectors.read_state(koth, kind="team", application_id=entry.pk)
     context = _live(koth, "team", state, application_id=entry.pk)
     context["entry"] = entry
