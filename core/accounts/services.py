@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+
+from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.mail import send_mail
 from django.db import transaction
@@ -15,6 +18,8 @@ from core.accounts.tokens import verification_token
 from core.errors import DomainError, NotAllowed
 from core.models import RoleChange
 from core.roles import is_organizer
+
+log = logging.getLogger(__name__)
 
 
 class AccountError(DomainError):
@@ -32,9 +37,12 @@ def _send_verification(user: User, site_url: str) -> None:
     path = reverse("accounts:verify", kwargs={
         "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
         "token": verification_token.make_token(user)})
-    context = {"user": user, "url": site_url.rstrip("/") + path}
-    send_mail(render_to_string("registration/verify_email_subject.txt", context).strip(),
-              render_to_string("registration/verify_email.txt", context), None, [user.email])
+    context = {"user": user, "url": site_url.rstrip("/") + path, "SITE_NAME": settings.SITE_NAME}
+    try:
+        send_mail(render_to_string("registration/verify_email_subject.txt", context).strip(),
+                  render_to_string("registration/verify_email.txt", context), None, [user.email])
+    except OSError:  # smtplib's errors included: the account exists, the mail server is down
+        log.exception("could not send the verification e-mail to user %s", user.pk)
 
 
 @transaction.atomic
