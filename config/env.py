@@ -182,3 +182,47 @@ def channel_layers_config(environ: Mapping[str, str]) -> dict:
                        "prefix": environ.get("CHANNELS_PREFIX", "clubgames")},
         }
     }
+
+
+def email_config(environ: Mapping[str, str]) -> dict:
+    """Django's ``EMAIL_*`` settings: SMTP when ``EMAIL_HOST`` is set, else the file backend when
+    ``EMAIL_FILE_PATH`` is set, else the console (sign-up and reset links are printed by the
+    server, so a club's laptop needs no mail server to try the site)."""
+    sender = environ.get("DEFAULT_FROM_EMAIL", "").strip() or "games@localhost"
+    host = environ.get("EMAIL_HOST", "").strip()
+    if host:
+        use_tls = env_bool("EMAIL_USE_TLS", True, environ)
+        use_ssl = env_bool("EMAIL_USE_SSL", False, environ)
+        if use_tls and use_ssl:
+            raise ImproperlyConfigured(
+                "EMAIL_USE_TLS and EMAIL_USE_SSL are both on; SMTP uses one of them: "
+                "STARTTLS (usually port 587) or implicit TLS (usually port 465)"
+            )
+        port = env_int("EMAIL_PORT", 465 if use_ssl else 587, environ)
+        if not 0 < port < 65536:
+            raise ImproperlyConfigured(f"EMAIL_PORT={port!r} is not a TCP port (1-65535)")
+        timeout = env_int("EMAIL_TIMEOUT", 10, environ)
+        if timeout <= 0:
+            raise ImproperlyConfigured(f"EMAIL_TIMEOUT={timeout!r} must be a positive number of seconds")
+        return {
+            "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "EMAIL_HOST": host,
+            "EMAIL_PORT": port,
+            "EMAIL_HOST_USER": environ.get("EMAIL_HOST_USER", ""),
+            "EMAIL_HOST_PASSWORD": environ.get("EMAIL_HOST_PASSWORD", ""),
+            "EMAIL_USE_TLS": use_tls,
+            "EMAIL_USE_SSL": use_ssl,
+            "EMAIL_TIMEOUT": timeout,
+            "DEFAULT_FROM_EMAIL": sender,
+        }
+    for name in ("EMAIL_PORT", "EMAIL_HOST_USER", "EMAIL_HOST_PASSWORD", "EMAIL_USE_TLS",
+                 "EMAIL_USE_SSL"):
+        if environ.get(name, "").strip():
+            raise ImproperlyConfigured(f"{name} is set but EMAIL_HOST is not: set EMAIL_HOST "
+                                       "to send e-mail through SMTP")
+    path = environ.get("EMAIL_FILE_PATH", "").strip()
+    if path:
+        return {"EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+                "EMAIL_FILE_PATH": path, "DEFAULT_FROM_EMAIL": sender}
+    return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend",
+            "DEFAULT_FROM_EMAIL": sender}

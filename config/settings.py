@@ -17,6 +17,7 @@ from config.env import (
     cache_config,
     channel_layers_config,
     database_config,
+    email_config,
     env_bool,
     env_int,
     env_list,
@@ -106,6 +107,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Sign-up, e-mail verification and password reset mail (see README: Settings, e-mail).
+globals().update(email_config(ENV))
+# A verification or reset link stays valid for three days.
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"

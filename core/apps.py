@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CoreConfig(AppConfig):
     name = "core"
-    verbose_name = "Club games"
+    verbose_name = _("Club games")
 
     def ready(self) -> None:
         from core import announcements, scheduler

@@ -1,14 +1,16 @@
 from django.conf import settings
 
-from core.roles import is_organizer
+from core.roles import is_host, is_organizer
 from core.selectors import latest_announcement
 
 
 def site(request):
-    # Callables: the template calls them only where it uses them (base.html), so pages
-    # rendered without the banner or the header pay no query.
+    user = getattr(request, "user", None)
+    # Callables: the template calls them only where it uses them (base.html, the menu), so
+    # pages rendered without the banner or the header pay no query.
     return {
         "SITE_NAME": settings.SITE_NAME,
         "LATEST_ANNOUNCEMENT": latest_announcement,
-        "CAN_ANNOUNCE": lambda: is_organizer(request.user),
+        "nav_is_organizer": lambda: is_organizer(user),
+        "nav_is_host": lambda: is_host(user),
     }

@@ -7,4 +7,5 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("announce/", views.announce, name="announce"),
+    path("favicon.ico", views.favicon, name="favicon"),
 ]

@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.utils.translation import gettext as _
 
 from core import selectors, services
@@ -34,3 +35,8 @@ def announce(request):
     status = 400 if form.errors else 200
     return render(request, "core/announce.html",
                   {"form": form, "recent": selectors.recent_announcements()}, status=status)
+
+
+def favicon(request):
+    # Browsers and bookmark tools ask for /favicon.ico whatever the page's <link> says.
+    return redirect(static("favicon.svg"), permanent=True)

@@ -22,7 +22,7 @@ from gorod.models import GorodGame
 from teams import services as team_services
 from teams.models import Application, Game, Team
 
-DEMO_TITLE = "ГоРоД — ночная игра (демо)"
+DEMO_TITLE = "GoRoD — ночная игра (демо)"
 # name, roster, approved?
 DEMO_TEAMS = (
     ("Полуночники", ("Штурман", "Водитель", "Связной"), True),
@@ -57,7 +57,7 @@ def build_demo() -> list[str]:
     ]
 
 
-LIVE_TITLE = "ГоРоД — ночная игра идёт (демо)"
+LIVE_TITLE = "GoRoD — ночная игра идёт (демо)"
 LIVE_TEAMS = ("Полуночники", "Следопыты", "Сталкеры")
 LIVE_LEVELS = [
     {"label": "1", "task": "Старт у фонтана. Найдите мост, у которого нет воды.",

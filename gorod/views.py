@@ -17,7 +17,7 @@ from core.roles import is_organizer, require_organizer
 from gorod import exports, forms, rules, scenario, selectors, services
 from gorod.models import GorodGame, Route, Ruling, TaskImage
 from teams.models import Game
-from teams.permissions import get_team_entry
+from teams.permissions import get_team_entry, redirect_to_join
 
 
 def _gorod(game_id: int) -> GorodGame:
@@ -62,7 +62,7 @@ def play(request, game_id: int):
     game = get_object_or_404(Game, pk=game_id, format=Game.Format.GOROD)
     entry = get_team_entry(request, game.pk)
     if entry is None:
-        return render(request, "gorod/join_first.html", {"game": game}, status=403)
+        return redirect_to_join(request, game)
     gg = GorodGame.objects.select_related("game").filter(pk=game.pk).first()
     if gg is None:
         # Registered and joined, but the organizers have not set the levels up yet.

@@ -18,7 +18,7 @@ from core.roles import is_host, is_organizer
 from kingofhill import rules, selectors, services
 from kingofhill.models import KothGame
 from teams.models import Game
-from teams.permissions import get_team_entry
+from teams.permissions import get_team_entry, redirect_to_join
 
 
 def _koth(game_id: int) -> KothGame:
@@ -95,7 +95,7 @@ def play(request, game_id: int):
     koth = _koth(game_id)
     entry = get_team_entry(request, koth.pk)
     if entry is None:
-        return render(request, "kingofhill/join_first.html", {"game": koth}, status=403)
+        return redirect_to_join(request, koth.game)
     state = selectors.read_state(koth, kind="team", application_id=entry.pk)
     if state is None:  # joined after the start: the team does not play in this game
         return render(request, "kingofhill/join_first.html", {"game": koth}, status=403)

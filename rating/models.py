@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from rating.rules import VOTES
 from teams.models import Game, Team
@@ -140,9 +141,10 @@ class Protest(models.Model):
     """A playing team's protest against preliminary results, and the organizer's answer."""
 
     class Status(models.TextChoices):
-        OPEN = "open", _("open")
-        UPHELD = "upheld", _("upheld")
-        REJECTED = "rejected", _("rejected")
+        # Contexts: a protest (протест) is masculine, an application (заявка) feminine.
+        OPEN = "open", pgettext_lazy("protest status", "open")
+        UPHELD = "upheld", pgettext_lazy("protest status", "upheld")
+        REJECTED = "rejected", pgettext_lazy("protest status", "rejected")
 
     result = models.ForeignKey(
         GameResult, on_delete=models.CASCADE, related_name="protests", verbose_name=_("results"))

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 DEFAULT_FEE = 400  # RUB, GoRoD 3.27
 
@@ -134,10 +135,11 @@ class Application(models.Model):
     """
 
     class Status(models.TextChoices):
-        PENDING = "pending", _("pending")
-        APPROVED = "approved", _("approved")
-        REJECTED = "rejected", _("rejected")
-        WITHDRAWN = "withdrawn", _("withdrawn")
+        # Contexts: an application (заявка) is feminine, a protest (протест) masculine.
+        PENDING = "pending", pgettext_lazy("application status", "pending")
+        APPROVED = "approved", pgettext_lazy("application status", "approved")
+        REJECTED = "rejected", pgettext_lazy("application status", "rejected")
+        WITHDRAWN = "withdrawn", pgettext_lazy("application status", "withdrawn")
 
     game = models.ForeignKey(
         Game, on_delete=models.CASCADE, related_name="applications", verbose_name=_("game")

@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import PermissionDenied
@@ -35,6 +37,15 @@ can_see_private = can_manage_team
 
 def can_manage_application(user, application: Application) -> bool:
     return can_manage_team(user, application.team)
+
+
+def redirect_to_join(request, game: Game):
+    """A game's team page opened by a phone that has not joined: the join page, with the game
+    chosen and a message saying why (rather than a bare 403)."""
+    messages.info(request, _("This phone has not joined a team of «%(game)s» yet. Open your "
+                             "team's link (or scan its QR code), or enter the team's PIN here.")
+                  % {"game": game.title})
+    return redirect(f"{reverse('teams:join')}?game={game.pk}")
 
 
 def get_team_entry(request, game: Game | int) -> Application | None:

@@ -385,7 +385,9 @@ def join(request):
     games_qs = Game.objects.filter(pk__in=[g.pk for g in selectors.games_upcoming()]).order_by(
         "starts_at"
     )
-    form = forms.PinForm(request.POST or None, games=games_qs)
+    # A team page sends an unjoined phone here with its game chosen (?game=<id>).
+    form = forms.PinForm(request.POST or None, games=games_qs,
+                         initial={"game": request.GET.get("game", "")})
     if request.method == "POST":
         if form.is_valid():
             try:

@@ -108,7 +108,7 @@
           el("td", {text: window.kothTime(a.at)}), el("td", {text: verdictText(a.verdict)}), el("td", {}, [flip])]);
       });
       return el("details", {class: "koth-history", "data-question": h.number}, [
-        el("summary", {text: T.question + " " + h.number + (h.answer_key ? " — " + h.answer_key : "")}),
+        el("summary", {text: T.question + " " + h.number + (h.answer_key ? " · " + T.answerKey + " " + h.answer_key : "")}),
         el("label", {class: "koth-check"}, [partner, document.createTextNode(" " + T.partner)]),
         ignored.length ? el("p", {class: "muted", text: T.ignored + " " + ignored.join("; ")}) : null,
         rows.length ? el("table", {}, [el("tbody", {}, rows)]) : el("p", {class: "muted", text: T.noAnswers})]);

@@ -12,6 +12,8 @@ def test_the_demo_creates_working_organizer_and_host_logins_and_prints_the_urls(
     call_command("demo", "--port", "8123")
     out = capsys.readouterr().out
     assert "http://127.0.0.1:8123/admin/" in out
+    for path in ("/rating/seasons/", "/gorod/setup/", "/accounts/roles/", "/teams/games/"):
+        assert f"http://127.0.0.1:8123{path}" in out
     organizer = authenticate(username="organizer", password=DEMO_PASSWORD)
     host = authenticate(username="host", password=DEMO_PASSWORD)
     assert is_organizer(organizer) and is_host(host) and not is_organizer(host)
@@ -52,3 +54,16 @@ def test_the_demo_host_cannot_open_the_admin(client):
     call_command("demo")
     assert client.login(username="host", password=DEMO_PASSWORD)
     assert client.get("/admin/").status_code == 302
+
+
+def test_the_demo_prints_each_login_as_user_slash_password_and_every_results_page(capsys):
+    from teams.models import Game
+
+    call_command("demo", "--port", "8123")
+    out = capsys.readouterr().out
+    for username in ("organizer", "host"):
+        line = next(line for line in out.splitlines() if line.strip().startswith(username + " /"))
+        assert line.split()[:3] == [username, "/", DEMO_PASSWORD]
+        assert authenticate(username=line.split()[0], password=line.split()[2]) is not None
+    for game in Game.objects.all():
+        assert f"http://127.0.0.1:8123/rating/games/{game.pk}/" in out

@@ -16,14 +16,17 @@ import ast
 import gettext
 import re
 from datetime import timedelta
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.test import Client
 from django.utils import timezone, translation
 
-from teams.models import Game
+from teams.models import Game, Team
+from tests.core.conftest import main_pages, open_as
 
 ROOT = Path(__file__).resolve().parents[2]
 PO = ROOT / "locale" / "ru" / "LC_MESSAGES" / "django.po"
@@ -271,3 +274,124 @@ def test_the_language_switch_in_the_header_sets_the_cookie(client):
     assert "Join a team" in page(client, "/")
     client.post("/i18n/setlang/", {"language": "ru", "next": "/"})
     assert "Войти в команду" in page(client, "/")
+
+
+# --- no English left on a Russian page ----------------------------------------------------------
+
+
+class _PageText(HTMLParser):
+    """What a reader sees or hears: text outside scripts and styles, plus the labels and hints
+    that live in attributes."""
+
+    ATTRIBUTES = ("aria-label", "placeholder", "title", "alt")
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self._skip += 1
+        for name, value in attrs:
+            if name in self.ATTRIBUTES and value:
+                self.parts.append(value)
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.parts.append(data)
+
+
+def page_text(html: str) -> str:
+    parser = _PageText()
+    parser.feed(html)
+    return re.sub(r"\s+", " ", " ".join(parser.parts))
+
+
+def source_patterns() -> list[tuple[str, re.Pattern]]:
+    """Each catalogue source text whose Russian differs, as a whole-word, case-sensitive pattern
+    (placeholders match anything)."""
+    patterns = []
+    for entry in messages():
+        for source in filter(None, (entry["msgid"], entry.get("msgid_plural"))):
+            if source in translations(entry) or len(re.findall(r"[A-Za-z]", source)) < 2:
+                continue
+            pieces = re.split(r"%\(\w+\)[sdr]|%[sd]|\{\w*\}", source)
+            body = r".+?".join(re.escape(re.sub(r"\s+", " ", piece)) for piece in pieces)
+            patterns.append((source, re.compile(r"(?<![\w])" + body + r"(?![\w])")))
+    return patterns
+
+
+def without_data(text: str) -> str:
+    """The page text less what is data, not interface: addresses (``…/teams/j/…``) and the
+    usernames (the demo's ``organizer`` and ``host`` logins)."""
+    text = re.sub(r"\S*/\S*", " ", text)
+    for username in User.objects.values_list("username", flat=True):
+        text = re.sub(rf"(?<![\w]){re.escape(username)}(?![\w])", " ", text)
+    return text
+
+
+def test_the_pattern_finds_an_english_source_text_left_on_a_page():
+    patterns = dict(source_patterns())
+    assert patterns["Join a team"].search("Меню: Join a team, Игры")
+    assert not patterns["Join a team"].search("Войти в команду")
+    assert patterns["%(n)s application"].search("Всего 3 application")
+
+
+def test_no_russian_main_page_shows_an_english_source_text_of_the_catalogue(demo_site):
+    patterns = source_patterns()
+    leftovers = []
+    for who, urls in main_pages(demo_site).items():
+        client = open_as(who, demo_site)
+        for url in urls:
+            response = client.get(url)
+            assert response.status_code == 200, (who, url, response.status_code)
+            text = without_data(page_text(response.content.decode()))
+            leftovers += [f"{url}: {source!r}" for source, pattern in patterns
+                          if pattern.search(text)]
+    assert leftovers == [], "\n".join(leftovers)
+
+
+# --- the admin's sentences around a model's name ------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_admin_names_a_feminine_model_without_breaking_russian_grammar(client, upcoming_game):
+    admin_user = User.objects.create_superuser("boss", "boss@example.org", "pw-boss-2026")
+    client.force_login(admin_user)
+    changelist = page_text(page(client, "/admin/teams/game/"))
+    assert "Выберите, что изменить: игра" in changelist
+    assert "Добавить: игра" in changelist
+    assert "Выберите игра" not in changelist and "Добавить игра" not in changelist
+    add_form = page_text(page(client, "/admin/teams/game/add/"))
+    assert "Добавление: игра" in add_form
+    team = Team.objects.create(name="Совы", name_key="совы", captain=admin_user)
+    response = client.post(f"/admin/teams/team/{team.pk}/change/", {
+        "name": "Совы", "captain": admin_user.pk,
+        "members-TOTAL_FORMS": "0", "members-INITIAL_FORMS": "0",
+        "members-MIN_NUM_FORMS": "0", "members-MAX_NUM_FORMS": "1000"}, follow=True)
+    text = page_text(response.content.decode())
+    assert re.search(r"Объект «\s*Совы\s*» \(команда\) изменён\.", text)
+    assert "был успешно изменен" not in text
+
+
+@pytest.mark.django_db
+def test_an_application_is_rejected_in_the_feminine_and_a_protest_in_the_masculine():
+    from rating.models import Protest
+    from teams.models import Application
+
+    with translation.override("ru"):
+        assert str(Application.Status.REJECTED.label) == "отклонена"
+        assert str(Protest.Status.REJECTED.label) == "отклонён"
+
+
+@pytest.mark.django_db
+def test_the_check_would_catch_the_home_page_left_in_english():
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    text = without_data(page_text(page(client, "/")))
+    found = {source for source, pattern in source_patterns() if pattern.search(text)}
+    assert {"Join a team", "Games", "Seasons", "Log in", "Sign up"} <= found

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,14 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import cache_config, channel_layers_config, database_config, env_bool, env_int
+from config.env import (
+    cache_config,
+    channel_layers_config,
+    database_config,
+    email_config,
+    env_bool,
+    env_int,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = Path("/srv/app")
@@ -259,3 +267,43 @@ def test_with_database_and_redis_urls_the_tests_and_their_servers_really_use_the
     assert child.returncode == 0, child.stderr
     assert json.loads(child.stdout) == ["postgresql", name, "channels_redis.core.RedisChannelLayer",
                                         "django.core.cache.backends.redis.RedisCache"]
+
+
+# --- e-mail ---------------------------------------------------------------------------------------
+
+
+def test_email_goes_to_the_console_by_default_and_to_files_on_request():
+    assert email_config({})["EMAIL_BACKEND"] == "django.core.mail.backends.console.EmailBackend"
+    files = email_config({"EMAIL_FILE_PATH": "/tmp/mail", "DEFAULT_FROM_EMAIL": "club@example.org"})
+    assert files == {"EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+                     "EMAIL_FILE_PATH": "/tmp/mail", "DEFAULT_FROM_EMAIL": "club@example.org"}
+
+
+def test_an_email_host_means_smtp_with_starttls_on_587_by_default():
+    config = email_config({"EMAIL_HOST": "smtp.example.org", "EMAIL_HOST_USER": "games",
+                           "EMAIL_HOST_PASSWORD": "secret"})
+    assert config["EMAIL_BACKEND"] == "django.core.mail.backends.smtp.EmailBackend"
+    assert (config["EMAIL_HOST"], config["EMAIL_PORT"], config["EMAIL_USE_TLS"],
+            config["EMAIL_USE_SSL"], config["EMAIL_HOST_USER"]) == (
+        "smtp.example.org", 587, True, False, "games")
+    ssl = email_config({"EMAIL_HOST": "smtp.example.org", "EMAIL_USE_TLS": "no", "EMAIL_USE_SSL": "yes"})
+    assert (ssl["EMAIL_PORT"], ssl["EMAIL_USE_SSL"]) == (465, True)
+
+
+@pytest.mark.parametrize(("environ", "message"), [
+    ({"EMAIL_HOST": "smtp.example.org", "EMAIL_PORT": "submission"}, "EMAIL_PORT='submission' is not a whole number"),
+    ({"EMAIL_HOST": "smtp.example.org", "EMAIL_PORT": "70000"}, "EMAIL_PORT=70000 is not a TCP port"),
+    ({"EMAIL_HOST": "smtp.example.org", "EMAIL_USE_TLS": "ja"}, "EMAIL_USE_TLS='ja' is not a boolean"),
+    ({"EMAIL_HOST": "smtp.example.org", "EMAIL_USE_SSL": "true"}, "EMAIL_USE_TLS and EMAIL_USE_SSL are both on"),
+    ({"EMAIL_HOST": "smtp.example.org", "EMAIL_TIMEOUT": "0"}, "EMAIL_TIMEOUT=0 must be a positive"),
+    ({"EMAIL_HOST_USER": "games"}, "EMAIL_HOST_USER is set but EMAIL_HOST is not"),
+])
+def test_a_bad_email_setting_fails_with_its_name(environ, message):
+    with pytest.raises(ImproperlyConfigured, match=re.escape(message)):
+        email_config(environ)
+
+
+def test_the_settings_module_stops_on_a_bad_email_port():
+    result = load_settings(EMAIL_HOST="smtp.example.org", EMAIL_PORT="25x")
+    assert result.returncode != 0
+    assert "EMAIL_PORT='25x' is not a whole number" in result.stderr

@@ -17,10 +17,11 @@ def test_the_team_page_is_the_games_team_page_url(live):
     assert Game.objects.get(pk=live.pk).team_page_url() == f"/gorod/{live.pk}/play/"
 
 
-def test_the_team_page_needs_the_team_binding(live):
-    response = Client().get(f"/gorod/{live.pk}/play/")
-    assert response.status_code == 403
-    assert b"PIN" in response.content
+def test_the_team_page_sends_an_unjoined_phone_to_the_join_page_with_a_message(live):
+    response = Client().get(f"/gorod/{live.pk}/play/", follow=True)
+    assert response.redirect_chain == [(f"/teams/join/?game={live.pk}", 302)]
+    assert b"has not joined a team of" in response.content
+    assert f'<option value="{live.pk}" selected>'.encode() in response.content
 
 
 def test_the_team_page_shows_the_level_from_the_server(live, alpha):

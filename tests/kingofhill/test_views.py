@@ -42,10 +42,12 @@ def test_an_organizer_gets_the_record_download_button(client, running, organizer
     assert f'href="/rating/games/{running.pk}/"' in html  # publishing the results starts here
 
 
-def test_the_team_page_asks_an_unjoined_phone_to_join_first(client, running):
-    response = client.get(reverse("kingofhill:play", args=[running.pk]))
-    assert response.status_code == 403
-    assert reverse("teams:join") in response.content.decode()
+def test_the_team_page_sends_an_unjoined_phone_to_the_join_page_with_a_message(client, running):
+    response = client.get(reverse("kingofhill:play", args=[running.pk]), follow=True)
+    assert response.redirect_chain == [(f"{reverse('teams:join')}?game={running.pk}", 302)]
+    html = response.content.decode()
+    assert "has not joined a team of" in html
+    assert f'<option value="{running.pk}" selected>' in html
 
 
 def test_the_team_page_shows_the_joined_team_and_its_own_state(client, running, alpha):

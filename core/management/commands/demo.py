@@ -1,7 +1,14 @@
 """``manage.py demo``: load the demo (idempotent) and print where every screen is."""
 
+from django.urls import reverse
+
 from core.demo import DEMO_PASSWORD, DEMO_USERS, load_demo
 from core.management.base import ClearCommand
+
+ROLE_SCREENS = {
+    "organizer": "set-up, applications, rulings, results, roles, admin",
+    "host": "King of the Hill host console",
+}
 
 
 class Command(ClearCommand):
@@ -12,17 +19,31 @@ class Command(ClearCommand):
         parser.add_argument("--port", default="8000")
 
     def handle(self, *args, host: str, port: str, **options):
+        from teams.models import Game
+
         lines = load_demo()
         base = f"http://{host}:{port}"
         out = self.stdout
+        site = [
+            ("home", reverse("core:home")),
+            ("games", reverse("teams:games")),
+            ("seasons", reverse("rating:seasons")),
+            ("GoRoD set-up", reverse("gorod:setup_index")),
+            ("roles", reverse("accounts:roles")),
+            ("sign up", reverse("accounts:signup")),
+            ("join a team", reverse("teams:join")),
+            ("admin", reverse("admin:index")),
+            ("API", reverse("api-docs")),
+        ]
         out.write("")
         out.write(f"Serving on {base}/  (Ctrl+C to stop)")
-        out.write(f"  home:   {base}/")
-        out.write(f"  admin:  {base}/admin/")
-        out.write(f"  API:    {base}/api/docs/")
+        for label, path in site:
+            out.write(f"  {label + ':':<14} {base}{path}")
         for line in lines:
             out.write("  " + line.replace("{base}", base))
-        out.write(f"Demo logins (password for all: {DEMO_PASSWORD}):")
+        for game in Game.objects.order_by("starts_at"):
+            out.write(f"  results «{game.title}»: {base}{reverse('rating:results', args=[game.pk])}")
+        out.write("Demo logins (username / password):")
         for username, group, _ in DEMO_USERS:
-            out.write(f"  {username:<10} {group}")
+            out.write(f"  {username} / {DEMO_PASSWORD}    ({ROLE_SCREENS.get(group, group)})")
         out.write("")

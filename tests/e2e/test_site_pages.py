@@ -1,0 +1,164 @@
+"""Every main page in real Chromium, in Russian, on a phone (390x844) and a laptop (1440x900):
+no horizontal scrolling of the page, no word split between two letters inside a table cell,
+and no serious or critical axe-core finding. Screenshots of each go to artifacts/site/.
+
+The data is the demo (``core.demo.load_demo``) plus a team whose name is one long Russian word,
+the kind that used to break as «Достопримечательн|ости» in the organizer's tables.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from tests.conftest import artifacts_dir
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1440, "height": 900}
+LONG_NAME = "Достопримечательности"
+
+# For every word (split at spaces and hyphens) of every table cell: the line boxes its letters
+# occupy. A word whose letters sit on two lines was split between two letters.
+SPLIT_WORDS_JS = r"""
+() => {
+  const split = [];
+  for (const cell of document.querySelectorAll("td, th")) {
+    if (!cell.getClientRects().length) continue;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const re = /[^\s\-‐–—]+/g;
+      let m;
+      while ((m = re.exec(node.data))) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0)
+                                                      .map(r => Math.round(r.bottom)));
+        if (tops.size > 1) split.push(m[0]);
+      }
+    }
+  }
+  return split;
+}
+"""
+OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
+
+
+@pytest.fixture
+def site(asgi_server):
+    from django.contrib.auth.models import Group, User
+
+    from core.demo import load_demo
+    from core.roles import HOST, ORGANIZER
+    from gorod.models import GorodGame
+    from kingofhill.models import KothGame
+    from teams import services as team_services
+    from teams.models import Application, Game
+
+    for name in (ORGANIZER, HOST):  # transactional tests flush what the migration made
+        Group.objects.get_or_create(name=name)
+    load_demo()
+    koth = KothGame.objects.get()
+    gorod = GorodGame.objects.get()
+    registration = Game.objects.filter(format=Game.Format.GOROD, gorod__isnull=True).get()
+    organizer = User.objects.get(username="organizer")
+    long_team = team_services.team_create(captain=organizer, name=LONG_NAME)
+    for nickname in ("Экскурсовод", "Путешественница", "Краевед", "Фотограф"):
+        team_services.member_create(team=long_team, nickname=nickname,
+                                    full_name="Константинопольская Александра")
+    team_services.application_submit(team=long_team, game=registration,
+                                      members=list(long_team.members.all()))
+    token = {game: Application.objects.filter(game_id=game, status="approved")
+             .exclude(join_token=None).first().join_token for game in (koth.pk, gorod.pk)}
+    return {"base": asgi_server, "koth": koth.pk, "gorod": gorod.pk, "registration": registration.pk,
+            "team": long_team.pk, "token": token}
+
+
+def pages(site) -> dict[str, list[str]]:
+    """The main pages by who opens them."""
+    return {
+        "guest": ["/", "/teams/games/", "/teams/join/", "/rating/seasons/",
+                  f"/rating/games/{site['koth']}/", "/accounts/login/", "/accounts/signup/",
+                  "/accounts/password_reset/", f"/gorod/{site['gorod']}/statistics/",
+                  f"/koth/{site['koth']}/projector/"],
+        "organizer": ["/teams/", f"/teams/{site['team']}/", f"/teams/games/{site['registration']}/",
+                      "/gorod/", "/gorod/setup/", f"/gorod/{site['gorod']}/", "/koth/",
+                      f"/koth/{site['koth']}/host/", "/accounts/roles/", "/accounts/profile/",
+                      f"/rating/games/{site['gorod']}/"],
+        "koth phone": [f"/koth/{site['koth']}/play/"],
+        "gorod phone": [f"/gorod/{site['gorod']}/play/"],
+    }
+
+
+def open_as(new_page, site, who: str, viewport: dict):
+    from core.demo import DEMO_PASSWORD
+
+    page = new_page(viewport=viewport)
+    base = site["base"]
+    if who == "organizer":
+        page.goto(f"{base}/accounts/login/")
+        page.fill("input[name=username]", "organizer")
+        page.fill("input[name=password]", DEMO_PASSWORD)
+        page.locator("main form button[type=submit]").click()
+        page.wait_for_url(f"{base}/")
+    elif who.endswith("phone"):
+        game = site["koth"] if who.startswith("koth") else site["gorod"]
+        page.goto(f"{base}/teams/j/{site['token'][game]}/")
+    return page
+
+
+def slug(path: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", path).strip("-") or "home"
+
+
+@pytest.mark.parametrize("viewport", [PHONE, LAPTOP], ids=["phone", "laptop"])
+def test_every_main_page_fits_the_screen_without_splitting_words(new_page, site, viewport):
+    shots = artifacts_dir() / "site"
+    shots.mkdir(exist_ok=True)
+    problems = []
+    for who, paths in pages(site).items():
+        page = open_as(new_page, site, who, viewport)
+        for path in paths:
+            response = page.goto(site["base"] + path)
+            assert response.status == 200, (who, path, response.status)
+            assert page.locator("html").get_attribute("lang") == "ru"
+            page.wait_for_load_state("networkidle")
+            page.screenshot(path=str(shots / f"{viewport['width']}-{slug(path)}.png"), full_page=True)
+            overflow = page.evaluate(OVERFLOW_JS)
+            if overflow > 0:
+                problems.append(f"{path}: the page scrolls sideways by {overflow}px")
+            split = page.evaluate(SPLIT_WORDS_JS)
+            if split:
+                problems.append(f"{path}: words split inside table cells: {split[:5]}")
+    assert problems == []
+
+
+def test_the_long_team_name_stays_whole_in_the_organizers_table_on_a_phone(new_page, site):
+    page = open_as(new_page, site, "organizer", PHONE)
+    page.goto(f"{site['base']}/teams/games/{site['registration']}/")
+    cell = page.locator("td", has_text=LONG_NAME).first
+    box = cell.evaluate("""c => { const r = document.createRange(); r.selectNodeContents(c.querySelector('a'));
+                                  return [...r.getClientRects()].filter(x => x.width > 0).length; }""")
+    assert box == 1  # one line box: the word is not broken
+    scroller = page.locator(".table-scroll").first
+    assert scroller.evaluate("e => e.scrollWidth > e.clientWidth")  # the table scrolls in its card
+    assert page.evaluate(OVERFLOW_JS) <= 0
+
+
+def test_the_main_pages_have_no_serious_or_critical_accessibility_violations(new_page, site):
+    axe = Axe()
+    found = []
+    for who, paths in pages(site).items():
+        page = open_as(new_page, site, who, LAPTOP)
+        for path in paths:
+            page.goto(site["base"] + path)
+            page.wait_for_load_state("networkidle")
+            results = axe.run(page).response
+            for violation in results["violations"]:
+                if violation["impact"] in ("serious", "critical"):
+                    targets = [node["target"] for node in violation["nodes"]][:3]
+                    found.append(f"{path}: {violation['id']} ({violation['impact']}) {targets}")
+    assert found == []
