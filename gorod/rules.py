@@ -36,6 +36,7 @@ from core.records import (
     team_names,
 )
 from gorod.codes import CodeSpecError, level_codes_from_dict
+from rating import rules as rating_rules
 
 __all__ = [
     "DEFAULT_LIMIT_MIN",
@@ -461,8 +462,9 @@ class Results:
     @property
     def protests_until(self) -> datetime | None:
         """Results stay preliminary and captains may protest for 12 h after the game ended
-        (3.15; [decision] for stopped teams "the last finish" is the game's end)."""
-        return None if self.ended_at is None else self.ended_at + timedelta(hours=12)
+        (3.15; [decision] for stopped teams "the last finish" is the game's end). The window is
+        the rating's (``rating.rules.protest_deadline``): one rule, one place."""
+        return None if self.ended_at is None else rating_rules.protest_deadline(self.ended_at)
 
     @property
     def final_by(self) -> datetime | None:
@@ -473,7 +475,7 @@ class Results:
         >>> Results(end, None, True, end, "organizer", (), (), end).final_by.isoformat()
         '2026-12-09T02:00:00+00:00'
         """
-        return None if self.ended_at is None else self.ended_at + timedelta(hours=72)
+        return None if self.ended_at is None else rating_rules.final_due(self.ended_at)
 
     @property
     def finished_share(self) -> float:
