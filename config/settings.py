@@ -160,6 +160,11 @@ SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 if env_bool("BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# How many reverse proxies stand in front of the workers; the client address is the rightmost
+# X-Forwarded-For entry they did not write (core.net). 0: REMOTE_ADDR is the client.
+TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
+# Wrong join PINs per game per hour from all addresses together; then PIN joins pause.
+PIN_GAME_BUDGET_PER_HOUR = env_int("PIN_GAME_BUDGET_PER_HOUR", 100)
 # Team phones stay joined for a whole evening (and a night game): two days.
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 2 * 24 * 3600)
 

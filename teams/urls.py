@@ -61,6 +61,7 @@ page_urls = [
     path("games/<int:pk>/", views.game_manage, name="game_manage"),
     path("games/<int:pk>/cancel/", views.game_cancel, name="game_cancel"),
     path("games/<int:pk>/sheet/", views.join_sheet, name="join_sheet"),
+    path("games/<int:pk>/pin-budget/lift/", views.pin_budget_lift, name="pin_budget_lift"),
     path("join/", views.join, name="join"),
     path("j/<str:token>/", views.join_token, name="join_token"),
     path("play/<int:game_pk>/", views.playing, name="playing"),

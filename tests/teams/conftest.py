@@ -132,8 +132,8 @@ def api_login(user) -> APIClient:
 
 
 def phone_for(application) -> Client:
-    """A browser (no account) that opened the team's join link."""
+    """A browser (no account) that opened the team's join link and tapped its button."""
     client = Client()
-    response = client.get(f"/teams/j/{application.join_token}/")
+    response = client.post(f"/teams/j/{application.join_token}/")
     assert response.status_code == 302
     return client
