@@ -8,6 +8,7 @@ ASGI workers share. With ``DEBUG=false`` the site refuses to start without a rea
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -42,6 +43,7 @@ INSTALLED_APPS = [
     "daphne",  # first: its runserver serves ASGI (HTTP + WebSocket)
     "django.contrib.admin",
     "django.contrib.auth",
+    "axes",  # login limits per user name and per address (core.logins)
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
@@ -68,6 +70,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out log-in into the 429 page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -102,6 +105,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    "core.logins.LoginLimitBackend",  # first: refuses a locked-out user name or address
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failed log-ins: LOGIN_FAILURE_LIMIT per user name and, separately, per client address within
+# LOGIN_COOLOFF_MINUTES; then log-ins for it are refused until the window passes or an organizer
+# clears the lock (/accounts/lockouts/ or the admin).
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "core.net.client_address"
+AXES_LOCKOUT_CALLABLE = "core.logins.login_locked_out"
+# A success must not wipe the address's count: an attacker would log into their own account.
+AXES_RESET_ON_SUCCESS = False
+AXES_VERBOSE = False  # no banner on every command's stderr (replay promises one error line)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"

@@ -6,4 +6,5 @@ app_name = "core"
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("accounts/lockouts/", views.lockouts, name="lockouts"),
 ]
