@@ -6,9 +6,10 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils import timezone
 
 from core.realtime import SITE_GROUP
+from core.sockets import StrictJsonFrames
 
 
-class SiteConsumer(AsyncJsonWebsocketConsumer):
+class SiteConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
     async def connect(self):
         await self.channel_layer.group_add(SITE_GROUP, self.channel_name)
         await self.accept()
@@ -26,7 +27,7 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 
 
-class GameStateConsumer(AsyncJsonWebsocketConsumer):
+class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
     """Base of a live game's read-only sockets (King of the Hill, GoRoD).
 
     A subclass defines ``game_exists()``, ``authorise()`` (the group the connecting user may

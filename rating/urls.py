@@ -1,50 +1,51 @@
 from django.urls import path
 
+import core.converters  # noqa: F401  (registers <id:...>, ids within the BigAutoField range)
 from rating import api, views
 
 app_name = "rating"
 
 api_urls = [
-    path("api/games/<int:game_id>/results/", api.ResultsAPI.as_view(), name="api_results"),
-    path("api/games/<int:game_id>/results/publish/", api.PublishAPI.as_view(),
+    path("api/games/<id:game_id>/results/", api.ResultsAPI.as_view(), name="api_results"),
+    path("api/games/<id:game_id>/results/publish/", api.PublishAPI.as_view(),
          name="api_publish"),
-    path("api/games/<int:game_id>/results/finalize/", api.FinalizeAPI.as_view(),
+    path("api/games/<id:game_id>/results/finalize/", api.FinalizeAPI.as_view(),
          name="api_finalize"),
-    path("api/games/<int:game_id>/results/reopen/", api.ReopenAPI.as_view(), name="api_reopen"),
-    path("api/games/<int:game_id>/results/rows/<int:team_id>/", api.RowAPI.as_view(),
+    path("api/games/<id:game_id>/results/reopen/", api.ReopenAPI.as_view(), name="api_reopen"),
+    path("api/games/<id:game_id>/results/rows/<id:team_id>/", api.RowAPI.as_view(),
          name="api_row"),
-    path("api/games/<int:game_id>/results/organizer/", api.OrganizerAPI.as_view(),
+    path("api/games/<id:game_id>/results/organizer/", api.OrganizerAPI.as_view(),
          name="api_organizer"),
-    path("api/games/<int:game_id>/results/votes/<int:team_id>/", api.VoteAPI.as_view(),
+    path("api/games/<id:game_id>/results/votes/<id:team_id>/", api.VoteAPI.as_view(),
          name="api_vote"),
-    path("api/games/<int:game_id>/results/protests/", api.ProtestsAPI.as_view(),
+    path("api/games/<id:game_id>/results/protests/", api.ProtestsAPI.as_view(),
          name="api_protests"),
-    path("api/games/<int:game_id>/results/protests/<int:protest_id>/answer/",
+    path("api/games/<id:game_id>/results/protests/<id:protest_id>/answer/",
          api.ProtestAnswerAPI.as_view(), name="api_protest_answer"),
     path("api/seasons/", api.SeasonsAPI.as_view(), name="api_seasons"),
-    path("api/seasons/<int:season_id>/", api.SeasonTableAPI.as_view(), name="api_season"),
-    path("api/seasons/<int:season_id>/games/", api.SeasonGamesAPI.as_view(),
+    path("api/seasons/<id:season_id>/", api.SeasonTableAPI.as_view(), name="api_season"),
+    path("api/seasons/<id:season_id>/games/", api.SeasonGamesAPI.as_view(),
          name="api_season_games"),
-    path("api/seasons/<int:season_id>/games/<int:game_id>/", api.SeasonGameRemoveAPI.as_view(),
+    path("api/seasons/<id:season_id>/games/<id:game_id>/", api.SeasonGameRemoveAPI.as_view(),
          name="api_season_game_remove"),
-    path("api/seasons/<int:season_id>/record/", api.SeasonRecordAPI.as_view(),
+    path("api/seasons/<id:season_id>/record/", api.SeasonRecordAPI.as_view(),
          name="api_season_record"),
 ]
 
 page_urls = [
-    path("games/<int:game_id>/", views.results, name="results"),
-    path("games/<int:game_id>/rows/<int:team_id>/", views.row_set, name="row_set"),
-    path("games/<int:game_id>/organizer/", views.organizer_set, name="organizer_set"),
-    path("games/<int:game_id>/votes/<int:team_id>/", views.vote_set, name="vote_set"),
-    path("games/<int:game_id>/protests/", views.protest_file, name="protest_file"),
-    path("games/<int:game_id>/protests/<int:protest_id>/answer/", views.protest_answer,
+    path("games/<id:game_id>/", views.results, name="results"),
+    path("games/<id:game_id>/rows/<id:team_id>/", views.row_set, name="row_set"),
+    path("games/<id:game_id>/organizer/", views.organizer_set, name="organizer_set"),
+    path("games/<id:game_id>/votes/<id:team_id>/", views.vote_set, name="vote_set"),
+    path("games/<id:game_id>/protests/", views.protest_file, name="protest_file"),
+    path("games/<id:game_id>/protests/<id:protest_id>/answer/", views.protest_answer,
          name="protest_answer"),
-    path("games/<int:game_id>/<slug:action>/", views.results_action, name="results_action"),
+    path("games/<id:game_id>/<slug:action>/", views.results_action, name="results_action"),
     path("seasons/", views.seasons, name="seasons"),
     path("seasons/new/", views.season_create, name="season_create"),
-    path("seasons/<int:season_id>/", views.season, name="season"),
-    path("seasons/<int:season_id>/games/", views.season_game, name="season_game"),
-    path("seasons/<int:season_id>/record/", views.season_record, name="season_record"),
+    path("seasons/<id:season_id>/", views.season, name="season"),
+    path("seasons/<id:season_id>/games/", views.season_game, name="season_game"),
+    path("seasons/<id:season_id>/record/", views.season_record, name="season_record"),
 ]
 
 urlpatterns = api_urls + page_urls

@@ -179,7 +179,7 @@ def test_the_schema_documents_the_king_of_the_hill_api(client):
 
     schema = client.get("/api/schema/").content.decode()
     for pattern in api_urls:  # every action the pages perform is documented
-        path = "/koth/" + str(pattern.pattern).replace("<int:game_id>", "{game_id}")
+        path = "/koth/" + str(pattern.pattern).replace("<id:game_id>", "{game_id}")
         assert f"{path}:" in schema, path
 
 
