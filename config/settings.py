@@ -65,6 +65,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "core.middleware.RequestGuard",  # the size limit and NUL/surrogates in forms: a clear 4xx
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -153,7 +154,17 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.api.exception_handler",
+    # JSON with a size, depth and text guard (core.parsers); forms as DRF's own.
+    "DEFAULT_PARSER_CLASSES": [
+        "core.parsers.GuardedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
+# One request-size limit for every body (forms, JSON, uploads): REQUEST_MAX_BYTES, 1 MB. Past
+# it the API answers 413 {"detail"} and pages a short page (core.middleware).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BYTES", 1024 * 1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 SPECTACULAR_SETTINGS = {
     "TITLE": "Club games API",
     "DESCRIPTION": "King of the Hill, GoRoD, teams and season rating.",

@@ -19,12 +19,29 @@ class ErrorSerializer(serializers.Serializer):
 
 def exception_handler(exc, context):
     """DRF's handler, plus: a service's ``DomainError`` or a bad game record (``RecordError``)
-    is a 400 with ``{"detail": message}`` rather than a 500."""
+    is a 400 with ``{"detail": message}`` rather than a 500, and a serializer's field errors
+    carry a ``detail`` line too (``"field: message; ..."``) beside the errors by field."""
     if isinstance(exc, DomainError):
         return Response({"detail": exc.message}, status=exc.status_code)
     if isinstance(exc, RecordError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-    return drf_exception_handler(exc, context)
+    response = drf_exception_handler(exc, context)
+    if response is not None and not (isinstance(response.data, dict) and "detail" in response.data):
+        # A serializer's field errors: keep them by field and say them in one "detail" line.
+        fields = response.data if isinstance(response.data, dict) else {"": response.data}
+        response.data = {"detail": "; ".join(_flatten(fields)), **fields}
+    return response
+
+
+def _flatten(errors, prefix: str = ""):
+    if isinstance(errors, dict):
+        for key, value in errors.items():
+            yield from _flatten(value, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(errors, list):
+        for item in errors:
+            yield from _flatten(item, prefix)
+    else:
+        yield f"{prefix}: {errors}" if prefix and prefix != "non_field_errors" else str(errors)
 
 
 class ServiceAPIView(APIView):

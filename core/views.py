@@ -1,10 +1,16 @@
+import sys
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.db import InterfaceError, OperationalError
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from core import logins
+from core import health, logins
+from core.errors import refusal
+from core.middleware import too_big
 from core.roles import require_organizer
 
 
@@ -13,7 +19,9 @@ def home(request):
 
 
 def healthz(request):
-    return JsonResponse({"ok": True})
+    """The database and the channel layer, each checked; 503 when either is down."""
+    report = health.check()
+    return JsonResponse(report, status=200 if report["ok"] else 503)
 
 
 @login_required
@@ -27,3 +35,37 @@ def lockouts(request):
         messages.success(request, _("The lock is cleared."))
         return redirect("core:lockouts")
     return render(request, "core/lockouts.html", {"rows": logins.login_lockouts()})
+
+
+# --- error answers (config.urls handler400/403/404/500) --------------------------------------
+# The API answers JSON {"detail"} and pages a short page, for every status; never Django's bare
+# HTML for an API client, never a traceback.
+
+
+def bad_request(request, exception=None):
+    if isinstance(exception, RequestDataTooBig):
+        return too_big(request)
+    if isinstance(exception, TooManyFieldsSent):
+        return refusal(request, 413, _("The request has too many fields."))
+    return refusal(request, 400, _("The request could not be understood."))
+
+
+def permission_denied(request, exception=None):
+    return refusal(request, 403, _("You do not have permission to do this."))
+
+
+def page_not_found(request, exception=None):
+    return refusal(request, 404, _("Not found."))
+
+
+UNAVAILABLE = (OperationalError, InterfaceError, ConnectionError)
+
+
+def server_error(request):
+    exception = sys.exc_info()[1]
+    if isinstance(exception, UNAVAILABLE) or type(exception).__module__.startswith("redis"):
+        return refusal(
+            request, 503, _("The service is briefly unavailable (its database is not answering). "
+                            "Try again in a minute.")
+        )
+    return refusal(request, 500, _("Something went wrong on our side; it has been logged."))
