@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.converters import ID_MAX
 from core.errors import DomainError
 from core.records import RecordError
 
@@ -51,3 +53,43 @@ class ServiceAPIView(APIView):
         serializer = serializer_class(data=self.request.data)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
+
+
+def id_field(**kwargs) -> serializers.IntegerField:
+    """A row id in a body: 1..2**63-1 (BigAutoField), so a huge number is a 400, not a 500."""
+    return serializers.IntegerField(min_value=1, max_value=ID_MAX, **kwargs)
+
+
+def model_int_field(model, name: str, **kwargs) -> serializers.IntegerField:
+    """An integer in a body bounded by the column it is stored in (``model.name``): e.g. a
+    PositiveSmallIntegerField takes 0..32767. A tighter ``min_value``/``max_value`` wins."""
+    from django.db.backends.base.operations import BaseDatabaseOperations
+
+    field = model._meta.get_field(name)
+    low, high = BaseDatabaseOperations.integer_field_ranges[field.get_internal_type()]
+    kwargs["min_value"] = max(kwargs.get("min_value", low), low)
+    kwargs["max_value"] = min(kwargs.get("max_value", high), high)
+    return serializers.IntegerField(**kwargs)
+
+
+class PlausibleDateTimeField(serializers.DateTimeField):
+    """A date-time within years 2000..2100 (``core.validators``): year 1 is a 400, not an
+    ``OverflowError`` in the time-zone conversion or the database."""
+
+    def to_internal_value(self, value):
+        from django.core.exceptions import ValidationError as DjangoValidationError
+
+        from core.validators import validate_plausible_datetime
+
+        try:
+            parsed = super().to_internal_value(value)
+            validate_plausible_datetime(parsed)
+        except OverflowError:
+            parsed = None
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+        if parsed is None:
+            validate = serializers.ValidationError
+            raise validate(str(_("Give a date between the years %(low)d and %(high)d.")
+                               % {"low": 2000, "high": 2100}))
+        return parsed

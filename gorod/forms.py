@@ -9,6 +9,7 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.forms import IdChoiceField
 from gorod import rules
 from teams.models import Game
 
@@ -85,7 +86,7 @@ def codes_as_text(spec: dict) -> str:
 
 
 class GorodCreateForm(forms.Form):
-    game = forms.ModelChoiceField(label=gettext_lazy("Game"), queryset=Game.objects.none(),
+    game = IdChoiceField(label=gettext_lazy("Game"), queryset=Game.objects.none(),
                                   empty_label=None)
     hint1_min = forms.FloatField(label=gettext_lazy("Hint 1 after (min)"), min_value=0,
                                  initial=25)

@@ -6,13 +6,15 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from core import api as core_api
+from core.api import id_field, model_int_field
+from kingofhill.models import KothGame
 
 
 class KothCreateSerializer(serializers.Serializer):
-    game = serializers.IntegerField(help_text="teams.Game id (format kingofhill)")
-    summit = serializers.IntegerField(default=7)
-    main_questions = serializers.IntegerField(default=30)
-    reserve_questions = serializers.IntegerField(default=5)
+    game = id_field(help_text="teams.Game id (format kingofhill)")
+    summit = model_int_field(KothGame, "summit", default=7)
+    main_questions = model_int_field(KothGame, "main_questions", default=30)
+    reserve_questions = model_int_field(KothGame, "reserve_questions", default=5)
 
 
 class AnnounceSerializer(serializers.Serializer):
@@ -23,19 +25,19 @@ class AnnounceSerializer(serializers.Serializer):
 
 
 class JudgeSerializer(serializers.Serializer):
-    question = serializers.IntegerField()
+    question = id_field()
     normalized = serializers.CharField(allow_blank=True, trim_whitespace=False,
                                        help_text="the group's normalised text")
     verdict = serializers.BooleanField()
 
 
 class VerdictSerializer(serializers.Serializer):
-    answer = serializers.IntegerField()
+    answer = id_field()
     verdict = serializers.BooleanField()
 
 
 class PartnerSerializer(serializers.Serializer):
-    question = serializers.IntegerField()
+    question = id_field()
     partner = serializers.BooleanField()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from core.api import ErrorSerializer  # noqa: F401 (one shared error component)
+from core.api import ErrorSerializer, id_field, model_int_field  # noqa: F401 (shared Error)
 from rating.models import PROTEST_TEXT_MAX, GameResult, Protest, ResultRow, Season
 from teams.models import Game
 
@@ -39,7 +39,7 @@ class ProtestSerializer(serializers.ModelSerializer):
 
 
 class ProtestFileSerializer(serializers.Serializer):
-    team = serializers.IntegerField(help_text="teams.Team id of a team that played the game")
+    team = id_field(help_text="teams.Team id of a team that played the game")
     text = serializers.CharField(max_length=PROTEST_TEXT_MAX)
 
 
@@ -77,13 +77,13 @@ class ReopenSerializer(serializers.Serializer):
 
 
 class RowSetSerializer(serializers.Serializer):
-    place = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    place = model_int_field(ResultRow, "place", required=False, allow_null=True, min_value=1)
     disqualified = serializers.BooleanField(required=False)
-    deduction = serializers.IntegerField(required=False, min_value=0)
+    deduction = model_int_field(ResultRow, "deduction", required=False, min_value=0)
 
 
 class OrganizerSetSerializer(serializers.Serializer):
-    team = serializers.IntegerField(allow_null=True, help_text="teams.Team id, or null")
+    team = id_field(allow_null=True, help_text="teams.Team id, or null")
 
 
 class VoteSetSerializer(serializers.Serializer):
@@ -101,12 +101,13 @@ class SeasonSerializer(serializers.ModelSerializer):
 class SeasonCreateSerializer(serializers.Serializer):
     title = serializers.CharField(max_length=200)
     format = serializers.ChoiceField(choices=Game.Format.choices)
-    scale = serializers.ListField(child=serializers.IntegerField(), required=False,
+    scale = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=10**6),
+                                  required=False, max_length=1000,
                                   allow_empty=True)
 
 
 class SeasonGameSerializer(serializers.Serializer):
-    game = serializers.IntegerField(help_text="teams.Game id (rated, of the season's format)")
+    game = id_field(help_text="teams.Game id (rated, of the season's format)")
 
 
 class StandingSerializer(serializers.Serializer):

@@ -117,3 +117,22 @@ def test_seasons_and_the_record_replaying_to_the_table(api, organizer):
     response = api.delete(url("api_season_game_remove", season_id, first.pk))
     assert response.status_code == 200 and response.json()["games"] == [second.pk]
     assert APIClient().get(url("api_season", season_id)).json()["teams"] == []
+
+
+def test_numbers_past_their_columns_are_a_400_detail_and_nothing_changes(api, organizer):
+    game = gorod_game(organizer)
+    _alpha, beta, _gamma = get_teams(organizer)
+    api.post(url("api_publish", game.pk))
+    for body, field in [({"deduction": 2**32}, "deduction:"), ({"place": 40000}, "place:")]:
+        response = api.post(url("api_row", game.pk, beta.pk), body, format="json")
+        assert response.status_code == 400 and field in response.json()["detail"]
+    response = api.post(url("api_organizer", game.pk), {"team": 2**63}, format="json")
+    assert response.status_code == 400 and "team:" in response.json()["detail"]
+    assert api.get(url("api_results", game.pk)).json()["organizing_team"] is None
+
+
+def test_a_team_id_past_the_range_in_the_url_is_a_404_detail(api, organizer):
+    game = gorod_game(organizer)
+    response = api.post(f"/rating/api/games/{game.pk}/results/rows/{2**63}/", {"deduction": 1},
+                        format="json")
+    assert response.status_code == 404 and response.json()["detail"]

@@ -301,3 +301,33 @@ def test_a_spent_game_budget_is_a_429_with_a_detail_naming_the_way_in(approved_a
         url, {"pin": approved_alpha.join_pin}, format="json")
     assert response.status_code == 429
     assert "QR code" in response.json()["detail"]
+
+
+# --- hostile input: ids, fees and dates past their columns, text no column holds ------------
+
+
+def test_a_game_dated_in_year_1_is_a_400_detail_and_not_created(organizer):
+    client = api_login(organizer)
+    for starts_at in ["0001-01-01T00:00:00Z", "0001-01-01T00:30:00+03:00", "9999-12-31T23:59:59Z"]:
+        response = client.post("/teams/api/games/", {"title": "x", "format": "gorod",
+                                                     "starts_at": starts_at}, format="json")
+        assert response.status_code == 400, starts_at
+        detail = response.json()["detail"]
+        assert "between the years 2000 and 2100" in detail or "value out of range" in detail
+    assert not Game.objects.exists()
+
+
+def test_a_fee_or_ids_past_their_columns_are_a_400_detail(organizer, alpha, game):
+    response = api_login(organizer).post("/teams/api/games/", {
+        "title": "x", "format": "gorod", "starts_at": "2030-01-01T10:00:00Z", "fee": 2**40},
+        format="json")
+    assert response.status_code == 400 and "fee:" in response.json()["detail"]
+    response = api_login(alpha).post(f"/teams/api/games/{game.pk}/applications/",
+                                     {"team": 2**63, "members": [2**70]}, format="json")
+    assert response.status_code == 400 and "team:" in response.json()["detail"]
+
+
+def test_a_nul_in_a_team_name_is_a_400_detail(alpha):
+    response = api_login(alpha).post("/teams/api/teams/", '{"name": "A\\u0000B"}',
+                                     content_type="application/json")
+    assert response.status_code == 400 and "NUL" in response.json()["detail"]

@@ -338,3 +338,23 @@ def test_the_organizer_sees_how_much_of_the_budget_is_used(approved_alpha, organ
                                                             "pin": wrong})
     page = _text(login(organizer).get(f"/teams/games/{approved_alpha.game_id}/"))
     assert "Wrong PINs this hour: 1 of 100." in page
+
+
+def test_a_game_in_year_1_from_the_page_form_is_a_message_not_a_500(organizer):
+    response = login(organizer).post("/teams/games/", {
+        "title": "Ночь", "format": "gorod", "starts_at": "0001-01-01T00:00", "fee": 400},
+        follow=True)
+    assert response.status_code == 200
+    assert "between the years 2000 and 2100" in _text(response)
+    assert not Game.objects.exists()
+
+
+def test_a_pin_form_with_a_game_id_past_the_range_is_a_message(approved_alpha):
+    response = Client().post("/teams/join/", {"game": str(2**64), "pin": "123456"}, follow=True)
+    assert response.status_code == 200 and 'class="messages"' in _text(response)
+
+
+def test_a_nul_in_a_plain_form_field_is_refused_before_the_database(organizer, game):
+    response = login(organizer).post(f"/teams/games/{game.pk}/cancel/", {"reason": "a\x00b"})
+    assert response.status_code == 400 and "NUL" in _text(response)
+    assert Game.objects.get(pk=game.pk).status == Game.Status.SCHEDULED
