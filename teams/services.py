@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 
 from core import limits
 from core.errors import DomainError
-from core.net import address_bucket
+from core.net import UNKNOWN, address_bucket
 from teams import rules
 from teams.models import DEFAULT_FEE, Application, Ban, Benefit, Game, Member, Notice, Team
 
@@ -457,7 +457,7 @@ def join_by_token(*, session, token: str) -> Application:
 def _address_key(game_id: int, client_ip: str | None) -> str:
     """The key counting wrong PINs from one address (``core.net.address_bucket``) for a game.
     A missing address is an address too: it never switches the limit off."""
-    return f"teams:pin-failures:{game_id}:{address_bucket((client_ip or '').strip() or 'unknown')}"
+    return f"teams:pin-failures:{game_id}:{address_bucket((client_ip or '').strip() or UNKNOWN)}"
 
 
 def _budget_key(game_id: int) -> str:

@@ -27,7 +27,7 @@ from core.net import address_bucket, address_from, client_address
                      id="a short chain: the farthest address reported"),
         pytest.param("127.0.0.1", ["[2001:db8::1]:443"], 1, "2001:db8::1", id="IPv6 with port"),
         pytest.param("127.0.0.1", ["203.0.113.9:5100"], 1, "203.0.113.9", id="IPv4 with port"),
-        pytest.param("", [], 0, "unknown", id="no address at all is still a key"),
+        pytest.param("", [], 0, "0.0.0.0", id="no address at all is still a key"),
     ],
 )
 def test_the_client_is_the_rightmost_address_no_trusted_proxy_wrote(remote, forwarded, trusted, expected):

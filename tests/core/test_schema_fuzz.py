@@ -18,11 +18,17 @@ EXAMPLES_PER_OPERATION = 6
 
 
 def _load_schema():
-    from django.conf import settings as django_settings
+    """The published schema, fetched once at collection from the app itself. Leaves nothing
+    behind: settings restored, and no database connection opened outside pytest-django's
+    control (async tests would trip over it)."""
     from django.core.wsgi import get_wsgi_application
+    from django.db import connections
+    from django.test import override_settings
 
-    django_settings.ALLOWED_HOSTS = [*django_settings.ALLOWED_HOSTS, "localhost"]
-    return schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
+    with override_settings(ALLOWED_HOSTS=["*"]):
+        loaded = schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application())
+    connections.close_all()
+    return loaded
 
 
 schema = _load_schema()
