@@ -18,7 +18,8 @@ from teams.models import Game
 def _user(username: str, group: str | None = None) -> User:
     user = User.objects.create_user(username)  # no password: hashing is slow, tests force_login
     if group:
-        user.groups.add(Group.objects.get(name=group))
+        # get_or_create: a transactional test before this one flushed the migration's groups.
+        user.groups.add(Group.objects.get_or_create(name=group)[0])
     return user
 
 
