@@ -7,15 +7,16 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from config.routing import websocket_urlpatterns  # noqa: E402
+from core.origins import SameOriginValidator  # noqa: E402
 from core.scheduler import InProcessScheduler  # noqa: E402
 
 # In the embedded default the server runs the time-driven jobs itself (core.scheduler).
 application = InProcessScheduler(ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        # Same origin, port included (core.origins); then the session and user; then the routes.
+        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 ))

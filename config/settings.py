@@ -8,6 +8,7 @@ ASGI workers share. With ``DEBUG=false`` the site refuses to start without a rea
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -43,6 +44,7 @@ INSTALLED_APPS = [
     "daphne",  # first: its runserver serves ASGI (HTTP + WebSocket)
     "django.contrib.admin",
     "django.contrib.auth",
+    "axes",  # login limits per user name and per address (core.logins)
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
@@ -64,11 +66,13 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    "core.middleware.RequestGuard",  # the size limit and NUL/surrogates in forms: a clear 4xx
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a locked-out log-in into the 429 page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -112,6 +116,21 @@ globals().update(email_config(ENV))
 # A verification or reset link stays valid for three days.
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 
+AUTHENTICATION_BACKENDS = [
+    "core.logins.LoginLimitBackend",  # first: refuses a locked-out user name or address
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failed log-ins: LOGIN_FAILURE_LIMIT per user name and, separately, per client address within
+# LOGIN_COOLOFF_MINUTES; then log-ins for it are refused until the window passes or an organizer
+# clears the lock (/accounts/lockouts/ or the admin).
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "core.net.client_address"
+AXES_LOCKOUT_CALLABLE = "core.logins.login_locked_out"
+# A success must not wipe the address's count: an attacker would log into their own account.
+AXES_RESET_ON_SUCCESS = False
+AXES_VERBOSE = False  # no banner on every command's stderr (replay promises one error line)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -145,7 +164,17 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.api.exception_handler",
+    # JSON with a size, depth and text guard (core.parsers); forms as DRF's own.
+    "DEFAULT_PARSER_CLASSES": [
+        "core.parsers.GuardedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
+# One request-size limit for every body (forms, JSON, uploads): REQUEST_MAX_BYTES, 1 MB. Past
+# it the API answers 413 {"detail"} and pages a short page (core.middleware).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BYTES", 1024 * 1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 SPECTACULAR_SETTINGS = {
     "TITLE": "Club games API",
     "DESCRIPTION": "King of the Hill, GoRoD, teams and season rating.",
@@ -155,6 +184,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # core.converters: row ids in paths are 1..2**63-1
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}},
 }
 
 # Production hardening; all on when DEBUG is off, each overridable for a TLS-terminating proxy.
@@ -170,6 +201,11 @@ SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 if env_bool("BEHIND_PROXY", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# How many reverse proxies stand in front of the workers; the client address is the rightmost
+# X-Forwarded-For entry they did not write (core.net). 0: REMOTE_ADDR is the client.
+TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
+# Wrong join PINs per game per hour from all addresses together; then PIN joins pause.
+PIN_GAME_BUDGET_PER_HOUR = env_int("PIN_GAME_BUDGET_PER_HOUR", 100)
 # Team phones stay joined for a whole evening (and a night game): two days.
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 2 * 24 * 3600)
 

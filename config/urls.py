@@ -16,3 +16,8 @@ urlpatterns = [
     path("rating/", include("rating.urls")),
     path("", include("core.urls")),
 ]
+
+handler400 = "core.views.bad_request"
+handler403 = "core.views.permission_denied"
+handler404 = "core.views.page_not_found"
+handler500 = "core.views.server_error"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
@@ -9,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.converters import ID_MAX
 from core.errors import DomainError
 from core.records import RecordError
 
@@ -21,12 +23,29 @@ class ErrorSerializer(serializers.Serializer):
 
 def exception_handler(exc, context):
     """DRF's handler, plus: a service's ``DomainError`` or a bad game record (``RecordError``)
-    is a 400 with ``{"detail": message}`` rather than a 500."""
+    is a 400 with ``{"detail": message}`` rather than a 500, and a serializer's field errors
+    carry a ``detail`` line too (``"field: message; ..."``) beside the errors by field."""
     if isinstance(exc, DomainError):
         return Response({"detail": exc.message}, status=exc.status_code)
     if isinstance(exc, RecordError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-    return drf_exception_handler(exc, context)
+    response = drf_exception_handler(exc, context)
+    if response is not None and not (isinstance(response.data, dict) and "detail" in response.data):
+        # A serializer's field errors: keep them by field and say them in one "detail" line.
+        fields = response.data if isinstance(response.data, dict) else {"": response.data}
+        response.data = {"detail": "; ".join(_flatten(fields)), **fields}
+    return response
+
+
+def _flatten(errors, prefix: str = ""):
+    if isinstance(errors, dict):
+        for key, value in errors.items():
+            yield from _flatten(value, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(errors, list):
+        for item in errors:
+            yield from _flatten(item, prefix)
+    else:
+        yield f"{prefix}: {errors}" if prefix and prefix != "non_field_errors" else str(errors)
 
 
 class ServiceAPIView(APIView):
@@ -61,3 +80,43 @@ class JSONFileAPIView(ServiceAPIView):
         how = "attachment" if self.request.query_params.get("download") else "inline"
         response["Content-Disposition"] = f'{how}; filename="{filename}"'
         return response
+
+
+def id_field(**kwargs) -> serializers.IntegerField:
+    """A row id in a body: 1..2**63-1 (BigAutoField), so a huge number is a 400, not a 500."""
+    return serializers.IntegerField(min_value=1, max_value=ID_MAX, **kwargs)
+
+
+def model_int_field(model, name: str, **kwargs) -> serializers.IntegerField:
+    """An integer in a body bounded by the column it is stored in (``model.name``): e.g. a
+    PositiveSmallIntegerField takes 0..32767. A tighter ``min_value``/``max_value`` wins."""
+    from django.db.backends.base.operations import BaseDatabaseOperations
+
+    field = model._meta.get_field(name)
+    low, high = BaseDatabaseOperations.integer_field_ranges[field.get_internal_type()]
+    kwargs["min_value"] = max(kwargs.get("min_value", low), low)
+    kwargs["max_value"] = min(kwargs.get("max_value", high), high)
+    return serializers.IntegerField(**kwargs)
+
+
+class PlausibleDateTimeField(serializers.DateTimeField):
+    """A date-time within years 2000..2100 (``core.validators``): year 1 is a 400, not an
+    ``OverflowError`` in the time-zone conversion or the database."""
+
+    def to_internal_value(self, value):
+        from django.core.exceptions import ValidationError as DjangoValidationError
+
+        from core.validators import validate_plausible_datetime
+
+        try:
+            parsed = super().to_internal_value(value)
+            validate_plausible_datetime(parsed)
+        except OverflowError:
+            parsed = None
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from None
+        if parsed is None:
+            validate = serializers.ValidationError
+            raise validate(str(_("Give a date between the years %(low)d and %(high)d.")
+                               % {"low": 2000, "high": 2100}))
+        return parsed

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from core.live import team_audience
 from core.realtime import SITE_GROUP, announce_message
+from core.sockets import StrictJsonFrames
 
 
 @database_sync_to_async
@@ -27,7 +28,7 @@ async def send_latest_announcement(consumer) -> None:
         await consumer.send_json(message)
 
 
-class SiteConsumer(AsyncJsonWebsocketConsumer):
+class SiteConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
     async def connect(self):
         await self.channel_layer.group_add(SITE_GROUP, self.channel_name)
         await self.accept()
@@ -46,7 +47,7 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 
 
-class GameStateConsumer(AsyncJsonWebsocketConsumer):
+class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
     """Base of a live game's read-only sockets (King of the Hill, GoRoD).
 
     A subclass names its game's adapter (``live``, a ``core.live.LiveGame``) and defines

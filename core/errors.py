@@ -18,3 +18,18 @@ class NotAllowed(DomainError):
     """The actor's role does not allow this (the API answers 403)."""
 
     status_code = 403
+
+
+def is_api(request) -> bool:
+    """API calls answer JSON ``{"detail"}``; everything else is a page for a person."""
+    return "/api/" in getattr(request, "path", "")
+
+
+def refusal(request, status: int, message: str):
+    """A refusal fit for whoever asked: JSON ``{"detail"}`` for the API, a page otherwise."""
+    from django.http import JsonResponse
+    from django.shortcuts import render
+
+    if is_api(request):
+        return JsonResponse({"detail": str(message)}, status=status)
+    return render(request, "error.html", {"status": status, "message": message}, status=status)

@@ -6,6 +6,8 @@ This module must not import Django: the rules engines (``kingofhill.rules``, ``g
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from datetime import datetime
 from typing import Any
 
@@ -65,6 +67,9 @@ def check_type(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
     # bool is an int in Python; a record that says true where a number belongs is wrong.
     if isinstance(value, bool) and bool not in kinds:
         raise RecordError(f"{where}: expected {_names(kinds)}, got a boolean")
+    if isinstance(value, float) and int in kinds and float not in kinds:
+        # "expected a number, got a number" said nothing: name the value and what is missing.
+        raise RecordError(f"{where}: expected a whole number, got {value!r}")
     if not isinstance(value, kinds):
         raise RecordError(f"{where}: expected {_names(kinds)}, got {_kind(value)}")
     return value
@@ -82,6 +87,50 @@ def _kind(value: Any) -> str:
     return _names((type(value),))
 
 
+def quote(text: str) -> str:
+    """``text`` quoted for a one-line message: control characters (a newline that would split
+    or forge the line) and unpaired surrogates (not printable as UTF-8) become escapes.
+
+    >>> print(quote("Al\\nfa"))
+    "Al\\nfa"
+    """
+    return json.dumps(text)
+
+
+def one_line(message: str) -> str:
+    """``message`` safe to print as one line: newlines and other control characters escaped,
+    unpaired surrogates written as ``\\udXXX``."""
+    out = []
+    for char in message:
+        if char in "\n\r\t" or unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+            out.append(json.dumps(char)[1:-1])
+        elif 0xD800 <= ord(char) <= 0xDFFF:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def find_unstorable_text(value: Any) -> str | None:
+    """The path (``teams[0]``, ``moves[2].answers``) of the first string, key or value, that
+    holds an unpaired surrogate; ``"record"`` for the record itself; None when there is none."""
+    stack = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if any(0xD800 <= ord(c) <= 0xDFFF for c in item):
+                return path or "record"
+        elif isinstance(item, dict):
+            for key, child in reversed(list(item.items())):
+                child_path = f"{path}.{key}" if path else str(key)
+                if any(0xD800 <= ord(c) <= 0xDFFF for c in str(key)):
+                    return f"{path or 'record'} (a key {one_line(quote(str(key)))})"
+                stack.append((child, child_path))
+        elif isinstance(item, list):
+            stack.extend((child, f"{path}[{i}]") for i, child in reversed(list(enumerate(item))))
+    return None
+
+
 def team_names(value: Any, where: str = "teams", *, minimum: int = 1) -> tuple[str, ...]:
     """A record's list of team names: non-empty strings, each once, at least ``minimum``.
 
@@ -94,6 +143,9 @@ def team_names(value: Any, where: str = "teams", *, minimum: int = 1) -> tuple[s
         check_type(name, str, f"{where}[{i}]")
         if not name.strip():
             raise RecordError(f"{where}[{i}]: a team name must not be empty")
+        if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
+            raise RecordError(f"{where}[{i}]: a team name must not hold control characters "
+                              f"(a newline, a tab): {quote(name)}")
         if name in seen:
             raise RecordError(f"{where}[{i}]: duplicate team name {name!r}")
         seen.add(name)

@@ -8,4 +8,5 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("announce/", views.announce, name="announce"),
     path("favicon.ico", views.favicon, name="favicon"),
+    path("accounts/lockouts/", views.lockouts, name="lockouts"),
 ]

@@ -1,13 +1,18 @@
+import sys
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
+from django.db import InterfaceError, OperationalError
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.utils.translation import gettext as _
 
-from core import selectors, services
-from core.errors import DomainError
+from core import health, logins, selectors, services
+from core.errors import DomainError, refusal
 from core.forms import AnnouncementForm
+from core.middleware import too_big
 from core.roles import require_organizer
 
 
@@ -16,7 +21,9 @@ def home(request):
 
 
 def healthz(request):
-    return JsonResponse({"ok": True})
+    """The database and the channel layer, each checked; 503 when either is down."""
+    report = health.check()
+    return JsonResponse(report, status=200 if report["ok"] else 503)
 
 
 @login_required
@@ -40,3 +47,50 @@ def announce(request):
 def favicon(request):
     # Browsers and bookmark tools ask for /favicon.ico whatever the page's <link> says.
     return redirect(static("favicon.svg"), permanent=True)
+
+
+@login_required
+def lockouts(request):
+    """Organizers see recent failed log-ins and clear a lock-out."""
+    require_organizer(request.user)
+    if request.method == "POST":
+        username = request.POST.get("username", "")[:150]
+        ip_address = request.POST.get("ip_address", "")[:45]
+        logins.login_lockout_clear(username=username, ip_address=ip_address)
+        messages.success(request, _("The lock is cleared."))
+        return redirect("core:lockouts")
+    return render(request, "core/lockouts.html", {"rows": logins.login_lockouts()})
+
+
+# --- error answers (config.urls handler400/403/404/500) --------------------------------------
+# The API answers JSON {"detail"} and pages a short page, for every status; never Django's bare
+# HTML for an API client, never a traceback.
+
+
+def bad_request(request, exception=None):
+    if isinstance(exception, RequestDataTooBig):
+        return too_big(request)
+    if isinstance(exception, TooManyFieldsSent):
+        return refusal(request, 413, _("The request has too many fields."))
+    return refusal(request, 400, _("The request could not be understood."))
+
+
+def permission_denied(request, exception=None):
+    return refusal(request, 403, _("You do not have permission to do this."))
+
+
+def page_not_found(request, exception=None):
+    return refusal(request, 404, _("Not found."))
+
+
+UNAVAILABLE = (OperationalError, InterfaceError, ConnectionError)
+
+
+def server_error(request):
+    exception = sys.exc_info()[1]
+    if isinstance(exception, UNAVAILABLE) or type(exception).__module__.startswith("redis"):
+        return refusal(
+            request, 503, _("The service is briefly unavailable (its database is not answering). "
+                            "Try again in a minute.")
+        )
+    return refusal(request, 500, _("Something went wrong on our side; it has been logged."))

@@ -11,6 +11,7 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.forms import IdChoiceField
 from gorod import rules
 from gorod.codes import (  # noqa: F401 - the views read them here
     CodesTextError,
@@ -80,7 +81,7 @@ class GorodCreateForm(SettingsForm):
     """A new night: a new GoRoD game published here (title and start), or the set-up of a
     GoRoD game already published in the teams app."""
 
-    game = forms.ModelChoiceField(label=gettext_lazy("Game already published"),
+    game = IdChoiceField(label=gettext_lazy("Game already published"),
                                   queryset=Game.objects.none(), required=False,
                                   empty_label=gettext_lazy("— a new game —"))
     title = forms.CharField(label=gettext_lazy("Title of the new game"), max_length=200,

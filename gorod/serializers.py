@@ -5,9 +5,56 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from core.api import ErrorSerializer  # noqa: F401 (one shared error component)
+from core.api import (  # noqa: F401 (ErrorSerializer: the shared Error component)
+    ErrorSerializer,
+    PlausibleDateTimeField,
+    id_field,
+    model_int_field,
+)
 from gorod import codes, rules
-from gorod.models import Ruling
+from gorod.models import GorodGame, Ruling
+
+
+def _text_list(value, where: str) -> None:
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise serializers.ValidationError(f"{where} must be a list of strings, e.g. [\"G1R12345D\"]")
+
+
+class GorodCodesField(serializers.JSONField):
+    """A level's codes in their JSON form, checked for shape only (what they mean is
+    ``gorod.codes``'): a string where a list belongs was split into letters, a string where a
+    mapping belongs crashed."""
+
+    def to_internal_value(self, data):
+        data = super().to_internal_value(data)
+        if not isinstance(data, dict):
+            raise serializers.ValidationError(
+                'must be an object: {"code": "G1R12345D"} or {"sectors": [...]}')
+        if "code" in data:
+            if not isinstance(data["code"], str) or not data["code"].strip():
+                raise serializers.ValidationError('"code" must be a non-empty string')
+            return data
+        sectors = data.get("sectors")
+        if not isinstance(sectors, list) or not sectors:
+            raise serializers.ValidationError('needs "code" (a string) or "sectors" (a list)')
+        for i, sector in enumerate(sectors, 1):
+            where = f"sector {i}"
+            if not isinstance(sector, dict):
+                raise serializers.ValidationError(f"{where} must be an object")
+            if not isinstance(sector.get("name"), str) or not sector["name"].strip():
+                raise serializers.ValidationError(f"{where}: \"name\" must be a non-empty string")
+            if not isinstance(sector.get("kind", "common"), str):
+                raise serializers.ValidationError(f"{where}: \"kind\" must be a string")
+            _text_list(sector.get("codes", []), f"{where}: \"codes\"")
+            personal = sector.get("personal", {})
+            if not isinstance(personal, dict) or not all(
+                isinstance(part, (str, int)) and not isinstance(part, bool)
+                for part in personal.values()
+            ):
+                raise serializers.ValidationError(
+                    f'{where}: "personal" must map each team name to its part, '
+                    'e.g. {"Alpha": "G1A"}')
+        return data
 
 
 class GorodLevelSerializer(serializers.Serializer):
@@ -16,19 +63,21 @@ class GorodLevelSerializer(serializers.Serializer):
     hint1 = serializers.CharField(required=False, allow_blank=True, default="")
     hint2 = serializers.CharField(required=False, allow_blank=True, default="")
     duration_min = serializers.FloatField(required=False, default=rules.DEFAULT_LIMIT_MIN)
-    codes = serializers.JSONField(help_text='{"code": "G1R12345D"} or {"sectors": [...]}')
+    codes = GorodCodesField(help_text='{"code": "G1R12345D"} or {"sectors": [...]}')
 
 
 class GorodCreateSerializer(serializers.Serializer):
-    game = serializers.IntegerField(help_text="teams.Game id (format gorod)")
+    game = id_field(help_text="teams.Game id (format gorod)")
     levels = GorodLevelSerializer(many=True, required=False, default=list)
     hint_offsets_min = serializers.ListField(child=serializers.FloatField(), required=False,
                                              default=list(rules.DEFAULT_HINT_OFFSETS_MIN))
     sliv_penalty_min = serializers.FloatField(required=False,
                                               default=rules.DEFAULT_SLIV_PENALTY_MIN)
     max_duration_h = serializers.FloatField(required=False, default=rules.DEFAULT_MAX_DURATION_H)
-    max_wrong = serializers.IntegerField(required=False, default=codes.DEFAULT_MAX_WRONG)
-    wrong_window_s = serializers.IntegerField(required=False, default=codes.DEFAULT_WINDOW_S)
+    max_wrong = model_int_field(GorodGame, "max_wrong", required=False,
+                                default=codes.DEFAULT_MAX_WRONG)
+    wrong_window_s = model_int_field(GorodGame, "wrong_window_s", required=False,
+                                     default=codes.DEFAULT_WINDOW_S)
 
 
 class GorodRoutesSerializer(serializers.Serializer):
@@ -43,12 +92,12 @@ class GorodCodeSerializer(serializers.Serializer):
 
 
 class GorodRulingSerializer(serializers.Serializer):
-    application = serializers.IntegerField(help_text="the team's application id")
+    application = id_field(help_text="the team's application id")
     type = serializers.ChoiceField(choices=Ruling.Type.choices)
     minutes = serializers.FloatField(required=False, allow_null=True, default=None)
     level = serializers.CharField(required=False, allow_null=True, allow_blank=True,
                                   default=None, help_text="level id; default: the current one")
-    at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    at = PlausibleDateTimeField(required=False, allow_null=True, default=None)
     reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 

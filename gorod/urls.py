@@ -1,37 +1,38 @@
 from django.urls import path
 
+import core.converters  # noqa: F401  (registers <id:...>, ids within the BigAutoField range)
 from gorod import api, views
 
 app_name = "gorod"
 
 api_urls = [
     path("api/games/", api.CreateAPI.as_view(), name="api_create"),
-    path("api/games/<int:game_id>/state/", api.PublicStateAPI.as_view(), name="api_state"),
-    path("api/games/<int:game_id>/organizer/state/", api.OrganizerStateAPI.as_view(),
+    path("api/games/<id:game_id>/state/", api.PublicStateAPI.as_view(), name="api_state"),
+    path("api/games/<id:game_id>/organizer/state/", api.OrganizerStateAPI.as_view(),
          name="api_organizer_state"),
-    path("api/games/<int:game_id>/team/state/", api.TeamStateAPI.as_view(),
+    path("api/games/<id:game_id>/team/state/", api.TeamStateAPI.as_view(),
          name="api_team_state"),
-    path("api/games/<int:game_id>/record/", api.RecordAPI.as_view(), name="api_record"),
-    path("api/games/<int:game_id>/routes/", api.RoutesAPI.as_view(), name="api_routes"),
-    path("api/games/<int:game_id>/start/", api.StartAPI.as_view(), name="api_start"),
-    path("api/games/<int:game_id>/end/", api.EndAPI.as_view(), name="api_end"),
-    path("api/games/<int:game_id>/rulings/", api.RulingAPI.as_view(), name="api_ruling"),
-    path("api/games/<int:game_id>/code/", api.CodeAPI.as_view(), name="api_code"),
+    path("api/games/<id:game_id>/record/", api.RecordAPI.as_view(), name="api_record"),
+    path("api/games/<id:game_id>/routes/", api.RoutesAPI.as_view(), name="api_routes"),
+    path("api/games/<id:game_id>/start/", api.StartAPI.as_view(), name="api_start"),
+    path("api/games/<id:game_id>/end/", api.EndAPI.as_view(), name="api_end"),
+    path("api/games/<id:game_id>/rulings/", api.RulingAPI.as_view(), name="api_ruling"),
+    path("api/games/<id:game_id>/code/", api.CodeAPI.as_view(), name="api_code"),
 ]
 
 page_urls = [
     path("", views.index, name="index"),
     path("setup/", views.setup_index, name="setup_index"),
-    path("<int:game_id>/setup/", views.setup, name="setup"),
-    path("<int:game_id>/", views.manage, name="manage"),
-    path("<int:game_id>/play/", views.play, name="play"),
-    path("<int:game_id>/statistics/", views.statistics, name="statistics"),
-    path("<int:game_id>/statistics.csv", views.statistics_csv, name="statistics_csv"),
-    path("<int:game_id>/statistics.xlsx", views.statistics_xlsx, name="statistics_xlsx"),
-    path("<int:game_id>/images/<str:name>", views.task_image, name="task_image"),
-    path("<int:game_id>/scenario.yaml", views.scenario_download, {"fmt": "yaml"},
+    path("<id:game_id>/setup/", views.setup, name="setup"),
+    path("<id:game_id>/", views.manage, name="manage"),
+    path("<id:game_id>/play/", views.play, name="play"),
+    path("<id:game_id>/statistics/", views.statistics, name="statistics"),
+    path("<id:game_id>/statistics.csv", views.statistics_csv, name="statistics_csv"),
+    path("<id:game_id>/statistics.xlsx", views.statistics_xlsx, name="statistics_xlsx"),
+    path("<id:game_id>/images/<str:name>", views.task_image, name="task_image"),
+    path("<id:game_id>/scenario.yaml", views.scenario_download, {"fmt": "yaml"},
          name="scenario_yaml"),
-    path("<int:game_id>/scenario.json", views.scenario_download, {"fmt": "json"},
+    path("<id:game_id>/scenario.json", views.scenario_download, {"fmt": "json"},
          name="scenario_json"),
 ]
 

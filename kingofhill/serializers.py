@@ -6,14 +6,18 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from core import api as core_api
+from core.api import id_field, model_int_field
 from kingofhill import rules
+from kingofhill.models import KothGame
 
 
 class KothCreateSerializer(serializers.Serializer):
-    game = serializers.IntegerField(help_text="teams.Game id (format kingofhill)")
-    summit = serializers.IntegerField(default=rules.DEFAULT_SUMMIT)
-    main_questions = serializers.IntegerField(default=rules.DEFAULT_MAIN_QUESTIONS)
-    reserve_questions = serializers.IntegerField(default=rules.DEFAULT_RESERVE_QUESTIONS)
+    game = id_field(help_text="teams.Game id (format kingofhill)")
+    summit = model_int_field(KothGame, "summit", default=rules.DEFAULT_SUMMIT)
+    main_questions = model_int_field(KothGame, "main_questions",
+                                     default=rules.DEFAULT_MAIN_QUESTIONS)
+    reserve_questions = model_int_field(KothGame, "reserve_questions",
+                                        default=rules.DEFAULT_RESERVE_QUESTIONS)
 
 
 class AnnounceSerializer(serializers.Serializer):
@@ -24,19 +28,19 @@ class AnnounceSerializer(serializers.Serializer):
 
 
 class JudgeSerializer(serializers.Serializer):
-    question = serializers.IntegerField()
+    question = id_field()
     normalized = serializers.CharField(allow_blank=True, trim_whitespace=False,
                                        help_text="the group's normalised text")
     verdict = serializers.BooleanField()
 
 
 class VerdictSerializer(serializers.Serializer):
-    answer = serializers.IntegerField()
+    answer = id_field()
     verdict = serializers.BooleanField()
 
 
 class PartnerSerializer(serializers.Serializer):
-    question = serializers.IntegerField()
+    question = id_field()
     partner = serializers.BooleanField()
 
 

@@ -1,33 +1,34 @@
 from django.urls import path
 
+import core.converters  # noqa: F401  (registers <id:...>, ids within the BigAutoField range)
 from kingofhill import api, views
 
 app_name = "kingofhill"
 
 api_urls = [
     path("api/games/", api.CreateAPI.as_view(), name="api_create"),
-    path("api/games/<int:game_id>/state/", api.PublicStateAPI.as_view(), name="api_state"),
-    path("api/games/<int:game_id>/host/state/", api.HostStateAPI.as_view(),
+    path("api/games/<id:game_id>/state/", api.PublicStateAPI.as_view(), name="api_state"),
+    path("api/games/<id:game_id>/host/state/", api.HostStateAPI.as_view(),
          name="api_host_state"),
-    path("api/games/<int:game_id>/team/state/", api.TeamStateAPI.as_view(),
+    path("api/games/<id:game_id>/team/state/", api.TeamStateAPI.as_view(),
          name="api_team_state"),
-    path("api/games/<int:game_id>/record/", api.RecordAPI.as_view(), name="api_record"),
-    path("api/games/<int:game_id>/start/", api.StartAPI.as_view(), name="api_start"),
-    path("api/games/<int:game_id>/announce/", api.AnnounceAPI.as_view(), name="api_announce"),
-    path("api/games/<int:game_id>/close/", api.CloseAPI.as_view(), name="api_close"),
-    path("api/games/<int:game_id>/judge/", api.JudgeAPI.as_view(), name="api_judge"),
-    path("api/games/<int:game_id>/verdict/", api.VerdictAPI.as_view(), name="api_verdict"),
-    path("api/games/<int:game_id>/partner/", api.PartnerAPI.as_view(), name="api_partner"),
-    path("api/games/<int:game_id>/declare/", api.DeclareAPI.as_view(), name="api_declare"),
-    path("api/games/<int:game_id>/answer/", api.AnswerAPI.as_view(), name="api_answer"),
+    path("api/games/<id:game_id>/record/", api.RecordAPI.as_view(), name="api_record"),
+    path("api/games/<id:game_id>/start/", api.StartAPI.as_view(), name="api_start"),
+    path("api/games/<id:game_id>/announce/", api.AnnounceAPI.as_view(), name="api_announce"),
+    path("api/games/<id:game_id>/close/", api.CloseAPI.as_view(), name="api_close"),
+    path("api/games/<id:game_id>/judge/", api.JudgeAPI.as_view(), name="api_judge"),
+    path("api/games/<id:game_id>/verdict/", api.VerdictAPI.as_view(), name="api_verdict"),
+    path("api/games/<id:game_id>/partner/", api.PartnerAPI.as_view(), name="api_partner"),
+    path("api/games/<id:game_id>/declare/", api.DeclareAPI.as_view(), name="api_declare"),
+    path("api/games/<id:game_id>/answer/", api.AnswerAPI.as_view(), name="api_answer"),
 ]
 
 page_urls = [
     path("", views.index, name="index"),
     path("new/", views.create, name="create"),
-    path("<int:game_id>/host/", views.host, name="host"),
-    path("<int:game_id>/play/", views.play, name="play"),
-    path("<int:game_id>/projector/", views.projector, name="projector"),
+    path("<id:game_id>/host/", views.host, name="host"),
+    path("<id:game_id>/play/", views.play, name="play"),
+    path("<id:game_id>/projector/", views.projector, name="projector"),
 ]
 
 urlpatterns = api_urls + page_urls

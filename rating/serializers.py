@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from core.api import ErrorSerializer  # noqa: F401 (one shared error component)
+from core.api import ErrorSerializer, id_field, model_int_field  # noqa: F401 (shared Error)
 from rating.models import PROTEST_TEXT_MAX, GameResult, Protest, ResultRow, Season
 from rating.rules import VOTES
 from teams.models import Game
@@ -43,7 +43,7 @@ class ProtestSerializer(serializers.ModelSerializer):
 
 
 class ProtestFileSerializer(serializers.Serializer):
-    team = serializers.IntegerField(help_text="teams.Team id of a team that played the game")
+    team = id_field(help_text="teams.Team id of a team that played the game")
     text = serializers.CharField(max_length=PROTEST_TEXT_MAX)
 
 
@@ -89,10 +89,10 @@ class ReopenSerializer(serializers.Serializer):
 
 
 class TableRowSerializer(serializers.Serializer):
-    team = serializers.IntegerField(help_text="teams.Team id")
-    place = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    team = id_field(help_text="teams.Team id")
+    place = model_int_field(ResultRow, "place", required=False, allow_null=True, min_value=1)
     disqualified = serializers.BooleanField(required=False, default=False)
-    deduction = serializers.IntegerField(required=False, min_value=0, default=0)
+    deduction = model_int_field(ResultRow, "deduction", required=False, min_value=0, default=0)
     reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
@@ -107,7 +107,7 @@ class FinalizeSerializer(serializers.Serializer):
 
 
 class OrganizerSetSerializer(serializers.Serializer):
-    team = serializers.IntegerField(allow_null=True, help_text="teams.Team id, or null")
+    team = id_field(allow_null=True, help_text="teams.Team id, or null")
 
 
 class VoteSetSerializer(serializers.Serializer):
@@ -125,12 +125,13 @@ class SeasonSerializer(serializers.ModelSerializer):
 class SeasonCreateSerializer(serializers.Serializer):
     title = serializers.CharField(max_length=200)
     format = serializers.ChoiceField(choices=Game.Format.choices)
-    scale = serializers.ListField(child=serializers.IntegerField(), required=False,
+    scale = serializers.ListField(child=serializers.IntegerField(min_value=0, max_value=10**6),
+                                  required=False, max_length=1000,
                                   allow_empty=True)
 
 
 class SeasonGameSerializer(serializers.Serializer):
-    game = serializers.IntegerField(help_text="teams.Game id (rated, of the season's format)")
+    game = id_field(help_text="teams.Game id (rated, of the season's format)")
 
 
 class StandingSerializer(serializers.Serializer):

@@ -15,9 +15,9 @@ fi
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait' INT TERM EXIT
 for i in $(seq 0 $((workers - 1))); do
-  # --proxy-headers: behind the reverse proxy, take the client address from X-Forwarded-For
-  # (only the proxy can reach these loopback ports), so per-address limits see real clients.
-  .venv/bin/python -m daphne --proxy-headers -b "$host" -p $((port + i)) config.asgi:application &
+  # No --proxy-headers: daphne would trust the leftmost X-Forwarded-For entry, which the client
+  # writes. The app takes the rightmost entry the TRUSTED_PROXIES proxies appended (core.net).
+  TRUSTED_PROXIES=${TRUSTED_PROXIES:-1} .venv/bin/python -m daphne -b "$host" -p $((port + i)) config.asgi:application &
   pids+=($!)
   echo "worker $((i + 1)) on http://$host:$((port + i))"
 done

@@ -17,6 +17,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.net import client_address
 from core.roles import is_organizer
 from teams import selectors, services
 from teams import serializers as s
@@ -26,7 +27,6 @@ from teams.permissions import (
     IsTeamPhone,
     can_manage_application,
     can_manage_team,
-    client_address,
     get_team_entry,
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from core.forms import IdChoiceField, IdMultipleChoiceField, PlausibleDateTimeField
 from teams.models import DEFAULT_FEE, Game
 
 
@@ -22,17 +23,18 @@ class MemberForm(forms.Form):
 class GameForm(forms.Form):
     title = forms.CharField(label=_("Title"), required=False, strip=False)
     format = forms.ChoiceField(label=_("Format"), choices=Game.Format.choices)
-    starts_at = forms.DateTimeField(
+    starts_at = PlausibleDateTimeField(
         label=_("Starts at"),
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
     )
-    fee = forms.IntegerField(label=_("Fee, RUB"), min_value=0, initial=DEFAULT_FEE)
+    fee = forms.IntegerField(label=_("Fee, RUB"), min_value=0, max_value=2**31 - 1,
+                             initial=DEFAULT_FEE)
     rated = forms.BooleanField(label=_("Rated"), required=False, initial=True)
 
 
 class ApplicationForm(forms.Form):
-    members = forms.ModelMultipleChoiceField(
+    members = IdMultipleChoiceField(
         label=_("Roster"),
         queryset=None,
         required=False,
@@ -55,7 +57,7 @@ class BanForm(forms.Form):
     reason = forms.CharField(
         label=_("Reason"), required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
-    until = forms.DateTimeField(
+    until = PlausibleDateTimeField(
         label=_("Until"),
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
@@ -63,7 +65,7 @@ class BanForm(forms.Form):
 
 
 class PinForm(forms.Form):
-    game = forms.ModelChoiceField(label=_("Game"), queryset=Game.objects.none())
+    game = IdChoiceField(label=_("Game"), queryset=Game.objects.none())
     pin = forms.CharField(
         label=_("PIN"),
         max_length=20,

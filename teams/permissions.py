@@ -65,13 +65,6 @@ def get_team_entry(request, game: Game | int) -> Application | None:
     return cache[game_id]
 
 
-def client_address(request) -> str:
-    """The client's IP address as the server saw it. Behind a reverse proxy this is the
-    proxy's address unless daphne runs with ``--proxy-headers`` (which takes the client from
-    X-Forwarded-For); the header itself is never trusted here, a client could forge it."""
-    return request.META.get("REMOTE_ADDR", "") or ""
-
-
 def _view_game(view) -> Game:
     getter = getattr(view, "get_game", None)
     if callable(getter):

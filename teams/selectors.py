@@ -10,13 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
+from core import limits
 from core.roles import is_organizer
 from teams import rules
 from teams.models import Application, Ban, Benefit, Game, Notice, Team
-from teams.services import JOIN_SESSION_KEY
+from teams.services import JOIN_SESSION_KEY, PIN_BUDGET_WINDOW_SECONDS, pin_budget_key
 
 
 def session_binding(session, game_id: int) -> dict | None:
@@ -229,3 +231,26 @@ def application_amount_due(application: Application, *, now: datetime | None = N
         if line.application_id == application.pk:
             return line.due
     return application.game.fee
+
+
+def game_pin_budget(game: Game, *, now: datetime | None = None) -> limits.Count:
+    """How much of the game's hourly budget of wrong PINs is used; ``spent`` means PIN joins
+    for the game are paused (``services.game_pin_budget_lift`` lifts the pause)."""
+    return limits.peek(
+        pin_budget_key(game.pk),
+        limit=settings.PIN_GAME_BUDGET_PER_HOUR,
+        window=PIN_BUDGET_WINDOW_SECONDS,
+        now=(now or timezone.now()).timestamp(),
+    )
+
+
+def application_by_join_token(token) -> Application | None:
+    """The approved application whose join link carries ``token``, or None."""
+    token = token.strip() if isinstance(token, str) else ""
+    if not token:
+        return None
+    return (
+        Application.objects.select_related("team", "game")
+        .filter(join_token=token, status=Application.Status.APPROVED)
+        .first()
+    )

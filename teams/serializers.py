@@ -11,6 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from core import api as core_api
+from core.api import id_field, model_int_field
 from teams import rules
 from teams.models import Application, Ban, Game, Member, Notice, Team
 from teams.presentation import notice_message
@@ -38,14 +39,14 @@ class MemberInputSerializer(serializers.Serializer):
 class GameInputSerializer(serializers.Serializer):
     title = _text()
     format = serializers.ChoiceField(choices=Game.Format.choices)
-    starts_at = serializers.DateTimeField()
-    fee = serializers.IntegerField(min_value=0, required=False, default=400)
+    starts_at = core_api.PlausibleDateTimeField()
+    fee = model_int_field(Game, "fee", min_value=0, required=False, default=400)
     rated = serializers.BooleanField(required=False, default=True)
 
 
 class ApplicationInputSerializer(serializers.Serializer):
-    team = serializers.IntegerField()
-    members = serializers.ListField(child=serializers.IntegerField(), allow_empty=True)
+    team = id_field()
+    members = serializers.ListField(child=id_field(), allow_empty=True, max_length=100)
 
 
 class ReasonInputSerializer(serializers.Serializer):
@@ -58,7 +59,7 @@ class PaidInputSerializer(serializers.Serializer):
 
 class BanInputSerializer(serializers.Serializer):
     reason = _text()
-    until = serializers.DateTimeField()
+    until = core_api.PlausibleDateTimeField()
 
 
 class TokenInputSerializer(serializers.Serializer):

@@ -8,22 +8,22 @@ it with 400 ``{"detail": ...}``, pages show it as a message). Authorization is t
 
 from __future__ import annotations
 
-import ipaddress
 import secrets
 import unicodedata
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from django.core.cache import cache
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import live
+from core import limits, live
 from core.errors import DomainError
+from core.net import UNKNOWN, address_bucket
 from teams import rules
 from teams.models import DEFAULT_FEE, Application, Ban, Benefit, Game, Member, Notice, Team
 
@@ -36,10 +36,18 @@ PIN_WINDOW_SECONDS = 10 * 60
 # players: the per-address limit is three times the per-browser one. 30 guesses in 10 minutes
 # against a million PINs still leaves brute force hopeless.
 PIN_MAX_FAILURES_PER_ADDRESS = 30
+# A game's wrong PINs from all addresses together, per hour (setting PIN_GAME_BUDGET_PER_HOUR).
+PIN_BUDGET_WINDOW_SECONDS = 3600
 
 
 class TeamsError(DomainError):
     """A domain error with a message fit for the user."""
+
+
+class TooManyAttempts(TeamsError):
+    """A limit on wrong attempts is reached (the API answers 429)."""
+
+    status_code = 429
 
 
 def _rule_error(exc: rules.RuleViolation) -> TeamsError:
@@ -436,15 +444,14 @@ def _check_joinable(application: Application) -> None:
 
 
 def join_by_token(*, session, token: str) -> Application:
-    """Bind this browser (its session) to the team whose join link carries ``token``."""
-    token = (token or "").strip() if isinstance(token, str) else ""
-    application = None
-    if token:
-        application = (
-            Application.objects.select_related("team", "game")
-            .filter(join_token=token, status=Application.Status.APPROVED)
-            .first()
-        )
+    """Bind this browser (its session) to the team whose join link carries ``token``.
+
+    Only ever called for a POST: opening the link shows the team and asks first, so a link or
+    an image on someone else's page cannot attach a phone to a team.
+    """
+    from teams.selectors import application_by_join_token
+
+    application = application_by_join_token(token)
     if application is None:
         raise TeamsError(
             _("This join link is not valid (it may have been replaced). Ask your captain.")
@@ -454,18 +461,18 @@ def join_by_token(*, session, token: str) -> Application:
     return application
 
 
-def _address_key(game_id: int, client_ip: str | None) -> str | None:
-    """The cache key counting wrong PINs from one address for one game.
+def _address_key(game_id: int, client_ip: str | None) -> str:
+    """The key counting wrong PINs from one address (``core.net.address_bucket``) for a game.
+    A missing address is an address too: it never switches the limit off."""
+    return f"teams:pin-failures:{game_id}:{address_bucket((client_ip or '').strip() or UNKNOWN)}"
 
-    [decision] An IPv6 client controls a whole /64, so it counts as one address.
-    """
-    try:
-        address = ipaddress.ip_address((client_ip or "").strip())
-    except ValueError:
-        return None
-    if address.version == 6:
-        address = ipaddress.ip_network(f"{address}/64", strict=False).network_address
-    return f"teams:pin-failures:{game_id}:{address}"
+
+def _budget_key(game_id: int) -> str:
+    return f"teams:pin-budget:{game_id}"
+
+
+def pin_budget_key(game_id: int) -> str:
+    return _budget_key(game_id)
 
 
 def _recent(stamps: Any, moment: float) -> list[float]:
@@ -474,15 +481,27 @@ def _recent(stamps: Any, moment: float) -> list[float]:
     return [t for t in stamps if isinstance(t, (int, float)) and moment - t < PIN_WINDOW_SECONDS]
 
 
+def _wait_message(seconds: float) -> TeamsError:
+    return TooManyAttempts(
+        _("Too many wrong PINs. Try again in %(minutes)d min or scan the QR code.")
+        % {"minutes": int(seconds) // 60 + 1}
+    )
+
+
 def _too_many(failures: list[float], limit: int, moment: float) -> TeamsError | None:
     if len(failures) < limit:
         return None
     # The window frees a guess when the oldest counted failure leaves it.
     oldest = sorted(failures)[-limit]
-    wait = int(PIN_WINDOW_SECONDS - (moment - oldest)) // 60 + 1
-    return TeamsError(
-        _("Too many wrong PINs. Try again in %(minutes)d min or scan the QR code.")
-        % {"minutes": wait}
+    return _wait_message(PIN_WINDOW_SECONDS - (moment - oldest))
+
+
+def _budget_spent() -> TeamsError:
+    return TooManyAttempts(
+        _(
+            "PIN joins for this game are paused: too many wrong PINs in the last hour. "
+            "Scan your team's QR code or open its link, or ask the organizer."
+        )
     )
 
 
@@ -491,21 +510,36 @@ def join_by_pin(
 ) -> Application:
     """Bind this browser to the team with ``pin`` in ``game``.
 
-    Wrong PINs are limited twice over, each in a sliding 10-minute window: 10 per browser
-    session, and 30 per game and client address (``client_ip``), so a script that drops its
-    cookie each time is still stopped. The address count lives in Django's cache: the default
-    local-memory cache is per process, so several server processes need a shared cache
-    (Redis, Memcached, the database cache) for the limit to hold across them.
+    Wrong PINs are limited three times over: 10 per browser session and 30 per game and client
+    address (``client_ip``, from ``core.net.client_address``) in 10 minutes, so a script that
+    drops its cookie is still stopped; and ``PIN_GAME_BUDGET_PER_HOUR`` per game from all
+    addresses together, so no number of addresses can walk the million PINs. When the game's
+    budget is spent PIN joins for it pause (the join link and QR code still work) until the hour
+    ends or an organizer lifts the pause (``game_pin_budget_lift``). The address and game counts
+    are atomic cache counters (``core.limits``): an attempt is counted before the PIN is
+    checked and given back when it was right, so parallel guesses all count.
     """
     moment = _now(now).timestamp()
     failures = _recent(session.get(PIN_FAILURES_KEY), moment)
-    key = _address_key(game.pk, client_ip)
-    address_failures = _recent(cache.get(key), moment) if key else []
-    refusal = _too_many(failures, PIN_MAX_FAILURES, moment) or _too_many(
-        address_failures, PIN_MAX_FAILURES_PER_ADDRESS, moment
-    )
+    refusal = _too_many(failures, PIN_MAX_FAILURES, moment)
     if refusal is not None:
         raise refusal
+    budget_key = _budget_key(game.pk)
+    budget = settings.PIN_GAME_BUDGET_PER_HOUR
+    if limits.peek(budget_key, limit=budget, window=PIN_BUDGET_WINDOW_SECONDS, now=moment).spent:
+        raise _budget_spent()
+    by_address = limits.reserve(
+        _address_key(game.pk, client_ip),
+        limit=PIN_MAX_FAILURES_PER_ADDRESS,
+        window=PIN_WINDOW_SECONDS,
+        now=moment,
+    )
+    if by_address.exceeded:
+        raise _wait_message(by_address.retry_after)
+    by_game = limits.reserve(budget_key, limit=budget, window=PIN_BUDGET_WINDOW_SECONDS, now=moment)
+    if by_game.exceeded:
+        limits.refund(by_address)
+        raise _budget_spent()
     pin = "".join((pin or "").split()) if isinstance(pin, str) else ""
     application = None
     if len(pin) == 6 and pin.isascii() and pin.isdigit():
@@ -516,15 +550,20 @@ def join_by_pin(
         )
     if application is None:
         session[PIN_FAILURES_KEY] = [*failures, moment]
-        if key:
-            cache.set(key, [*address_failures, moment], timeout=PIN_WINDOW_SECONDS)
         raise TeamsError(_("Wrong PIN for this game."))
+    # A right PIN costs nothing. Only this browser's own count is forgiven: an honest join from
+    # the venue's shared address must not wipe the count of someone guessing from it.
+    limits.refund(by_address)
+    limits.refund(by_game)
     _check_joinable(application)
-    # Only this browser's count is forgiven: an honest join from the venue's shared address
-    # must not wipe the count of someone guessing from the same address.
     session[PIN_FAILURES_KEY] = []
     _bind(session, application)
     return application
+
+
+def game_pin_budget_lift(*, game: Game) -> None:
+    """The organizer lifts a PIN pause: the game's budget of wrong PINs starts afresh."""
+    limits.clear(_budget_key(game.pk))
 
 
 def join_leave(*, session, game: Game) -> None:

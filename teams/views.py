@@ -16,13 +16,13 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from core.net import client_address
 from core.roles import is_organizer, require_organizer
 from teams import forms, rules, selectors, services
 from teams.models import Application, Ban, Game, Member, Team
 from teams.permissions import (
     can_manage_application,
     can_manage_team,
-    client_address,
     get_team_entry,
 )
 from teams.presentation import notice_message, qr_svg
@@ -286,8 +286,20 @@ def game_manage(request, pk: int):
             "closes_at": rules.applications_close_at(game.starts_at),
             "cancel_form": forms.ReasonForm(),
             "ban_form": forms.BanForm(),
+            "pin_budget": selectors.game_pin_budget(game, now=now),
         },
     )
+
+
+@login_required
+@require_POST
+def pin_budget_lift(request, pk: int):
+    """The organizer lifts a pause of PIN joins (the game's hourly budget of wrong PINs)."""
+    require_organizer(request.user)
+    game = get_object_or_404(Game, pk=pk)
+    services.game_pin_budget_lift(game=game)
+    messages.success(request, _("PIN joins are open again."))
+    return redirect("teams:game_manage", pk=game.pk)
 
 
 ACTIONS = {"approve", "reject", "paid", "unpaid", "revoke"}
@@ -408,13 +420,30 @@ def join(request):
 
 
 def join_token(request, token: str):
-    """The QR code / link target: binds this browser to the team, then shows the landing."""
-    try:
-        entry = services.join_by_token(session=request.session, token=token)
-    except services.TeamsError as exc:
-        messages.error(request, exc.message)
+    """The QR code / link target. Opening it shows the team and the game and asks; only the
+    POST of its button (CSRF-protected) binds this browser, so nobody is joined by merely
+    loading the address (a link or an image on another site)."""
+    if request.method == "POST":
+        try:
+            entry = services.join_by_token(session=request.session, token=token)
+        except services.TeamsError as exc:
+            messages.error(request, exc.message)
+            return redirect("teams:join")
+        return redirect("teams:playing", game_pk=entry.game_id)
+    application = selectors.application_by_join_token(token)
+    if application is None:
+        messages.error(
+            request, _("This join link is not valid (it may have been replaced). Ask your captain.")
+        )
         return redirect("teams:join")
-    return redirect("teams:playing", game_pk=entry.game_id)
+    current = get_team_entry(request, application.game)
+    if current is not None and current.pk == application.pk:
+        return redirect("teams:playing", game_pk=application.game_id)
+    return render(
+        request,
+        "teams/join_confirm.html",
+        {"application": application, "game": application.game, "current": current},
+    )
 
 
 def playing(request, game_pk: int):

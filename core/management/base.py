@@ -6,11 +6,15 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from core.records import one_line
+
 
 class ClearCommand(BaseCommand):
     def execute(self, *args, **options):
         try:
             return super().execute(*args, **options)
         except CommandError as exc:
-            self.stderr.write(f"error: {exc}")
+            # Exactly one line whatever the message holds (a newline in a name would split or
+            # forge it; a lone surrogate would not even print).
+            self.stderr.write(f"error: {one_line(str(exc))}")
             sys.exit(2)

@@ -41,10 +41,74 @@ async def test_a_socket_from_a_foreign_origin_is_refused():
     assert not connected
 
 
-async def test_an_unknown_socket_path_is_refused():
-    communicator = WebsocketCommunicator(application, "/ws/nowhere/", headers=HEADERS)
-    with pytest.raises(ValueError):
-        await communicator.connect()
+@pytest.mark.parametrize(
+    "path", ["/ws/nowhere/", "/ws/koth/99999999999999999999999/public/",
+             "/ws/gorod/9223372036854775808/team/", "/ws/koth/0/public/", "/"])
+async def test_an_unknown_socket_path_is_closed_with_4404(path):
+    communicator = WebsocketCommunicator(application, path, headers=HEADERS)
+    connected, _ = await communicator.connect()
+    assert connected
+    assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": 4404}
+
+
+@pytest.mark.parametrize(
+    ("origin", "host", "allowed"),
+    [
+        pytest.param(b"http://127.0.0.1:8000", b"127.0.0.1:8000", True, id="same host and port"),
+        pytest.param(b"http://127.0.0.1:9999", b"127.0.0.1:8000", False, id="another port"),
+        pytest.param(b"http://127.0.0.1", b"127.0.0.1:8000", False, id="default port vs 8000"),
+        pytest.param(b"http://127.0.0.1:80", b"127.0.0.1", True, id="explicit default port"),
+        # A TLS proxy forwards Host without a port: the page's port is its scheme's default.
+        pytest.param(b"https://127.0.0.1", b"127.0.0.1", True, id="https page through a proxy"),
+        pytest.param(b"https://127.0.0.1", b"127.0.0.1:8000", False, id="https page vs 8000"),
+        pytest.param(b"http://localhost:8000", b"127.0.0.1:8000", False, id="another host"),
+        pytest.param(b"http://evil.example:8000", b"evil.example:8000", False,
+                     id="a host not in ALLOWED_HOSTS"),
+        pytest.param(b"null", b"127.0.0.1", False, id="opaque origin"),
+        pytest.param(b"http://127.0.0.1:99999", b"127.0.0.1", False, id="bad port"),
+    ],
+)
+async def test_the_origin_must_be_the_same_host_and_port_as_the_socket(origin, host, allowed):
+    communicator = WebsocketCommunicator(application, "/ws/site/",
+                                         headers=[(b"origin", origin), (b"host", host)])
+    connected, _ = await communicator.connect()
+    assert connected is allowed
+    await communicator.disconnect()
+
+
+async def test_a_socket_without_an_origin_is_refused():
+    communicator = WebsocketCommunicator(application, "/ws/site/", headers=[(b"host", b"127.0.0.1")])
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+async def test_an_origin_in_csrf_trusted_origins_is_allowed_behind_a_host_rewriting_proxy(settings):
+    settings.CSRF_TRUSTED_ORIGINS = ["https://games.example.org"]
+    headers = [(b"origin", b"https://games.example.org"), (b"host", b"127.0.0.1:8001")]
+    communicator = WebsocketCommunicator(application, "/ws/site/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected
+    await communicator.disconnect()
+    headers = [(b"origin", b"https://games.example.org:8443"), (b"host", b"127.0.0.1:8001")]
+    communicator = WebsocketCommunicator(application, "/ws/site/", headers=headers)
+    assert (await communicator.connect())[0] is False
+
+
+@pytest.mark.parametrize(
+    ("frame", "code"),
+    [
+        pytest.param({"text_data": "not json"}, 4400, id="not JSON"),
+        pytest.param({"text_data": "[" * 100000 + "]" * 100000}, 4413, id="oversized"),
+        pytest.param({"text_data": "[" * 5000 + "]" * 5000}, 4400, id="nested past the parser"),
+        pytest.param({"bytes_data": b"\x00\x01"}, 4400, id="binary"),
+    ],
+)
+async def test_a_bad_frame_closes_the_socket_with_a_4400_code_and_a_log_line(frame, code, caplog):
+    communicator = await connect()
+    await communicator.send_to(**frame)
+    assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": code}
+    assert any("socket /ws/site/: closed" in r.getMessage() for r in caplog.records)
+    assert not any(r.exc_info for r in caplog.records)
 
 
 @pytest.mark.services

@@ -217,8 +217,12 @@ def test_this_test_run_uses_the_services_the_environment_names():
     from channels.layers import get_channel_layer
     from django.db import connection
 
+    from tests.conftest import IN_CI
+
     expected_vendor = "postgresql" if (os.environ.get("DATABASE_URL") or os.environ.get("PGDATABASE")) else "sqlite"
     assert connection.vendor == expected_vendor
+    if IN_CI:  # CI without DATABASE_URL would quietly test SQLite: that is a broken CI, not a pass
+        assert connection.vendor == "postgresql", "CI must run the suite on PostgreSQL"
     layer = type(get_channel_layer()).__name__
     assert layer == ("RedisChannelLayer" if os.environ.get("REDIS_URL") else "InMemoryChannelLayer")
     from django.core.cache import caches

@@ -60,7 +60,8 @@ def test_a_newcomer_plays_a_question_of_the_demo_game_from_the_printed_links(
                                                                  timeout=WAIT)
 
     phone = new_page(viewport={"width": 390, "height": 844})
-    phone.goto(links["team"])  # the join link binds the phone and leads to the game
+    phone.goto(links["team"])  # the join link asks; its one button binds the phone
+    phone.click("button.join-button")
     phone.click("a.play-link")
     expect(phone.locator("#me-team")).to_have_text(links["team name"], timeout=WAIT)
     expect(phone.locator("#live-status")).to_have_attribute("data-status", "online",

@@ -2,8 +2,9 @@
 
 A captain logs in, creates a team, adds players and applies for a King of the Hill game; the
 organizer sees the few-applications warning, approves the team and opens the printable QR sheet
-(screenshot in artifacts/). One phone opens the join link, another types the PIN on the join
-page; both land on "you are now playing for" with a link to the game's live page. The organizer
+(screenshot in artifacts/). One phone opens the join link, which names the team and asks (a
+phone that only opens it is not joined), and taps the one button; another types the PIN on the
+join page; both land on "you are now playing for" with a link to the game's live page. The organizer
 revokes the link and both phones are out; the old link no longer works.
 
 The server speaks Russian (the site's default), so expected texts are taken from the Russian
@@ -140,9 +141,19 @@ def test_a_captain_registers_and_phones_join_by_qr_link_and_pin_until_the_link_i
     assert join_link.startswith(f"{base}/teams/j/")
     organizer.screenshot(path=str(artifacts_dir() / "teams-join-sheet.png"), full_page=True)
 
-    # --- phone 1 opens the link (what the QR code holds) --------------------------------
+    # --- phone 1 opens the link (what the QR code holds): it asks first, one tap joins ------
     phone1 = new_page(viewport=PHONE)
     phone1.goto(join_link)
+    expect(phone1).to_have_url(join_link)
+    expect(phone1.locator(".join-confirm .team-name")).to_have_text(TEAM)
+    expect(phone1.locator(".join-confirm")).to_contain_text(game.title)
+    phone1.screenshot(path=str(artifacts_dir() / "teams-join-confirm.png"))
+    # merely opening the link joined nothing
+    peek = new_page(viewport=PHONE)
+    peek.goto(join_link)
+    peek.goto(f"{base}/teams/play/{game.pk}/")
+    expect(peek).to_have_url(f"{base}/teams/join/")
+    phone1.get_by_role("button", name=ru("Join this team")).click()
     expect(phone1).to_have_url(f"{base}/teams/play/{game.pk}/")
     expect(phone1.locator(".playing")).to_contain_text(ru("You are now playing for"))
     expect(phone1.locator(".team-name")).to_have_text(TEAM)
@@ -181,7 +192,7 @@ def test_a_captain_registers_and_phones_join_by_qr_link_and_pin_until_the_link_i
             ru("This phone is not joined to a team for this game."))
     phone1.goto(f"{base}/koth/{game.pk}/play/")
     expect(phone1.locator("#me-team")).to_have_count(0)
-    phone1.goto(join_link)
+    phone1.goto(join_link)  # the old link no longer even asks
     expect(phone1).to_have_url(f"{base}/teams/join/")
     expect(message(phone1)).to_contain_text(
         ru("This join link is not valid (it may have been replaced). Ask your captain."))

@@ -143,3 +143,62 @@ def test_routes_generate(gorod, organizer):
 def test_the_schema_documents_the_gorod_api(admin_client):
     schema = admin_client.get("/api/schema/?format=json").json()
     assert "/gorod/api/games/{game_id}/code/" in schema["paths"]
+
+
+# --- hostile input: a 400 with a detail, nothing stored --------------------------------------
+
+BIG = 2**63
+
+
+@pytest.mark.parametrize(
+    ("codes", "says"),
+    [
+        pytest.param("G1R12345D", "must be an object", id="a string where an object belongs"),
+        pytest.param({"sectors": [{"name": "north", "codes": "G1R11D"}]},
+                     '"codes" must be a list of strings', id="codes as a string, not split"),
+        pytest.param({"sectors": [{"name": "n", "kind": "personal", "codes": ["R7D"],
+                                   "personal": "G1A"}]},
+                     '"personal" must map each team name', id="personal as a string"),
+        pytest.param({"sectors": [{"name": "n", "kind": "personal", "codes": ["R7D"],
+                                   "personal": {"Alpha": ["G1A"]}}]},
+                     '"personal" must map each team name', id="a personal part as a list"),
+        pytest.param({"code": None}, '"code" must be a non-empty string', id="a null code"),
+        pytest.param({"sectors": "north"}, '"sectors" (a list)', id="sectors as a string"),
+        pytest.param({"sectors": [["n"]]}, "sector 1 must be an object", id="a sector as a list"),
+    ],
+)
+def test_malformed_codes_are_a_400_detail_and_nothing_is_created(scheduled, organizer, codes, says):
+    level = {**LEVELS[0], "codes": codes}
+    response = logged_in(organizer).post("/gorod/api/games/", {"game": scheduled.pk,
+                                                               "levels": [level]},
+                                         content_type="application/json")
+    assert response.status_code == 400
+    assert says in response.json()["detail"]
+    assert not GorodGame.objects.filter(pk=scheduled.pk).exists()
+
+
+def test_ids_past_the_column_range_in_bodies_are_a_400_detail(running, organizer):
+    client = logged_in(organizer)
+    response = client.post("/gorod/api/games/", {"game": BIG}, content_type="application/json")
+    assert response.status_code == 400 and "game:" in response.json()["detail"]
+    response = client.post(url(running, "rulings"), {"application": BIG, "type": "bonus"},
+                           content_type="application/json")
+    assert response.status_code == 400 and "application:" in response.json()["detail"]
+    assert not Ruling.objects.exists()
+
+
+def test_a_ruling_dated_in_year_1_is_a_400(running, organizer, alpha):
+    response = logged_in(organizer).post(
+        url(running, "rulings"),
+        {"application": alpha.pk, "type": "bonus", "minutes": 5, "at": "0001-01-01T00:00:00+03:00"},
+        content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["detail"] == "at: Datetime value out of range."
+    assert not Ruling.objects.exists()
+
+
+def test_a_nul_in_a_code_is_a_400_and_no_attempt_is_stored(live, alpha):
+    response = phone(alpha).post(url(live, "code"), '{"text": "G1\\u0000R"}',
+                                 content_type="application/json")
+    assert response.status_code == 400 and "NUL" in response.json()["detail"]
+    assert not CodeAttempt.objects.exists()

@@ -180,7 +180,7 @@ def test_the_schema_documents_the_king_of_the_hill_api(client):
 
     schema = client.get("/api/schema/").content.decode()
     for pattern in api_urls:  # every action the pages perform is documented
-        path = "/koth/" + str(pattern.pattern).replace("<int:game_id>", "{game_id}")
+        path = "/koth/" + str(pattern.pattern).replace("<id:game_id>", "{game_id}")
         assert f"{path}:" in schema, path
 
 
@@ -356,3 +356,32 @@ def test_the_host_and_the_team_see_why_a_declaration_no_longer_counts_after_a_ve
     r = post(host_client, "api_close", running)
     history = {h["number"]: h for h in r.json()["state"]["host"]["history"]}
     assert history[2]["ignored"] == {"Alpha": rules.JUMP_AFTER_FAIL}
+
+
+# --- hostile input at the edges: ids and counts past their columns, nesting, text -------------
+
+
+def test_ids_and_counts_past_their_columns_are_a_400_detail(client, organizer, scheduled, host_client, running):
+    client.force_login(organizer)
+    for body, field in [({"game": 2**63}, "game:"),
+                        ({"game": scheduled.pk, "summit": 40000}, "summit:"),
+                        ({"game": scheduled.pk, "main_questions": -1}, "main_questions:")]:
+        response = client.post(reverse("kingofhill:api_create"), body,
+                               content_type="application/json")
+        assert response.status_code == 400 and field in response.json()["detail"], body
+    response = post(host_client, "api_verdict", running, {"answer": 2**64, "verdict": "correct"})
+    assert response.status_code == 400 and "answer:" in response.json()["detail"]
+
+
+def test_deep_json_to_the_host_api_is_a_400_detail(host_client, running):
+    response = host_client.post(url("api_judge", running), "[" * 50000 + "]" * 50000,
+                                content_type="application/json")
+    assert response.status_code == 400 and "nested deeper" in response.json()["detail"]
+
+
+def test_a_lone_surrogate_in_an_answer_is_a_400_and_nothing_is_stored(running, phone, alpha):
+    before = stored(running)
+    response = phone().post(url("api_answer", running), '{"text": "\\ud83d"}',
+                            content_type="application/json")
+    assert response.status_code == 400 and "surrogate" in response.json()["detail"]
+    assert stored(running) == before

@@ -147,3 +147,22 @@ def test_a_vote_through_the_api_is_the_captains_alone(api, outsider_api, organiz
         {"team": t.pk, "place": 1} for t in get_teams(organizer)]}, format="json")
     assert response.status_code == 400 and "same place" in response.json()["detail"]
     assert api.get(url("api_results", game.pk)).json()["vote_count"] == 0
+
+
+def test_numbers_past_their_columns_are_a_400_detail_and_nothing_changes(api, organizer):
+    game = gorod_game(organizer)
+    teams = get_teams(organizer)
+    api.post(url("api_publish", game.pk))
+    for row, field in [({"deduction": 2**32}, "deduction"), ({"place": 40000}, "place")]:
+        rows = [{"team": t.pk, "place": i} for i, t in enumerate(teams, start=1)]
+        rows[1].update(row)
+        response = api.post(url("api_table", game.pk), {"rows": rows}, format="json")
+        assert response.status_code == 400 and field in response.json()["detail"]
+    response = api.post(url("api_organizer", game.pk), {"team": 2**63}, format="json")
+    assert response.status_code == 400 and "team:" in response.json()["detail"]
+    assert api.get(url("api_results", game.pk)).json()["organizing_team"] is None
+
+
+def test_a_game_id_past_the_range_in_the_url_is_a_404_detail(api, organizer):
+    response = api.get(f"/rating/api/games/{2**63}/results/", format="json")
+    assert response.status_code == 404 and response.json()["detail"]

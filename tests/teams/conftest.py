@@ -18,7 +18,8 @@ from teams.models import Game
 def _user(username: str, group: str | None = None) -> User:
     user = User.objects.create_user(username)  # no password: hashing is slow, tests force_login
     if group:
-        user.groups.add(Group.objects.get(name=group))
+        # get_or_create: a transactional test before this one flushed the migration's groups.
+        user.groups.add(Group.objects.get_or_create(name=group)[0])
     return user
 
 
@@ -132,8 +133,8 @@ def api_login(user) -> APIClient:
 
 
 def phone_for(application) -> Client:
-    """A browser (no account) that opened the team's join link."""
+    """A browser (no account) that opened the team's join link and tapped its button."""
     client = Client()
-    response = client.get(f"/teams/j/{application.join_token}/")
+    response = client.post(f"/teams/j/{application.join_token}/")
     assert response.status_code == 302
     return client

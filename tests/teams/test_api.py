@@ -181,7 +181,7 @@ def test_wrong_pin_is_a_400_and_then_limited(approved_alpha):
     for _ in range(10):
         assert phone.post(url, {"pin": wrong}, format="json").status_code == 400
     response = phone.post(url, {"pin": approved_alpha.join_pin}, format="json")
-    assert response.status_code == 400
+    assert response.status_code == 429
     assert "Too many" in response.json()["detail"] or "много" in response.json()["detail"]
 
 
@@ -194,7 +194,7 @@ def test_a_script_dropping_its_cookie_is_still_limited_by_its_address(approved_a
     response = APIClient(REMOTE_ADDR="203.0.113.9").post(
         url, {"pin": approved_alpha.join_pin}, format="json"
     )
-    assert response.status_code == 400
+    assert response.status_code == 429
     assert response.json()["detail"].startswith("Too many wrong PINs. Try again in 10 min")
     other = APIClient(REMOTE_ADDR="198.51.100.3")
     assert other.post(url, {"pin": approved_alpha.join_pin}, format="json").status_code == 200
@@ -240,3 +240,94 @@ def test_withdraw_via_api(approved_alpha, alpha):
     assert response.status_code == 200
     assert Application.objects.get(pk=approved_alpha.pk).status == "withdrawn"
     assert Game.objects.count() == 1
+
+
+# --- forwarded addresses cannot dodge the PIN limit ------------------------------------------
+
+
+def _spend_address_limit(url, wrong, **headers):
+    for i in range(services.PIN_MAX_FAILURES_PER_ADDRESS):
+        response = APIClient().post(
+            url, {"pin": wrong}, format="json", **{k: v.format(i=i) for k, v in headers.items()}
+        )
+        assert response.status_code == 400, response.content
+
+
+def test_rotating_x_forwarded_for_does_not_help_without_trusted_proxies(approved_alpha, settings):
+    settings.TRUSTED_PROXIES = 0
+    wrong = "000000" if approved_alpha.join_pin != "000000" else "111111"
+    url = f"/teams/api/games/{approved_alpha.game_id}/join/"
+    _spend_address_limit(url, wrong, REMOTE_ADDR="203.0.113.9", HTTP_X_FORWARDED_FOR="10.9.{i}.1")
+    response = APIClient().post(url, {"pin": approved_alpha.join_pin}, format="json",
+                                REMOTE_ADDR="203.0.113.9", HTTP_X_FORWARDED_FOR="10.0.0.99")
+    assert response.status_code == 429 and "Too many wrong PINs" in response.json()["detail"]
+
+
+def test_behind_one_proxy_a_forged_leftmost_address_does_not_help(approved_alpha, settings):
+    settings.TRUSTED_PROXIES = 1
+    wrong = "000000" if approved_alpha.join_pin != "000000" else "111111"
+    url = f"/teams/api/games/{approved_alpha.game_id}/join/"
+    # the proxy (127.0.0.1) appends the real client; the client prepends whatever it likes
+    _spend_address_limit(url, wrong, REMOTE_ADDR="127.0.0.1",
+                         HTTP_X_FORWARDED_FOR="10.9.{i}.1, 203.0.113.9")
+    response = APIClient().post(url, {"pin": approved_alpha.join_pin}, format="json",
+                                REMOTE_ADDR="127.0.0.1",
+                                HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.9")
+    assert response.status_code == 429
+    # another client behind the same proxy is someone else
+    response = APIClient().post(url, {"pin": approved_alpha.join_pin}, format="json",
+                                REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.7")
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("header", ["unknown", "", "not an address, , ;;", "999.1.1.1"])
+def test_a_bad_forwarded_header_never_switches_the_limit_off(approved_alpha, settings, header):
+    settings.TRUSTED_PROXIES = 1
+    wrong = "000000" if approved_alpha.join_pin != "000000" else "111111"
+    url = f"/teams/api/games/{approved_alpha.game_id}/join/"
+    _spend_address_limit(url, wrong, REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=header)
+    response = APIClient().post(url, {"pin": approved_alpha.join_pin}, format="json",
+                                REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=header)
+    assert response.status_code == 429
+
+
+def test_a_spent_game_budget_is_a_429_with_a_detail_naming_the_way_in(approved_alpha, settings):
+    settings.PIN_GAME_BUDGET_PER_HOUR = 2
+    wrong = "000000" if approved_alpha.join_pin != "000000" else "111111"
+    url = f"/teams/api/games/{approved_alpha.game_id}/join/"
+    for i in range(2):
+        APIClient(REMOTE_ADDR=f"198.51.100.{i + 1}").post(url, {"pin": wrong}, format="json")
+    response = APIClient(REMOTE_ADDR="192.0.2.9").post(
+        url, {"pin": approved_alpha.join_pin}, format="json")
+    assert response.status_code == 429
+    assert "QR code" in response.json()["detail"]
+
+
+# --- hostile input: ids, fees and dates past their columns, text no column holds ------------
+
+
+def test_a_game_dated_in_year_1_is_a_400_detail_and_not_created(organizer):
+    client = api_login(organizer)
+    for starts_at in ["0001-01-01T00:00:00Z", "0001-01-01T00:30:00+03:00", "9999-12-31T23:59:59Z"]:
+        response = client.post("/teams/api/games/", {"title": "x", "format": "gorod",
+                                                     "starts_at": starts_at}, format="json")
+        assert response.status_code == 400, starts_at
+        detail = response.json()["detail"]
+        assert "between the years 2000 and 2100" in detail or "value out of range" in detail
+    assert not Game.objects.exists()
+
+
+def test_a_fee_or_ids_past_their_columns_are_a_400_detail(organizer, alpha, game):
+    response = api_login(organizer).post("/teams/api/games/", {
+        "title": "x", "format": "gorod", "starts_at": "2030-01-01T10:00:00Z", "fee": 2**40},
+        format="json")
+    assert response.status_code == 400 and "fee:" in response.json()["detail"]
+    response = api_login(alpha).post(f"/teams/api/games/{game.pk}/applications/",
+                                     {"team": 2**63, "members": [2**70]}, format="json")
+    assert response.status_code == 400 and "team:" in response.json()["detail"]
+
+
+def test_a_nul_in_a_team_name_is_a_400_detail(alpha):
+    response = api_login(alpha).post("/teams/api/teams/", '{"name": "A\\u0000B"}',
+                                     content_type="application/json")
+    assert response.status_code == 400 and "NUL" in response.json()["detail"]

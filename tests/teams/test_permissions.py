@@ -29,7 +29,7 @@ MANAGERS = {"captain", "organizer"}
 def world(organizer, host, alpha, beta, game, approved_alpha, approved_beta):
     def phone(application):
         client = APIClient()
-        assert client.get(f"/teams/j/{application.join_token}/").status_code == 302
+        assert client.post(f"/teams/j/{application.join_token}/").status_code == 302
         return client
 
     def logged(user):
@@ -335,6 +335,14 @@ MATRIX = [
         set(),
     ),
     (
+        "lift a PIN pause (page form)",
+        "post",
+        "/teams/games/{game}/pin-budget/lift/",
+        {},
+        row(403, anonymous="login", other_phone="login", own_phone="login", organizer=302),
+        set(),
+    ),
+    (
         "lift ban (page form)",
         "post",
         "/teams/bans/{ban}/lift/",
@@ -344,7 +352,11 @@ MATRIX = [
     ),
     # Joining needs no account: whoever holds the link or PIN joins (that is the point), and
     # the answer names the team, never its private data or another team's secret.
-    ("join by link", "get", "/teams/j/{token}/", None, row(302), set()),
+    # Opening the link only asks (it names the team, binds nothing); the button's POST joins.
+    # The page repeats its own address (the language switch returns there): whoever opened it
+    # holds the token already.
+    ("open join link", "get", "/teams/j/{token}/", None, row(200, own_phone=302), set(ACTORS)),
+    ("join by link (button)", "post", "/teams/j/{token}/", {}, row(302), set()),
     (
         "join by PIN (page form)",
         "post",
@@ -451,8 +463,8 @@ def test_revocation_logs_the_phone_out_of_pages_and_api(world):
     renewed = services.application_revoke_join(application=world["app"])
     assert phone.get(f"/teams/api/games/{game}/entry/").status_code == 403
     assert phone.get(f"/teams/play/{game}/").status_code == 302
-    assert phone.get(f"/teams/j/{world['token']}/")["Location"].endswith("/teams/join/")
-    assert phone.get(f"/teams/j/{renewed.join_token}/")["Location"].endswith(f"/teams/play/{game}/")
+    assert phone.post(f"/teams/j/{world['token']}/")["Location"].endswith("/teams/join/")
+    assert phone.post(f"/teams/j/{renewed.join_token}/")["Location"].endswith(f"/teams/play/{game}/")
     assert phone.get(f"/teams/api/games/{game}/entry/").status_code == 200
 
 

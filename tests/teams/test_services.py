@@ -570,3 +570,94 @@ def test_benefit_lapses_after_three_games(organizer, team_alpha):
     services.benefits_grant(won, {team_alpha.pk: 1})
     ledger = selectors.team_ledger(team_alpha)
     assert ledger.benefits[0].lapsed and ledger.benefits[0].used_at is None
+
+
+# --- the game's budget of wrong PINs -------------------------------------------------------
+
+
+def _guess(game, pin, address, now):
+    return services.join_by_pin(
+        session=SessionStore(), game=game, pin=pin, client_ip=address, now=now
+    )
+
+
+def test_many_addresses_together_spend_the_games_budget_and_pin_joins_pause(
+    approved_alpha, settings, now
+):
+    settings.PIN_GAME_BUDGET_PER_HOUR = 5
+    game, wrong = approved_alpha.game, _wrong_pin(approved_alpha)
+    for i in range(5):
+        with pytest.raises(TeamsError, match="Wrong PIN"):
+            _guess(game, wrong, f"198.51.100.{i + 1}", now)
+    assert selectors.game_pin_budget(game, now=now).spent
+    # now even the right PIN from a fresh address is refused: a lucky guess must not get in
+    with pytest.raises(services.TooManyAttempts, match="PIN joins for this game are paused"):
+        _guess(game, approved_alpha.join_pin, "192.0.2.200", now)
+    # ... while the team's link still works
+    services.join_by_token(session=SessionStore(), token=approved_alpha.join_token)
+    # an hour later the budget is whole again
+    assert _guess(game, approved_alpha.join_pin, "192.0.2.200", now + timedelta(hours=1)) == (
+        approved_alpha
+    )
+
+
+def test_the_organizer_lifts_the_pause_and_pin_joins_work_at_once(approved_alpha, settings, now):
+    settings.PIN_GAME_BUDGET_PER_HOUR = 3
+    game, wrong = approved_alpha.game, _wrong_pin(approved_alpha)
+    for i in range(3):
+        with pytest.raises(TeamsError):
+            _guess(game, wrong, f"198.51.100.{i + 1}", now)
+    with pytest.raises(services.TooManyAttempts):
+        _guess(game, approved_alpha.join_pin, "192.0.2.1", now)
+    services.game_pin_budget_lift(game=game)
+    assert selectors.game_pin_budget(game, now=now).used == 0
+    assert _guess(game, approved_alpha.join_pin, "192.0.2.1", now) == approved_alpha
+
+
+def test_a_right_pin_does_not_spend_the_games_budget(approved_alpha, settings, now):
+    settings.PIN_GAME_BUDGET_PER_HOUR = 2
+    for i in range(5):
+        _guess(approved_alpha.game, approved_alpha.join_pin, f"198.51.100.{i + 1}", now)
+    assert selectors.game_pin_budget(approved_alpha.game, now=now).used == 0
+
+
+def test_the_budget_counts_per_game(approved_alpha, koth_game, team_beta, organizer, settings, now):
+    settings.PIN_GAME_BUDGET_PER_HOUR = 2
+    koth = services.application_approve(application=apply(team_beta, koth_game), actor=organizer)
+    for i in range(2):
+        with pytest.raises(TeamsError):
+            _guess(approved_alpha.game, _wrong_pin(approved_alpha), f"198.51.100.{i + 1}", now)
+    assert _guess(koth_game, koth.join_pin, "198.51.100.1", now) == koth
+
+
+def test_a_missing_client_address_is_counted_not_exempt(approved_alpha, now):
+    for _ in range(services.PIN_MAX_FAILURES_PER_ADDRESS):
+        with pytest.raises(TeamsError, match="Wrong PIN"):
+            _guess(approved_alpha.game, _wrong_pin(approved_alpha), None, now)
+    with pytest.raises(services.TooManyAttempts, match="Too many wrong PINs"):
+        _guess(approved_alpha.game, approved_alpha.join_pin, "", now)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_guesses_from_one_address_are_all_counted(approved_alpha):
+    """Twice the limit fired at once: exactly the limit get an answer, the rest are refused."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    game, wrong = approved_alpha.game, _wrong_pin(approved_alpha)
+
+    def guess(_):
+        try:
+            _guess(game, wrong, "203.0.113.50", None)
+        except services.TooManyAttempts:
+            return "limited"
+        except TeamsError:
+            return "wrong"
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        outcomes = list(pool.map(guess, range(2 * services.PIN_MAX_FAILURES_PER_ADDRESS)))
+    assert outcomes.count("wrong") == services.PIN_MAX_FAILURES_PER_ADDRESS
+    assert outcomes.count("limited") == services.PIN_MAX_FAILURES_PER_ADDRESS

@@ -152,8 +152,9 @@ def test_hostile_team_name_is_escaped_everywhere(alpha, organizer, game):
         services.member_create(team=team, nickname=nick)
     application = services.application_approve(application=apply(team, game), actor=organizer)
     phone = Client()
-    phone.get(f"/teams/j/{application.join_token}/")
+    phone.post(f"/teams/j/{application.join_token}/")
     pages = [
+        Client().get(f"/teams/j/{application.join_token}/"),
         login(alpha).get(f"/teams/{team.pk}/"),
         Client().get("/teams/all/"),
         login(organizer).get(f"/teams/games/{game.pk}/"),
@@ -171,13 +172,13 @@ def test_hostile_team_name_is_escaped_everywhere(alpha, organizer, game):
 
 def test_unicode_team_name_shown_on_landing(approved_alpha):
     phone = Client()
-    response = phone.get(f"/teams/j/{approved_alpha.join_token}/", follow=True)
+    response = phone.post(f"/teams/j/{approved_alpha.join_token}/", follow=True)
     assert "Альфа" in _text(response)
 
 
 def test_a_joined_phone_is_led_to_its_games_live_page(koth_game, team_alpha, organizer):
     application = services.application_approve(application=apply(team_alpha, koth_game), actor=organizer)
-    response = Client().get(f"/teams/j/{application.join_token}/", follow=True)
+    response = Client().post(f"/teams/j/{application.join_token}/", follow=True)
     assert f'href="/koth/{koth_game.pk}/play/"' in _text(response)
 
 
@@ -188,7 +189,7 @@ def test_a_format_without_live_pages_has_no_game_link():
 
 def test_leave_unbinds(approved_alpha):
     phone = Client()
-    phone.get(f"/teams/j/{approved_alpha.join_token}/")
+    phone.post(f"/teams/j/{approved_alpha.join_token}/")
     phone.post(f"/teams/play/{approved_alpha.game_id}/leave/")
     assert phone.get(f"/teams/play/{approved_alpha.game_id}/").status_code == 302
 
@@ -269,3 +270,91 @@ def test_cancelling_twice_is_refused_with_a_message(game, organizer):
     client.post(f"/teams/games/{game.pk}/cancel/")
     response = client.post(f"/teams/games/{game.pk}/cancel/", follow=True)
     assert "The game is already cancelled." in _text(response)
+
+
+# --- the join link asks before it binds ----------------------------------------------------
+
+
+def test_opening_a_join_link_shows_the_team_and_a_button_but_binds_nothing(approved_alpha):
+    phone = Client()
+    response = phone.get(f"/teams/j/{approved_alpha.join_token}/")
+    page = _text(response)
+    assert response.status_code == 200
+    assert "Альфа" in page and approved_alpha.game.title in page
+    assert re.search(r'<form method="post">\s*<input type="hidden" name="csrfmiddlewaretoken"', page)
+    assert phone.get(f"/teams/play/{approved_alpha.game_id}/").status_code == 302  # not joined
+
+
+def test_the_join_button_binds_the_phone(approved_alpha):
+    phone = Client(enforce_csrf_checks=True)
+    page = _text(phone.get(f"/teams/j/{approved_alpha.join_token}/"))
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    response = phone.post(f"/teams/j/{approved_alpha.join_token}/", {"csrfmiddlewaretoken": csrf})
+    assert response["Location"] == f"/teams/play/{approved_alpha.game_id}/"
+    assert phone.get(f"/teams/play/{approved_alpha.game_id}/").status_code == 200
+
+
+def test_a_join_post_from_another_site_is_refused_by_csrf(approved_alpha):
+    phone = Client(enforce_csrf_checks=True)
+    response = phone.post(f"/teams/j/{approved_alpha.join_token}/")
+    assert response.status_code == 403
+    assert phone.get(f"/teams/play/{approved_alpha.game_id}/").status_code == 302
+
+
+def test_a_phone_of_another_team_is_told_it_would_switch(approved_alpha, approved_beta):
+    phone = Client()
+    phone.post(f"/teams/j/{approved_beta.join_token}/")
+    page = _text(phone.get(f"/teams/j/{approved_alpha.join_token}/"))
+    assert "This phone plays for Бета in this game now" in page
+
+
+def test_a_joined_phone_opening_its_link_again_goes_straight_to_the_game(approved_alpha):
+    phone = Client()
+    phone.post(f"/teams/j/{approved_alpha.join_token}/")
+    response = phone.get(f"/teams/j/{approved_alpha.join_token}/")
+    assert response["Location"] == f"/teams/play/{approved_alpha.game_id}/"
+
+
+def test_the_organizer_sees_a_pin_pause_and_lifts_it(approved_alpha, organizer, settings):
+    settings.PIN_GAME_BUDGET_PER_HOUR = 2
+    game = approved_alpha.game
+    wrong = "000000" if approved_alpha.join_pin != "000000" else "111111"
+    client = login(organizer)
+    for i in range(2):
+        Client(REMOTE_ADDR=f"198.51.100.{i + 1}").post("/teams/join/", {"game": game.pk, "pin": wrong})
+    page = _text(client.get(f"/teams/games/{game.pk}/"))
+    assert 'class="warning pin-paused"' in page and "(2 of 2;" in page
+    assert f'action="/teams/games/{game.pk}/pin-budget/lift/"' in page
+    page = _text(client.post(f"/teams/games/{game.pk}/pin-budget/lift/", follow=True))
+    assert "PIN joins are open again." in page and "pin-paused" not in page
+    phone = Client(REMOTE_ADDR="192.0.2.1")
+    response = phone.post("/teams/join/", {"game": game.pk, "pin": approved_alpha.join_pin})
+    assert response["Location"] == f"/teams/play/{game.pk}/"
+
+
+def test_the_organizer_sees_how_much_of_the_budget_is_used(approved_alpha, organizer):
+    wrong = "000000" if approved_alpha.join_pin != "000000" else "111111"
+    Client(REMOTE_ADDR="198.51.100.1").post("/teams/join/", {"game": approved_alpha.game_id,
+                                                            "pin": wrong})
+    page = _text(login(organizer).get(f"/teams/games/{approved_alpha.game_id}/"))
+    assert "Wrong PINs this hour: 1 of 100." in page
+
+
+def test_a_game_in_year_1_from_the_page_form_is_a_message_not_a_500(organizer):
+    response = login(organizer).post("/teams/games/", {
+        "title": "Ночь", "format": "gorod", "starts_at": "0001-01-01T00:00", "fee": 400},
+        follow=True)
+    assert response.status_code == 200
+    assert "between the years 2000 and 2100" in _text(response)
+    assert not Game.objects.exists()
+
+
+def test_a_pin_form_with_a_game_id_past_the_range_is_a_message(approved_alpha):
+    response = Client().post("/teams/join/", {"game": str(2**64), "pin": "123456"}, follow=True)
+    assert response.status_code == 200 and 'class="messages"' in _text(response)
+
+
+def test_a_nul_in_a_plain_form_field_is_refused_before_the_database(organizer, game):
+    response = login(organizer).post(f"/teams/games/{game.pk}/cancel/", {"reason": "a\x00b"})
+    assert response.status_code == 400 and "NUL" in _text(response)
+    assert Game.objects.get(pk=game.pk).status == Game.Status.SCHEDULED

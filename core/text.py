@@ -1,0 +1,25 @@
+"""Text no column can hold: NUL (PostgreSQL refuses it) and unpaired UTF-16 surrogates (not
+encodable as UTF-8). One check for forms, JSON bodies and serializers."""
+
+from __future__ import annotations
+
+import re
+
+from django.utils.translation import gettext as _
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def bad_text_reason(value) -> str | None:
+    """Why ``value`` cannot be stored as text, or None when it can.
+
+    >>> bad_text_reason("a\\x00b")
+    'contains a NUL character (code 0), which cannot be stored.'
+    """
+    if not isinstance(value, str):
+        return None
+    if "\x00" in value:
+        return _("contains a NUL character (code 0), which cannot be stored.")
+    if _SURROGATE.search(value):
+        return _("contains an unpaired surrogate (broken Unicode), which cannot be stored.")
+    return None
