@@ -13,7 +13,8 @@ import urllib.request
 import pytest
 from django.test import Client
 
-from tests.conftest import ROOT, artifacts_dir, free_port, server_env
+from tests.conftest import artifacts_dir
+from tests.servers import ROOT, free_port, server_env
 
 
 @pytest.mark.django_db
