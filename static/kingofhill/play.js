@@ -49,7 +49,7 @@
     box.dataset.number = last.number;
     var said = last.answer === null ? T.silent :
       "«" + last.answer + "» — " + (last.correct ? T.correct : T.incorrect);
-    $("last-verdict").textContent = T.lastQuestion.replace("%(n)s", last.number) + " " + said;
+    $("last-verdict").textContent = T.question + " " + last.number + ": " + said;
     var b = last.before, a = last.after;
     $("last-detail").textContent = kindLabel(last.kind) + (last.partner ? " (" + T.partner + ")" : "") +
       ": " + T.stepWord + " " + b.step + " → " + a.step + ", " + T.pointsWord + " " + b.points + " → " + a.points;
@@ -83,7 +83,7 @@
     document.body.dataset.finished = done ? "true" : "false";
     if (!done) { return; }
     $("result-winner").textContent = board.winner === me.team ? T.youWon : T.finished + " " + board.winner;
-    $("result-me").textContent = T.placeOf.replace("%(place)s", me.place).replace("%(points)s", me.points);
+    $("result-me").textContent = T.placeWord + ": " + me.place + " · " + T.pointsWord + ": " + me.points;
   }
 
   function render(state) {
