@@ -26,7 +26,7 @@ from core.live import PUBLIC, Write, team_audience
 from core.records import RecordError, format_time
 from kingofhill import realtime, rules
 from kingofhill.models import Answer, Declaration, KothGame, Question, team_colour
-from teams.models import Application
+from teams.models import Application, Game
 
 NOT_STARTED = "the game has not started"
 NOT_DECLARING = rules.LATE
@@ -543,6 +543,9 @@ def settle(koth: KothGame, snap: Snapshot, now: datetime) -> None:
             if koth.status != KothGame.Status.FINISHED:
                 koth.status = KothGame.Status.FINISHED
                 koth.finished_at = now
+                # The club's game lists read ``teams.Game``: it finishes with its board.
+                Game.objects.filter(pk=koth.pk, status=Game.Status.RUNNING).update(
+                    status=Game.Status.FINISHED)
             # A question opened before the board finished (after a changed verdict) has no
             # place in the record any more; it must not hold declarations or answers either.
             current = snap.current
@@ -550,6 +553,9 @@ def settle(koth: KothGame, snap: Snapshot, now: datetime) -> None:
                 current.delete()
                 snap.questions.pop()
         else:
+            if koth.status == KothGame.Status.FINISHED:  # a changed verdict re-opened it
+                Game.objects.filter(pk=koth.pk, status=Game.Status.FINISHED).update(
+                    status=Game.Status.RUNNING)
             koth.status = KothGame.Status.RUNNING
             koth.finished_at = None
             last = snap.current
