@@ -372,6 +372,10 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
         "answered": sum(g["count"] for g in groups),
         "total": len(snap.entries),
         "unanswered": unanswered,
+        # Why "close" may be disabled: the answers still waiting for a verdict.
+        "unjudged": sum(1 for a in question.answers.all()
+                        if a.application_id in snap.names and a.verdict is None)
+        if question is not None else 0,
         "history": history,
         "challengers": list(rules.challengers(snap.board)) if snap.board is not None else [],
         "can": {

@@ -82,10 +82,15 @@ def test_each_phone_sees_its_verdict_move_and_history_after_every_close_and_the_
     answer_now(phones["Gamma"], "Гоголь")
     phones["Gamma"].screenshot(path=str(shots / "koth-phone-answering.png"))
     expect(host.locator("#groups li")).to_have_count(2, timeout=WAIT)
+    # The host sees why "close" is disabled: Gamma's answer waits for a verdict.
+    expect(host.locator("#close")).to_be_disabled()
+    expect(host.locator("#close-reason")).to_be_visible()
+    expect(host.locator("#close-reason")).to_contain_text(" 1")
     host.locator("h1").click()
     host.keyboard.press("Shift+Digit2")
     expect(host.locator("#groups li").nth(1)).to_have_attribute("data-verdict", "false",
                                                                 timeout=WAIT)
+    expect(host.locator("#close-reason")).to_be_hidden(timeout=WAIT)
     host.keyboard.press("c")
     expect(last_move(phones["Alpha"], 1, "correct")).to_contain_text("0 → 1")
     last_move(phones["Beta"], 1, "correct")

@@ -599,3 +599,15 @@ def test_projection_notes_are_codes_the_page_shows_in_russian(running, host, alp
     for code in rules.NOTE_CODES:
         # Russian words, not the English source left untranslated.
         assert any("а" <= ch <= "я" for ch in labels[code]), labels[code]
+
+
+def test_the_host_state_counts_the_unjudged_answers_that_keep_close_disabled(running, host, alpha,
+                                                                            beta, gamma):
+    announce(running, host, answer_key="Пушкин")
+    answer(running, alpha, "Пушкин")
+    answer(running, beta, "Гоголь")
+    state = selectors.host_state(selectors.load_snapshot(running))["host"]
+    assert (state["unjudged"], state["can"]["close"], state["unanswered"]) == (1, False, ["Gamma"])
+    judge_all(running, host, 1, {"гоголь": False})
+    state = selectors.host_state(selectors.load_snapshot(running))["host"]
+    assert (state["unjudged"], state["can"]["close"]) == (0, True)
