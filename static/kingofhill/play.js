@@ -52,7 +52,7 @@
     $("last-verdict").textContent = T.question + " " + last.number + ": " + said;
     var b = last.before, a = last.after;
     $("last-detail").textContent = kindLabel(last.kind) + (last.partner ? " (" + T.partner + ")" : "") +
-      ": " + T.stepWord + " " + b.step + " → " + a.step + ", " + T.pointsWord + " " + b.points + " → " + a.points;
+      ": " + T.step + " " + b.step + " → " + a.step + ", " + T.points + " " + b.points + " → " + a.points;
     var notes = [];
     if (last.ignored_reason) {
       notes.push(T.ignoredDecl + " " + kindLabel(last.declared) + " — " + page.reason(last.ignored_reason));
