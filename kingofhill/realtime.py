@@ -36,12 +36,16 @@ The public state ``S`` (the projector relies on exactly this)::
 
 The host state is ``S`` plus ``"host"``: the current question's text and key, its declarations
 (with whether each counts and the engine's reason when not), its answers grouped by normalised
-text with verdicts, the "answered of total" counter, every question's history (answers with
+text with verdicts, the "answered of total" counter, the teams that have not answered and the
+number of answers not judged yet (why "close" waits), every question's history (answers with
 verdicts, partner mark, ignored declarations) so earlier verdicts can be changed, and the
 challengers. The team state is ``S`` without ``question.answered`` (other teams' answers are not
 its news) plus ``"me"``: the team's own place, step, points, right, what it may declare now
-(with reasons), what each kind would give (``projected_outcome``), its declaration and its own
-answer with the server's arrival time — never another team's answer.
+(with reasons), what each kind would give (``projected_outcome``; its ``note`` is the engine's
+stable ``Outcome.code``, shown through the page's labels), its declaration and its own
+answer with the server's arrival time, its last closed move (``last_move``: answer, verdict,
+kind, ignored declaration's reason, step/points/King before and after, crowned/deposed) and
+its ``history`` per closed question, newest first — never another team's answer.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ __all__ = [
     "KING_HELD", "QUESTIONS_EXHAUSTED", "NO_CHALLENGER",
     "Declaration", "Answer", "Move", "GameRecord",
     "TeamState", "Position", "Snapshot", "MoveResult", "Board",
-    "Allowed", "Outcome", "Projection",
+    "Allowed", "Outcome", "Projection", "NOTE_CODES",
     "parse_record", "parse_move", "compute", "advance", "initial_board", "replay", "board_to_dict",
     "allowed_declarations", "projected_outcome", "moves_to_penultimate",
     "could_still_depose", "challengers",
@@ -65,6 +65,16 @@ REV_KING = "the King cannot declare a revolution"
 REV_NO_KING = "revolution needs a King"
 REV_NOT_PENULTIMATE = "revolution only from the penultimate step"
 REV_NO_RIGHT = "no revolution right left"
+
+# What else a projected move may bring (``Outcome.code``): stable keys the pages translate,
+# while ``Outcome.note`` keeps the English sentence for the replay command and logs.
+NOTE_KING_STAYS = "king_stays"
+NOTE_KING_UNLESS_DEPOSED = "king_unless_deposed"
+NOTE_REVOLUTION = "revolution_may_take_summit"
+NOTE_MAY_BECOME_KING = "may_become_king"
+NOTE_STOPS_PENULTIMATE = "stops_on_penultimate"
+NOTE_CODES = (NOTE_KING_STAYS, NOTE_KING_UNLESS_DEPOSED, NOTE_REVOLUTION, NOTE_MAY_BECOME_KING,
+              NOTE_STOPS_PENULTIMATE)
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -787,6 +797,7 @@ class Outcome:
     step: int  # the team's step after the move
     points: int  # points gained in the move
     note: str  # what else may happen (the summit), in plain English; "" when nothing
+    code: str = ""  # the note's stable key (one of NOTE_CODES), "" when nothing
 
 
 @dataclass(frozen=True, slots=True)
@@ -821,27 +832,32 @@ def projected_outcome(board: Position, team: str, kind: str = ORDINARY, *,
     bonus = 1 if partner else 0
     summit, top, step = board.summit, board.summit - 1, state.step
     if state.is_king:
-        note = "stays on the summit unless deposed by a correct revolutionary"
-        return Projection(kind, reason, Outcome(step, 1 + bonus, "stays on the summit"),
-                          Outcome(step, 0, note))
+        return Projection(
+            kind, reason, Outcome(step, 1 + bonus, "stays on the summit", NOTE_KING_STAYS),
+            Outcome(step, 0, "stays on the summit unless deposed by a correct revolutionary",
+                    NOTE_KING_UNLESS_DEPOSED))
     if kind == REVOLUTION:
         return Projection(kind, reason, Outcome(
             top, 1 + bonus,
             "takes the summit if the King answers incorrectly and no other correct "
-            "revolutionary has more points (then the earlier answer)"), Outcome(top, 0, ""))
+            "revolutionary has more points (then the earlier answer)", NOTE_REVOLUTION),
+            Outcome(top, 0, ""))
     gain = 2 if kind == JUMP else 1
     target = step + gain
-    note = ""
+    note = code = ""
     if target >= summit:
         if board.king is None:
             target = summit
             note = ("reaches the summit: becomes King unless another arriving team has more "
                     "points (then the earlier answer); otherwise stays on the penultimate step")
+            code = NOTE_MAY_BECOME_KING
         else:
             target = top
             note = "stops on the penultimate step: only a revolution takes the summit"
+            code = NOTE_STOPS_PENULTIMATE
     wrong = max(0, step - 1) if kind == JUMP else step
-    return Projection(kind, reason, Outcome(target, gain + bonus, note), Outcome(wrong, 0, ""))
+    return Projection(kind, reason, Outcome(target, gain + bonus, note, code),
+                      Outcome(wrong, 0, ""))
 
 
 # --------------------------------------------------------------------------------------------

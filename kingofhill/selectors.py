@@ -26,7 +26,7 @@ from core.live import PUBLIC, Write, team_audience
 from core.records import RecordError, format_time
 from kingofhill import realtime, rules
 from kingofhill.models import Answer, Declaration, KothGame, Question, team_colour
-from teams.models import Application
+from teams.models import Application, Game
 
 NOT_STARTED = "the game has not started"
 NOT_DECLARING = rules.LATE
@@ -47,9 +47,26 @@ REASON_LABELS = {
 }
 
 
+# What else a projected move may bring (``rules.Outcome.code``); states carry the code, so a
+# state pushed to phones in different languages is one state, and each page translates it.
+NOTE_LABELS = {
+    rules.NOTE_KING_STAYS: _("you stay on the summit"),
+    rules.NOTE_KING_UNLESS_DEPOSED: _("you stay on the summit unless a correct revolutionary "
+                                      "deposes you"),
+    rules.NOTE_REVOLUTION: _("you take the summit if the King answers incorrectly and no other "
+                             "correct revolutionary has more points (then the earlier answer)"),
+    rules.NOTE_MAY_BECOME_KING: _("you reach the summit: you become King unless another team "
+                                  "arriving with you has more points (then the earlier answer); "
+                                  "otherwise you stay on the penultimate step"),
+    rules.NOTE_STOPS_PENULTIMATE: _("you stop on the penultimate step: only a revolution takes "
+                                    "the summit"),
+}
+
+
 def reason_labels() -> dict[str, str]:
-    """Engine reason → text in the active language, for a page's ``json_script``."""
-    return {key: str(label) for key, label in REASON_LABELS.items()}
+    """Engine reason or note code → text in the active language, for a page's
+    ``json_script`` (one table: the keys never clash, reasons are sentences, codes are not)."""
+    return {key: str(label) for key, label in {**REASON_LABELS, **NOTE_LABELS}.items()}
 
 
 def game_entries(koth: KothGame) -> list[Application]:
@@ -355,6 +372,10 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
         "answered": sum(g["count"] for g in groups),
         "total": len(snap.entries),
         "unanswered": unanswered,
+        # Why "close" may be disabled: the answers still waiting for a verdict.
+        "unjudged": sum(1 for a in question.answers.all()
+                        if a.application_id in snap.names and a.verdict is None)
+        if question is not None else 0,
         "history": history,
         "challengers": list(rules.challengers(snap.board)) if snap.board is not None else [],
         "can": {
@@ -368,7 +389,47 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
 
 
 def _outcome(outcome: rules.Outcome) -> dict:
-    return {"step": outcome.step, "points": outcome.points, "note": outcome.note}
+    # ``note`` is the engine's stable code ("" for none); the page shows its label.
+    return {"step": outcome.step, "points": outcome.points, "note": outcome.code}
+
+
+def _team_moves(snap: Snapshot) -> dict[str, list[dict]]:
+    """Every closed question as each team played it, oldest first: its answer and verdict, the
+    kind that counted (and why a declaration was ignored), step, points and the summit before
+    and after. Only the closed questions go in, so it is built once per board."""
+    if "team_moves" in snap.memo:
+        return snap.memo["team_moves"]
+    moves: dict[str, list[dict]] = {name: [] for name in snap.names.values()}
+    if snap.board is not None:
+        closed = {q.number: q for q in snap.questions if q.closed_at is not None}
+        before = None
+        for move in snap.board.moves:
+            after = move.snapshot
+            question = closed.get(move.question)
+            texts: dict[str, str] = {}
+            declared: dict[str, str] = {}
+            if question is not None:
+                texts = {snap.names.get(a.application_id): a.text for a in question.answers.all()}
+                declared = {snap.names.get(d.application_id): d.kind
+                            for d in question.declarations.all()}
+            for i, name in enumerate(after.names):
+                was_king = before is not None and before.king == i
+                is_king = after.king == i
+                moves.setdefault(name, []).append({
+                    "number": move.question, "partner": move.partner,
+                    "answer": texts.get(name), "correct": name in move.correct,
+                    "declared": declared.get(name),
+                    "kind": move.effective.get(name, rules.ORDINARY),
+                    "ignored_reason": move.ignored.get(name),
+                    "before": {"step": before.step[i] if before else 0,
+                               "points": before.points[i] if before else 0, "king": was_king},
+                    "after": {"step": after.step[i], "points": after.points[i],
+                              "king": is_king},
+                    "crowned": is_king and not was_king, "deposed": was_king and not is_king,
+                })
+            before = after
+    snap.memo["team_moves"] = moves
+    return moves
 
 
 def team_state(snap: Snapshot, application_id: int, public: dict | None = None) -> dict:
@@ -411,6 +472,15 @@ def team_state(snap: Snapshot, application_id: int, public: dict | None = None) 
                                     "incorrect": _outcome(p.incorrect)}
     me["allowed"] = allowed
     me["projection"] = projection
+    played = _team_moves(snap).get(name, [])
+    # The close opens the next question at once, so the verdict lives here, not in ``answer``.
+    me["last_move"] = played[-1] if played else None
+    me["history"] = [
+        {"number": m["number"], "answer": m["answer"], "correct": m["correct"],
+         "kind": m["kind"], "ignored": m["ignored_reason"] is not None,
+         "partner": m["partner"], "step": m["after"]["step"], "points": m["after"]["points"],
+         "king": m["after"]["king"]}
+        for m in reversed(played)]
     me["declaration"] = None
     me["answer"] = None
     if question is not None:
@@ -477,6 +547,9 @@ def settle(koth: KothGame, snap: Snapshot, now: datetime) -> None:
             if koth.status != KothGame.Status.FINISHED:
                 koth.status = KothGame.Status.FINISHED
                 koth.finished_at = now
+                # The club's game lists read ``teams.Game``: it finishes with its board.
+                Game.objects.filter(pk=koth.pk, status=Game.Status.RUNNING).update(
+                    status=Game.Status.FINISHED)
             # A question opened before the board finished (after a changed verdict) has no
             # place in the record any more; it must not hold declarations or answers either.
             current = snap.current
@@ -484,6 +557,9 @@ def settle(koth: KothGame, snap: Snapshot, now: datetime) -> None:
                 current.delete()
                 snap.questions.pop()
         else:
+            if koth.status == KothGame.Status.FINISHED:  # a changed verdict re-opened it
+                Game.objects.filter(pk=koth.pk, status=Game.Status.FINISHED).update(
+                    status=Game.Status.RUNNING)
             koth.status = KothGame.Status.RUNNING
             koth.finished_at = None
             last = snap.current

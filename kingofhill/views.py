@@ -44,15 +44,17 @@ def _live(koth: KothGame, kind: str, state: dict, *, application_id: int | None 
     }
 
 
-@login_required
 def index(request):
-    if not is_host(request.user):
-        raise PermissionDenied
-    games = KothGame.objects.select_related("game").order_by("-game__starts_at")
+    """Every King of the Hill board: projectors for all, host consoles for hosts, new boards
+    for organizers (as ``/gorod/`` is)."""
+    host_user = is_host(request.user)
+    games = (KothGame.objects.select_related("game").exclude(game__status=Game.Status.CANCELLED)
+             .order_by("-game__starts_at"))
     free = Game.objects.filter(format=Game.Format.KINGOFHILL, koth__isnull=True).exclude(
         status=Game.Status.CANCELLED).order_by("-starts_at")
     return render(request, "kingofhill/index.html", {
-        "games": games, "free_games": free if is_organizer(request.user) else [],
+        "games": games, "host": host_user,
+        "free_games": free if is_organizer(request.user) else [],
     })
 
 

@@ -54,6 +54,12 @@
     if (q && q.phase === "declaring") { restoreDraft(q.number); }
     $("close").disabled = !host.can.close;
     $("close").hidden = status !== "running";
+    var why = "";
+    if (status === "running" && !host.can.close && q) {
+      why = q.phase === "declaring" ? T.announceFirst : host.unjudged ? T.unjudgedLeft + " " + host.unjudged : "";
+    }
+    $("close-reason").textContent = why;
+    $("close-reason").hidden = !why;
     $("partner").checked = !!(q && q.partner);
     $("partner").disabled = !q || status === "setup";
 

@@ -24,11 +24,66 @@
     catch (e) { return null; }
   }
 
+  function outcome(o) {
+    var T = page.text;
+    return T.step + " " + o.step + ", +" + o.points + (o.note ? " (" + page.reason(o.note) + ")" : "");
+  }
+
   function projection(p) {
     if (!p) { return ""; }
     var T = page.text;
-    return T.ifCorrect + ": " + T.step + " " + p.correct.step + ", +" + p.correct.points + " · " +
-      T.ifWrong + ": " + T.step + " " + p.incorrect.step + ", +" + p.incorrect.points;
+    return T.ifCorrect + ": " + outcome(p.correct) + " · " + T.ifWrong + ": " + outcome(p.incorrect);
+  }
+
+  function kindLabel(kind) {
+    var T = page.text;
+    return {ordinary: T.kindOrdinary, jump: T.kindJump, revolution: T.kindRevolution}[kind] || kind;
+  }
+
+  // The last closed question as this team played it: the verdict, the move and what it did.
+  function renderLast(last) {
+    var T = page.text, box = $("last-move");
+    if (!last) { box.hidden = true; return; }
+    box.hidden = false;
+    box.dataset.verdict = last.correct ? "correct" : "incorrect";
+    box.dataset.number = last.number;
+    var said = last.answer === null ? T.silent :
+      "«" + last.answer + "» — " + (last.correct ? T.correct : T.incorrect);
+    $("last-verdict").textContent = T.question + " " + last.number + ": " + said;
+    var b = last.before, a = last.after;
+    $("last-detail").textContent = kindLabel(last.kind) + (last.partner ? " (" + T.partner + ")" : "") +
+      ": " + T.step + " " + b.step + " → " + a.step + ", " + T.points + " " + b.points + " → " + a.points;
+    var notes = [];
+    if (last.ignored_reason) {
+      notes.push(T.ignoredDecl + " " + kindLabel(last.declared) + " — " + page.reason(last.ignored_reason));
+    }
+    if (last.deposed) { notes.push(T.deposed); }
+    if (last.crowned) { notes.push(T.crowned); }
+    $("last-note").textContent = notes.join(" ");
+    $("last-note").hidden = !notes.length;
+  }
+
+  function renderHistory(history) {
+    var T = page.text, el = window.kothEl;
+    $("history-box").hidden = !history.length;
+    $("history").replaceChildren.apply($("history"), history.map(function (h) {
+      return el("tr", {"data-verdict": h.correct ? "correct" : "incorrect", "data-number": h.number}, [
+        el("td", {text: String(h.number)}),
+        el("td", {text: (h.answer === null ? T.noAnswer : h.answer) + " — " + (h.correct ? T.correct : T.incorrect)}),
+        el("td", {text: kindLabel(h.kind) + (h.ignored ? " *" : "")}),
+        el("td", {text: h.king ? "♛" : String(h.step)}),
+        el("td", {text: String(h.points)})
+      ]);
+    }));
+  }
+
+  function renderResult(state, me) {
+    var T = page.text, board = state.board, done = board.finished;
+    $("result-box").hidden = !done;
+    document.body.dataset.finished = done ? "true" : "false";
+    if (!done) { return; }
+    $("result-winner").textContent = board.winner === me.team ? T.youWon : T.finished + " " + board.winner;
+    $("result-me").textContent = T.placeWord + ": " + me.place + " · " + T.pointsWord + ": " + me.points;
   }
 
   function render(state) {
@@ -41,7 +96,7 @@
     $("me-right").textContent = me.is_king ? "–" : (me.revolution_right ? T.yes : T.no);
     var banner = $("king-banner");
     if (board.finished) {
-      banner.textContent = T.finished + " " + board.winner; banner.hidden = false;
+      banner.hidden = true;  // the result card says it
     } else if (me.is_king) {
       banner.textContent = T.youKing; banner.hidden = false;
     } else if (board.king) {
@@ -75,15 +130,18 @@
     var open = phase === "answering" && !answer;
     $("answer-text").disabled = !open;
     $("answer-send").disabled = !open;
-    if (answer) {
-      var verdict = answer.verdict === true ? " — " + T.correct : answer.verdict === false ? " — " + T.incorrect : "";
-      confirm.textContent = T.sent + " " + window.kothTime(answer.at) + ": «" + answer.text + "»" + verdict;
+    // Only a receipt here; the verdict is the last-move card's (red or green by the verdict).
+    if (answer && phase !== "closed") {
+      confirm.textContent = T.sent + " " + window.kothTime(answer.at) + ": «" + answer.text + "»";
       confirm.hidden = false;
       $("answer-text").value = "";
     } else if (q && pending(q.number) && open) {
       confirm.textContent = T.retry; confirm.hidden = false;
       $("answer-text").value = pending(q.number).text;
     } else { confirm.hidden = true; }
+    renderLast(me.last_move || null);
+    renderHistory(me.history || []);
+    renderResult(state, me);
   }
 
   function declare(kind) {

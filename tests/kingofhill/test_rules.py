@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.records import RecordError
+from kingofhill import rules
 from kingofhill.rules import (
     JUMP,
     ORDINARY,
@@ -511,6 +512,24 @@ def test_the_projection_says_when_a_move_reaches_an_empty_summit_or_stops_below_
     below = projected_outcome(board_of(*KING), "B")
     assert (below.correct.step, below.correct.points) == (3, 1)
     assert "penultimate" in below.correct.note
+
+
+@pytest.mark.parametrize(("moves", "team", "kind", "correct_code", "incorrect_code"), [
+    ((), "A", ORDINARY, "", ""),
+    ((mv(ok="A"), mv(ok="A", jump="A")), "A", ORDINARY, rules.NOTE_MAY_BECOME_KING, ""),
+    (KING, "B", ORDINARY, rules.NOTE_STOPS_PENULTIMATE, ""),
+    (KING, "D", JUMP, rules.NOTE_STOPS_PENULTIMATE, ""),
+    (KING, "B", REVOLUTION, rules.NOTE_REVOLUTION, ""),
+    (KING, "A", ORDINARY, rules.NOTE_KING_STAYS, rules.NOTE_KING_UNLESS_DEPOSED),
+])
+def test_every_projection_note_carries_a_stable_code_the_pages_translate(
+        moves, team, kind, correct_code, incorrect_code):
+    projection = projected_outcome(board_of(*moves), team, kind)
+    assert (projection.correct.code, projection.incorrect.code) == (correct_code, incorrect_code)
+    for outcome in (projection.correct, projection.incorrect):
+        # A code exactly when there is an English note, and always a known one.
+        assert bool(outcome.code) == bool(outcome.note)
+        assert outcome.code in (*rules.NOTE_CODES, "")
 
 
 def test_a_revolution_and_the_king_are_projected_in_place():

@@ -75,3 +75,61 @@ def test_an_organizer_prepares_a_board_from_the_list_page(client, organizer, sch
                             "reserve_questions": 2})
     assert response.status_code == 302
     assert KothGame.objects.get(pk=scheduled.pk).summit == 4
+
+
+def finish(koth, host, alpha, beta, gamma):
+    """Alpha takes the summit on question 2 and holds it for three silent questions."""
+    from tests.kingofhill.test_services import crown_alpha, play
+
+    crown_alpha(koth, host, alpha, beta, gamma)
+    while KothGame.objects.get(pk=koth.pk).status == KothGame.Status.RUNNING:
+        play(koth, host, {})
+    koth.refresh_from_db()
+
+
+def test_the_index_is_public_with_projectors_and_host_links_only_for_hosts(client, running,
+                                                                           outsider, host):
+    projector = reverse("kingofhill:projector", args=[running.pk])
+    console = reverse("kingofhill:host", args=[running.pk])
+    for who in (None, outsider):
+        if who is not None:
+            client.force_login(who)
+        html = client.get(reverse("kingofhill:index")).content.decode()
+        assert running.game.title in html and f'href="{projector}"' in html
+        assert f'href="{console}"' not in html and 'action="/koth/new/"' not in html
+    client.force_login(host)
+    html = client.get(reverse("kingofhill:index")).content.decode()
+    assert f'href="{console}"' in html and f'href="{projector}"' in html
+
+
+def test_a_cancelled_games_board_is_not_listed(client, running):
+    from teams.models import Game
+
+    Game.objects.filter(pk=running.pk).update(status=Game.Status.CANCELLED)
+    assert running.game.title not in client.get(reverse("kingofhill:index")).content.decode()
+
+
+def test_a_finished_game_shows_as_finished_on_the_index_and_in_the_club_games_list(
+        client, running, host, alpha, beta, gamma):
+    from teams.models import Game
+
+    finish(running, host, alpha, beta, gamma)
+    assert Game.objects.get(pk=running.pk).status == Game.Status.FINISHED
+    index = client.get(reverse("kingofhill:index")).content.decode()
+    assert 'data-status="finished"' in index
+    games = client.get(reverse("teams:games")).content.decode()
+    assert "status-finished" in games and "status-running" not in games
+
+
+def test_a_verdict_that_reopens_a_finished_game_makes_it_running_again_in_the_lists(
+        running, host, alpha, beta, gamma):
+    from kingofhill import services
+    from kingofhill.models import Answer
+    from teams.models import Game
+
+    finish(running, host, alpha, beta, gamma)
+    crowning = Answer.objects.get(question__koth=running, question__number=2, application=alpha)
+    services.verdict_set(actor=host, game=running, answer=crowning.pk, verdict=False)
+    running.refresh_from_db()
+    assert running.status == KothGame.Status.RUNNING
+    assert Game.objects.get(pk=running.pk).status == Game.Status.RUNNING
