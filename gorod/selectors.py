@@ -128,7 +128,9 @@ def load_snapshot(gg: GorodGame, now: datetime | None = None, *,
     snap = Snapshot(gorod=gg, now=now, entries=entries(gg), levels=levels(gg))
     if gg.started_at is not None:
         snap.record = build_record(gg, end=end, teams=snap.entries, level_rows=snap.levels)
-        snap.results = rules.compute(rules.parse_record(snap.record), max(now, gg.started_at))
+        # A finished game's results are those at its end, whatever a (skewed) clock says.
+        moment = max(now, gg.ended_at or gg.started_at)
+        snap.results = rules.compute(rules.parse_record(snap.record), moment)
         snap.by_name = {t.team: t for t in snap.results.teams}
     return snap
 

@@ -51,7 +51,7 @@ def open_as(who: str, site) -> Client:
         client.force_login(User.objects.get(username="organizer"))
     elif who.endswith("phone"):
         game = site["koth"] if who.startswith("koth") else site["gorod"]
-        assert client.get(f"/teams/j/{site['token'][game]}/").status_code == 302
+        assert client.post(f"/teams/j/{site['token'][game]}/").status_code == 302
     return client
 
 

@@ -36,6 +36,7 @@ def test_an_organizers_announcement_shows_on_every_open_page_without_a_reload(
     organizer.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
                                     "url": asgi_server}])
     organizer.goto(asgi_server + "/")
+    organizer.click("#organizer-menu summary")  # the organizer's pages are in the menu
     organizer.click("header a[href='/announce/']")
     organizer.fill("#id_text", "")
     organizer.click("#announce-send")
