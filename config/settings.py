@@ -171,9 +171,10 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
 }
-# One request-size limit for every body (forms, JSON, uploads): REQUEST_MAX_BYTES, 1 MB. Past
-# it the API answers 413 {"detail"} and pages a short page (core.middleware).
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BYTES", 1024 * 1024)
+# One request-size limit for every body (forms, JSON, uploads): REQUEST_MAX_BYTES, 6 MB, so a
+# GoRoD task image of up to 5 MB (gorod.services) fits with its form. Past it the API answers
+# 413 {"detail"} and pages a short page (core.middleware).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("REQUEST_MAX_BYTES", 6 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 SPECTACULAR_SETTINGS = {
     "TITLE": "Club games API",

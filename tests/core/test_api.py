@@ -45,7 +45,7 @@ def test_a_50_mb_body_is_a_413_json_for_the_api_not_an_html_400():
 
 
 def test_a_big_form_post_to_a_page_is_a_413_page():
-    response = Client().post("/teams/join/", {"pin": "1" * (2 * 1024 * 1024)})
+    response = Client().post("/teams/join/", {"pin": "1" * (7 * 1024 * 1024)})
     assert response.status_code == 413
     assert response["Content-Type"].startswith("text/html")
     assert "too large" in response.content.decode()

@@ -20,6 +20,8 @@ TEXT = "Перерыв 10 минут: следующий вопрос в 21:40"
 
 def test_an_organizers_announcement_shows_on_every_open_page_without_a_reload(
         asgi_server, new_page, games):
+    # A command test may have left an announcement committed by its subprocess: start clean.
+    Announcement.objects.all().delete()
     open_pages = {name: open_live(new_page, asgi_server, games, name)
                   for name in ("koth projector", "koth team phone", "koth host console",
                                "gorod organizer screen")}

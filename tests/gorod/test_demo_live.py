@@ -25,7 +25,7 @@ def test_the_demo_builds_a_running_gorod_game_once_and_prints_its_links(capsys):
     # a phone follows a printed join link and plays
     link = next(line for line in out.splitlines() if "GoRoD live team" in line).split("8123")[1]
     phone = Client()
-    phone.get(link)
+    phone.post(link)  # the join link asks first; the button POSTs
     page = phone.get(f"/gorod/{gg.pk}/play/")
     assert page.status_code == 200
     assert "мост" in page.context["state_json"]["state"]["me"]["level"]["task"]

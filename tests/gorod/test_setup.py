@@ -547,7 +547,7 @@ def test_the_setup_page_warns_about_what_will_go_wrong(gorod, organizer, alpha):
     ({"max_duration_h": 0}, "max_duration_h: 0 is outside (0, 1000]"),
     ({"max_duration_h": 10**9}, "max_duration_h: 1000000000 is outside (0, 1000]"),
     ({"max_duration_h": "24"}, "max_duration_h: expected a number, got a string"),
-    ({"max_wrong": 2.5}, "max_wrong: expected a number"),
+    ({"max_wrong": 2.5}, "max_wrong: expected a whole number"),
     ({"wrong_window_s": True}, "wrong_window_s: expected a number, got a boolean"),
 ])
 def test_check_settings_refuses_what_the_engine_cannot_play(values, message):

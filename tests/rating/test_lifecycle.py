@@ -319,6 +319,6 @@ def test_a_teams_phone_shows_the_results_notices_of_its_game(client, organizer, 
     game = gorod_game(organizer, teams=teams)
     services.results_publish(actor=organizer, game=game)
     token = Application.objects.get(game=game, team=teams[1]).join_token
-    client.get(reverse("teams:join_token", args=[token]))
+    client.post(reverse("teams:join_token", args=[token]))  # the link asks first
     html = client.get(reverse("teams:playing", args=[game.pk])).content.decode()
     assert "notice-results_preliminary" in html and game.title in html

@@ -36,8 +36,13 @@ class Command(ClearCommand):
 
     def _read(self, file: str) -> str:
         if file == "-":
+            # Bytes, so a non-UTF-8 input is a clear error; a text stream given in place of
+            # stdin (an embedding caller, a test) is read as it is.
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:
+                return sys.stdin.read()
             try:
-                return sys.stdin.buffer.read().decode("utf-8")
+                return stream.read().decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise RecordError(f"standard input is not UTF-8 text (byte {exc.start})") from None
         try:

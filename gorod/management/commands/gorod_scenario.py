@@ -18,16 +18,15 @@ from django.core.management.base import CommandError
 from django.db.models import Q
 
 from core.errors import DomainError
-from core.management.base import ClearCommand
+from core.management.base import ClearCommand, Problems
 from core.roles import ORGANIZER
 from gorod import scenario, selectors, services
 from gorod.models import GorodGame
 
 
 def _problems(exc: DomainError) -> CommandError:
-    # One "error: ..." line per problem (ClearCommand prefixes the first).
-    lines = exc.problems if isinstance(exc, scenario.ScenarioError) else [exc.message]
-    return CommandError("\nerror: ".join(lines))
+    # One "error: ..." line per problem (ClearCommand writes each).
+    return Problems(exc.problems if isinstance(exc, scenario.ScenarioError) else [exc.message])
 
 
 class Command(ClearCommand):
