@@ -1,5 +1,8 @@
 import pytest
 
+from rating import services
+from tests.rating.helpers import captained_teams, gorod_game, make_organizer
+
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
@@ -10,3 +13,22 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture
+def organizer():
+    return make_organizer()
+
+
+@pytest.fixture
+def teams():
+    return captained_teams()
+
+
+@pytest.fixture
+def game(organizer, teams):
+    """A published GoRoD night (Alpha 1st, Beta 2nd, Gamma disqualified), each team with its
+    own captain."""
+    game = gorod_game(organizer, teams=teams)
+    services.results_publish(actor=organizer, game=game)
+    return game

@@ -135,3 +135,11 @@ def table_rows(game: Game, **changes) -> list[dict]:
         item.update(changes.get(row.team.name, {}))
         rows.append(item)
     return rows
+
+
+def ended(game):
+    """When a game's results say it ended (the protest and final windows count from it)."""
+    from rating import selectors
+    from rating.models import GameResult
+
+    return selectors.game_ended_at(GameResult.objects.get(game=game))

@@ -18,12 +18,12 @@ from teams import services as teams_services
 from teams.models import Application, Member, Notice
 from tests.rating.helpers import (
     captained_teams,
+    ended,
     enter,
     finalize,
     gorod_game,
     koth_game,
     make_game,
-    make_organizer,
     make_user,
     table_rows,
 )
@@ -32,29 +32,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def organizer():
-    return make_organizer()
-
-
-@pytest.fixture
-def teams():
-    return captained_teams()
-
-
-@pytest.fixture
 def omega():
     return captained_teams(["Omega"])[0]
 
-
-@pytest.fixture
-def game(organizer, teams):
-    game = gorod_game(organizer, teams=teams)
-    services.results_publish(actor=organizer, game=game)
-    return game
-
-
-def ended(game):
-    return selectors.game_ended_at(GameResult.objects.get(game=game))
 
 
 def placed(game):

@@ -10,41 +10,18 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from rating import selectors, services
+from rating import services
 from rating.models import GameResult, Protest
 from tests.rating.helpers import (
     captained_teams,
+    ended,
     finalize,
-    gorod_game,
     koth_game,
-    make_organizer,
     make_user,
 )
 
 pytestmark = pytest.mark.django_db
 
-
-@pytest.fixture
-def organizer():
-    return make_organizer()
-
-
-@pytest.fixture
-def teams():
-    return captained_teams()
-
-
-@pytest.fixture
-def game(organizer, teams):
-    """A published GoRoD night (Alpha 1st, Beta 2nd, Gamma disqualified), each team with its
-    own captain."""
-    game = gorod_game(organizer, teams=teams)
-    services.results_publish(actor=organizer, game=game)
-    return game
-
-
-def ended(game):
-    return selectors.game_ended_at(GameResult.objects.get(game=game))
 
 
 def file(game, team, *, actor=None, text="Level 2 code was accepted late", hours=1.0):

@@ -16,16 +16,10 @@ from tests.rating.helpers import (
     get_teams,
     gorod_game,
     koth_game,
-    make_organizer,
     table_rows,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def organizer():
-    return make_organizer()
 
 
 def final(organizer, game):

@@ -13,17 +13,11 @@ from tests.rating.helpers import (
     get_teams,
     gorod_game,
     koth_game,
-    make_organizer,
     make_user,
     table_rows,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def organizer():
-    return make_organizer()
 
 
 @pytest.fixture
