@@ -34,8 +34,12 @@ serve: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v 0
 	@$(SERVE)
 
+# Two workers: much of the suite waits on servers and Chromium, so two keep both CI cores busy.
+# Each worker has its own test database, Redis database and key prefix (tests/parallel.py).
+TEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 bench: $(STAMP)
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -7,6 +7,9 @@ import pytest
 
 from core import scheduler
 
+# The loop closes broken database connections between rounds, so it may touch the connection.
+pytestmark = pytest.mark.django_db
+
 
 class Stop(Exception):
     pass

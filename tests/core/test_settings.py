@@ -258,7 +258,10 @@ def test_with_database_and_redis_urls_the_tests_and_their_servers_really_use_the
         cursor.execute("SELECT version(), current_database()")
         version, name = cursor.fetchone()
     assert version.startswith("PostgreSQL")
-    assert name == "test_" + database_config({"DATABASE_URL": url}, BASE)["NAME"]
+    # pytest-django suffixes the test database per parallel worker (``test_x_gw0``).
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    expected = "test_" + database_config({"DATABASE_URL": url}, BASE)["NAME"]
+    assert name == (f"{expected}_{worker}" if worker else expected)
 
     layer = get_channel_layer()
     channel = async_to_sync(layer.new_channel)()
