@@ -39,6 +39,12 @@ def artifacts_dir() -> Path:
     return ARTIFACTS
 
 
+def log_file(name: str) -> Path:
+    """``artifacts/<name>``, per parallel test worker: two workers may start the same servers."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return artifacts_dir() / (f"{worker}-{name}" if worker else name)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -122,7 +128,7 @@ def start_workers(count: int, env: dict[str, str], *, name: str = "worker",
     ports = [free_port() for _ in range(count)]
     procs, logs = [], []
     for i, port in enumerate(ports):
-        log = artifacts_dir() / f"{name}-{i}.log"
+        log = log_file(f"{name}-{i}.log")
         with open(log, "w") as out:  # the child keeps its own descriptor
             procs.append(subprocess.Popen(
                 [PYTHON, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
@@ -146,7 +152,7 @@ def manage(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.C
 
 def start_manage(*args: str, env: dict[str, str], log_name: str) -> tuple[subprocess.Popen, Path]:
     """A long-running management command (the GoRoD clock), logging to ``artifacts/``."""
-    log = artifacts_dir() / log_name
+    log = log_file(log_name)
     with open(log, "w") as out:
         proc = subprocess.Popen([PYTHON, "-u", "manage.py", *args], cwd=ROOT, env=env,
                                 stdout=out, stderr=subprocess.STDOUT)

@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 
 from tests.conftest import artifacts_dir
-from tests.servers import ROOT, free_port, server_env
+from tests.servers import ROOT, free_port, log_file, server_env
 
 
 @pytest.mark.django_db
@@ -26,7 +26,7 @@ def test_healthz_says_ok_for_each_part_when_both_answer():
 
 def _serve(env: dict, name: str):
     port = free_port()
-    log = open(artifacts_dir() / f"{name}.log", "w")
+    log = open(log_file(f"{name}.log"), "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
