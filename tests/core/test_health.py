@@ -13,7 +13,6 @@ import urllib.request
 import pytest
 from django.test import Client
 
-from tests.conftest import artifacts_dir
 from tests.servers import ROOT, free_port, log_file, server_env
 
 
