@@ -189,8 +189,9 @@ def organizer_state(snap: Snapshot) -> dict:
         "statistics": statistics(snap),
         # The moment the live statistics were computed (the last write or deadline): the
         # organizer's state changes at every write anyway, the public and team states never
-        # carry the time.
-        "as_of": iso(snap.now),
+        # carry the time. Once the game is over they are its end's (a later tick changes
+        # nothing, so it must not change this either).
+        "as_of": iso(snap.now if gg.status == GorodGame.Status.RUNNING else gg.ended_at),
         "next_deadline": iso(rules.next_deadline(snap.results)) if snap.results else None,
         "settings": {"hint_offsets_min": gg.hint_offsets_min,
                      "sliv_penalty_min": gg.sliv_penalty_min,
@@ -263,9 +264,18 @@ def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None
         return state
     labels = {lv.pk: lv.label for lv in snap.levels}
     over = snap.results.game_over
+    done = over or result.status == "finished"
+    # [decision] The team's own penalties, bonuses and failed levels are shown live (they change
+    # only at an event of its own); its total once it is fixed (its finish or the end); its
+    # place only at the end: before, it depends on teams still playing.
     me.update(status=result.status, levels_closed=result.levels_closed,
               finished_at=iso(result.finished_at),
-              place=result.place if over else None, total_s=result.total_s if over else None)
+              failed_levels=result.slivs,
+              failed_penalty_s=result.slivs * snap.gorod.sliv_penalty_min * 60.0,
+              penalty_s=result.penalty_s, bonus_s=result.bonus_s,
+              timeout_s=result.timeout_s, average_adjust_s=result.average_adjust_s,
+              place=result.place if over else None, total_s=result.total_s if done else None,
+              teams=len(snap.entries) if over else None)
     for number, lr in enumerate(result.levels, start=1):
         if lr.closed_at is not None:
             me["history"].append({"number": number, "level": lr.level,
