@@ -391,3 +391,42 @@ def test_a_clock_round_finishes_a_game_whose_time_is_up(scheduled, entries, orga
     assert clock.run_due() == [gg.pk]
     gg.refresh_from_db()
     assert gg.status == "finished" and gg.next_deadline is None
+
+
+def test_the_organizer_sees_each_teams_level_since_when_its_next_deadline_and_last_attempt(
+        running, alpha, beta):
+    submit(running, alpha, "G1R1D", 5)
+    submit(running, alpha, "nope", 6)
+    state = read(running, 7, "organizer")["state"]
+    rows = {t["name"]: t for t in state["teams"]}
+    a, b = rows["Alpha"], rows["Beta"]
+    assert (a["current_level"], a["level_number"], a["status"]) == ("2", 2, "playing")
+    assert a["received_at"] == selectors.iso(minutes(5))
+    # Level 2 (45 min) received at 5: hint 1 at 30 is its next deadline.
+    assert a["next_deadline"] == selectors.iso(minutes(30))
+    assert a["last_attempt"] == {"at": selectors.iso(minutes(6)), "text": "nope",
+                                 "verdict": "wrong", "level": "2"}
+    assert b["received_at"] == selectors.iso(T0) and b["last_attempt"] is None
+    assert b["next_deadline"] == selectors.iso(minutes(25))
+    assert state["end_rule"] == {"share": 0.8, "allowed": False}
+
+
+def test_the_organizer_log_shows_refused_and_closed_level_attempts(running, alpha):
+    for i in range(10):
+        submit(running, alpha, f"bad{i}", 1 + i / 60)
+    submit(running, alpha, "G1R1D", 1.2)
+    submit(running, alpha, "G1R1D", 3)
+    submit(running, alpha, "G1R1D", 4)
+    log = read(running, 5, "organizer")["state"]["attempts"]
+    assert [a["verdict"] for a in log[:3]] == ["closed_level", "accepted", "limited"]
+    assert log[0]["level"] == "1" and log[2]["text"] == "G1R1D"
+
+
+def test_the_end_rule_is_not_reached_below_80_percent_of_finished_teams(running, entries):
+    for n, entry in enumerate(entries[:2]):
+        for m, code in ((1, "G1R1D"), (2, "G1R2D"), (3, "G1R31D"), (4, "G1R32D")):
+            submit(running, entry, code, m + 4 * n)
+    state = read(running, 9, "organizer")["state"]
+    # Two of three finished: 67 % < 80 %.
+    assert state["end_rule"]["allowed"] is False
+    assert round(state["game"]["finished_share"], 2) == 0.67
