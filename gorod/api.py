@@ -149,6 +149,9 @@ def verdict_message(result: services.Submitted) -> str:
         return _("Wrong code.")
     if attempt.verdict == "repeat":
         return _("This code was already found.")
+    if attempt.verdict == "closed_level":
+        return _("Level %(level)s is already closed: this code no longer counts (and is not "
+                 "a wrong attempt).") % {"level": attempt.level.label}
     if attempt.closes_level:
         return _("Code accepted: the level is closed.")
     return _("Sector found: %(sector)s. Codes still to find: %(n)d.") % {
@@ -162,6 +165,12 @@ class CodeAPI(TeamAPIView):
     def post(self, request, game_id: int):
         data = self.payload(s.GorodCodeSerializer)
         result = services.code_submit(game=self.get_gorod(), application=self.entry, **data)
+        if result.attempt.verdict == "limited":
+            # A refusal like any other (400 with its detail), committed though: the refused try
+            # is on the organizer's log. The phone counts ``wait_s`` down.
+            return Response({"detail": _("Too many wrong codes: wait %(s)d s.")
+                             % {"s": result.wait_s}, "verdict": "limited",
+                             "wait_s": result.wait_s}, status=status.HTTP_400_BAD_REQUEST)
         return Response({
             "verdict": result.attempt.verdict, "sector": result.attempt.sector or None,
             "remaining": result.remaining, "closed": result.attempt.closes_level,

@@ -168,12 +168,18 @@ class CodeAttempt(models.Model):
         ACCEPTED = "accepted", _("accepted")
         REPEAT = "repeat", _("already found")
         WRONG = "wrong", _("wrong")
+        # A code of a level the team already closed (or failed and got the code of): stored,
+        # answered as such, never counted as wrong.
+        CLOSED_LEVEL = "closed_level", _("level already closed")
+        # Refused unchecked by the brute-force limit: stored so the organizer sees the flood.
+        LIMITED = "limited", _("refused: too many wrong codes")
 
     gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="attempts",
                               verbose_name=_("game"))
     application = models.ForeignKey(Application, on_delete=models.CASCADE,
                                     related_name="gorod_attempts", verbose_name=_("team"))
-    # The level the team was on when the attempt arrived (the one it was checked against).
+    # The level the team was on when the attempt arrived (the one it was checked against);
+    # for ``closed_level`` the closed level whose code it is.
     level = models.ForeignKey(Level, on_delete=models.CASCADE, related_name="attempts",
                               verbose_name=_("level"))
     text = models.CharField(_("text"), max_length=200)

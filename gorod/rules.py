@@ -57,6 +57,8 @@ __all__ = [
 DEFAULT_LIMIT_MIN = 70
 DEFAULT_HINT_OFFSETS_MIN = (25, 50)
 DEFAULT_SLIV_PENALTY_MIN = 15
+#: The share of finished teams from which the rules let the organizer end the game (3.12).
+END_SHARE = 0.8
 DEFAULT_MAX_DURATION_H = 24
 TIMEOUT_MIN_RANGE = (1, 30)
 
@@ -483,6 +485,12 @@ class Results:
         if not self.teams:
             return 0.0
         return sum(t.finished_at is not None for t in self.teams) / len(self.teams)
+
+    @property
+    def end_allowed(self) -> bool:
+        """The rules let the organizer end the game: at least ``END_SHARE`` of the teams have
+        finished (3.12). With 5 teams of which 4 finished, 0.8 ≥ 0.8: True; 3 of 5: False."""
+        return self.finished_share >= END_SHARE
 
 
 @dataclass

@@ -23,7 +23,7 @@ from gorod.codes import CodeSpecError, level_codes_from_dict
 from gorod.models import CodeAttempt, GorodGame, Level, Route, Ruling
 from teams.models import Application, Game
 
-ATTEMPTS_LOG = 100
+ATTEMPTS_LOG = 200
 TEAM_ATTEMPTS = 20
 
 
@@ -180,10 +180,33 @@ def _attempt(a: CodeAttempt, names: dict[int, str], labels: dict[int, str]) -> d
             "verdict": a.verdict, "sector": a.sector or None, "closed": a.closes_level}
 
 
-def organizer_state(snap: Snapshot) -> dict:
+def _team_row(snap: Snapshot, entry: Application, data: TeamData,
+              labels: dict[int, str]) -> dict:
+    """A team on the organizer's list: its level, since when, its next deadline, its last
+    attempt (the screen counts the time on the level from ``received_at``)."""
+    result = snap.by_name.get(entry.team.name)
+    recent = data.recent.get(entry.pk) or []
+    last = recent[0] if recent else None
+    open_level = result.levels[-1] if result and result.current_level is not None else None
+    return {
+        "application": entry.pk, "name": entry.team.name,
+        "status": result.status if result else None,
+        "current_level": result.current_level if result else None,
+        "level_number": len(result.levels) if open_level else None,
+        "received_at": iso(open_level.received_at) if open_level else None,
+        "next_deadline": iso(result.next_deadline) if open_level else None,
+        "levels_closed": result.levels_closed if result else 0,
+        "last_attempt": None if last is None else {
+            "at": iso(last.at), "text": last.text, "verdict": last.verdict,
+            "level": labels.get(last.level_id)},
+    }
+
+
+def organizer_state(snap: Snapshot, data: TeamData | None = None) -> dict:
     gg = snap.gorod
     names = snap.names
     labels = {lv.pk: lv.label for lv in snap.levels}
+    data = data or team_data(gg)
     log = CodeAttempt.objects.filter(gorod=gg).order_by("-at", "-pk")[:ATTEMPTS_LOG]
     rulings = Ruling.objects.filter(gorod=gg).select_related("by").order_by("-created_at", "-pk")
     return {
@@ -198,10 +221,9 @@ def organizer_state(snap: Snapshot) -> dict:
                      "sliv_penalty_min": gg.sliv_penalty_min,
                      "max_duration_h": gg.max_duration_h, "max_wrong": gg.max_wrong,
                      "wrong_window_s": gg.wrong_window_s},
-        "teams": [{"application": a.pk, "name": a.team.name,
-                   "current_level": (snap.by_name[a.team.name].current_level
-                                     if a.team.name in snap.by_name else None)}
-                  for a in snap.entries],
+        "teams": [_team_row(snap, a, data, labels) for a in snap.entries],
+        "end_rule": {"share": rules.END_SHARE,
+                     "allowed": bool(snap.results and snap.results.end_allowed)},
         "level_list": [{"label": lv.label, "order": lv.order, "duration_min": lv.duration_min}
                        for lv in snap.levels],
         "attempts": [_attempt(a, names, labels) for a in log],
@@ -265,9 +287,18 @@ def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None
         return state
     labels = {lv.pk: lv.label for lv in snap.levels}
     over = snap.results.game_over
+    done = over or result.status == "finished"
+    # [decision] The team's own penalties, bonuses and failed levels are shown live (they change
+    # only at an event of its own); its total once it is fixed (its finish or the end); its
+    # place only at the end: before, it depends on teams still playing.
     me.update(status=result.status, levels_closed=result.levels_closed,
               finished_at=iso(result.finished_at),
-              place=result.place if over else None, total_s=result.total_s if over else None)
+              failed_levels=result.slivs,
+              failed_penalty_s=result.slivs * snap.gorod.sliv_penalty_min * 60.0,
+              penalty_s=result.penalty_s, bonus_s=result.bonus_s,
+              timeout_s=result.timeout_s, average_adjust_s=result.average_adjust_s,
+              place=result.place if over else None, total_s=result.total_s if done else None,
+              teams=len(snap.entries) if over else None)
     for number, lr in enumerate(result.levels, start=1):
         if lr.closed_at is not None:
             me["history"].append({"number": number, "level": lr.level,
@@ -331,8 +362,8 @@ def build_states(w: Write) -> dict[str, dict]:
     gg.clock_failures = 0
     gg.save(update_fields=fields)
     public = public_state(snap)
-    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap)}
     data = team_data(gg)
+    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap, data)}
     for entry in snap.entries:
         states[team_audience(entry.pk)] = team_state(snap, entry.pk, data, public)
     return states

@@ -110,7 +110,7 @@ class GorodStateSerializer(serializers.Serializer):
 
 
 class GorodCodeResultSerializer(serializers.Serializer):
-    verdict = serializers.CharField(help_text="accepted | repeat | wrong")
+    verdict = serializers.CharField(help_text="accepted | repeat | wrong | closed_level")
     sector = serializers.CharField(allow_null=True)
     remaining = serializers.IntegerField(help_text="sectors still to find on that level")
     closed = serializers.BooleanField(help_text="this code closed the level")

@@ -439,6 +439,7 @@ class Submitted:
     attempt: CodeAttempt
     remaining: int  # sectors still to find on that level
     duplicate: bool  # a retried submission: the stored attempt, counted once
+    wait_s: int = 0  # a ``limited`` refusal: whole seconds until codes are checked again
 
 
 @LIVE.write
@@ -487,22 +488,50 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         at__gt=now - timedelta(seconds=gg.wrong_window_s), at__lte=now,
     ).values_list("at", flat=True))
     limit = check_attempt_limit(wrong, now, gg.max_wrong, gg.wrong_window_s)
+    # Results stand for every attempt but a level's closing code.
+    w.memo["snapshot"] = snap
     if not limit.allowed:
-        raise DomainError(_("Too many wrong codes: wait %(s)d s.") % {"s": limit.wait_s})
+        # [decision] The refused try is stored (verdict ``limited``, unchecked, no client id so
+        # a resend after the wait is checked) and committed: the organizer sees the flood. It
+        # is not wrong, so it does not lengthen the wait.
+        attempt = CodeAttempt.objects.create(
+            gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
+            normalized=normalized[:CODE_MAX], at=now, verdict=CodeAttempt.Verdict.LIMITED)
+        return Submitted(attempt, 0, False, limit.wait_s)
     try:
         match = match_attempt(level_codes_from_dict(level.codes), entry.team.name, text,
                               selectors.found_sectors(entry.pk, level))
     except CodeSpecError as exc:  # pragma: no cover - checked at the start
         raise DomainError(str(exc)) from None
-    closes = match.verdict == "accepted" and match.closed
+    verdict = match.verdict
+    if verdict == CodeAttempt.Verdict.WRONG:
+        closed = _closed_level_of(snap, result, entry.team.name, text)
+        if closed is not None:
+            level, verdict = closed, CodeAttempt.Verdict.CLOSED_LEVEL
+    closes = verdict == "accepted" and match.closed
     attempt = CodeAttempt.objects.create(
         gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
-        normalized=normalized[:CODE_MAX], at=now, verdict=match.verdict,
+        normalized=normalized[:CODE_MAX], at=now, verdict=verdict,
         sector=match.sector or "", closes_level=closes, client_id=client_id)
-    if not closes:
-        # Only a level's closing code is an event of the record: the results stand.
-        w.memo["snapshot"] = snap
+    if closes:
+        del w.memo["snapshot"]
     return Submitted(attempt, match.remaining, False)
+
+
+def _closed_level_of(snap: selectors.Snapshot, result: rules.TeamResult, team: str,
+                     text: str) -> Level | None:
+    """The level the team already closed (by code, fail or ruling) whose code ``text`` is."""
+    for lr in result.levels:
+        row = snap.level(lr.level)
+        if lr.closed_at is None or row is None:
+            continue
+        try:
+            spec = level_codes_from_dict(row.codes)
+        except CodeSpecError:  # pragma: no cover - checked at the start
+            continue
+        if match_attempt(spec, team, text).verdict != "wrong":
+            return row
+    return None
 
 
 def _remaining(attempt: CodeAttempt) -> int:

@@ -15,7 +15,7 @@ from django.utils.translation import ngettext
 
 from core.roles import is_organizer, require_organizer
 from gorod import exports, forms, rules, scenario, selectors, services
-from gorod.models import GorodGame, Route, Ruling, TaskImage
+from gorod.models import CodeAttempt, GorodGame, Route, Ruling, TaskImage
 from teams.models import Game
 from teams.permissions import get_team_entry, redirect_to_join
 
@@ -55,6 +55,7 @@ def manage(request, game_id: int):
     context["record_url"] = reverse("gorod:api_record", args=[gg.pk]) + "?download=1"
     context["ruling_types"] = Ruling.Type.choices
     context["ruling_labels"] = {value: str(label) for value, label in Ruling.Type.choices}
+    context["verdicts"] = CodeAttempt.Verdict.choices
     return render(request, "gorod/manage.html", context)
 
 

@@ -81,7 +81,22 @@ def test_brute_force_answers_wait(live, alpha):
     for i in range(10):
         client.post(url(live, "code"), {"text": f"x{i}"}, content_type="application/json")
     refused = client.post(url(live, "code"), {"text": "x"}, content_type="application/json")
-    assert refused.status_code == 400 and "wait" in refused.json()["detail"]
+    body = refused.json()
+    assert refused.status_code == 400 and "wait" in body["detail"]
+    assert body["verdict"] == "limited" and 1 <= body["wait_s"] <= 60
+    # The refusal is committed (the organizer's log shows it), not rolled back.
+    assert CodeAttempt.objects.filter(verdict="limited").count() == 1
+
+
+def test_a_closed_level_code_answers_200_closed_level_with_a_message(live, alpha):
+    client = phone(alpha)
+    client.post(url(live, "code"), {"text": "G1R1D"}, content_type="application/json")
+    again = client.post(url(live, "code"), {"text": "G1R1D"}, content_type="application/json")
+    assert again.status_code == 200
+    body = again.json()
+    assert body["verdict"] == "closed_level" and not body["closed"]
+    assert body["message"].startswith("Level 1 is already closed")
+    assert body["state"]["me"]["level"]["label"] == "2"
 
 
 def test_a_code_needs_a_joined_phone_and_a_running_game(gorod, alpha):

@@ -773,3 +773,20 @@ def test_route_generation_refuses_duplicate_or_missing_levels_and_duplicate_team
         generate_routes(["1", "1"], ["A"], 1)
     with pytest.raises(ValueError):
         generate_routes(["1", "2"], ["A", "A"], 1)
+
+
+@pytest.mark.parametrize(("finished", "teams", "allowed"), [
+    (0, 5, False), (3, 5, False), (4, 5, True), (5, 5, True), (7, 9, False), (8, 10, True)])
+def test_the_rules_let_the_organizer_end_once_80_percent_of_teams_finished(
+        finished, teams, allowed):
+    def team(name, done):
+        return gorod.rules.TeamResult(
+            team=name, registration=0, place=None, status="finished" if done else "playing",
+            levels=(), current_level=None, next_deadline=None, levels_closed=0,
+            failed_levels=(), finished_at=START if done else None, penalty_s=0, bonus_s=0,
+            timeout_s=0, timeout_at=None, average_adjust_s=0, total_s=0, rulings=())
+
+    results = gorod.rules.Results(
+        start=START, now=START, game_over=False, ended_at=None, end_reason=None, level_ids=(),
+        teams=tuple(team(f"t{i}", i < finished) for i in range(teams)), cap=START)
+    assert results.end_allowed is allowed
