@@ -140,7 +140,71 @@ class RulingAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+class RulingUndoAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodRulingUndoSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Undo a ruling with a reason; the engine replays the game without it")
+    def post(self, request, game_id: int, ruling_id: int):
+        data = self.payload(s.GorodRulingUndoSerializer)
+        services.ruling_undo(actor=request.user, game=self.get_gorod(), ruling=ruling_id, **data)
+        return self.organizer_state()
+
+
+class RulingEditAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodRulingEditSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Correct a ruling's minutes, level, moment or reason; the engine "
+                           "checks it like a new one")
+    def post(self, request, game_id: int, ruling_id: int):
+        data = self.payload(s.GorodRulingEditSerializer)
+        services.ruling_edit(actor=request.user, game=self.get_gorod(), ruling=ruling_id, **data)
+        return self.organizer_state()
+
+
+class TimeoutDecideAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodDecisionSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Confirm (the timeout starts now) or refuse a team's timeout request")
+    def post(self, request, game_id: int, request_id: int):
+        data = self.payload(s.GorodDecisionSerializer)
+        services.timeout_decide(actor=request.user, game=self.get_gorod(), request=request_id,
+                                confirm=data["accept"], answer=data["answer"])
+        return self.organizer_state()
+
+
+class PhotoDecideAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodDecisionSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Accept (the level closes at the upload) or reject a team's photo")
+    def post(self, request, game_id: int, photo_id: int):
+        data = self.payload(s.GorodDecisionSerializer)
+        services.photo_decide(actor=request.user, game=self.get_gorod(), photo=photo_id,
+                              accept=data["accept"], answer=data["answer"])
+        return self.organizer_state()
+
+
 # --- team actions -----------------------------------------------------------------------------
+
+
+class TimeoutAskAPI(TeamAPIView):
+    @extend_schema(tags=TAG, request=s.GorodTimeoutAskSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Ask the organizer for the team's timeout (1–30 min, once per game)")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodTimeoutAskSerializer)
+        services.timeout_request(game=self.get_gorod(), application=self.entry, **data)
+        return Response(self.team_state())
+
+
+class PhotoAPI(TeamAPIView):
+    @extend_schema(tags=TAG, request={"multipart/form-data": s.GorodPhotoSerializer},
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Send the photo of a photo-proof level for the organizer to accept")
+    def post(self, request, game_id: int):
+        photo = self.payload(s.GorodPhotoSerializer)["photo"]
+        services.photo_submit(game=self.get_gorod(), application=self.entry,
+                              data=photo.read(services.IMAGE_MAX_BYTES + 1))
+        return Response(self.team_state())
 
 
 def verdict_message(result: services.Submitted) -> str:

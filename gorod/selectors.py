@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -20,7 +21,7 @@ from core.live import PUBLIC, Write, team_audience
 from core.records import RecordError
 from gorod import realtime, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
-from gorod.models import CodeAttempt, GorodGame, Level, Route, Ruling
+from gorod.models import CodeAttempt, GorodGame, Level, PhotoProof, Route, Ruling, TimeoutRequest
 from teams.models import Application, Game
 
 ATTEMPTS_LOG = 200
@@ -67,7 +68,8 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
     for attempt in closing:
         events.append({"team": names[attempt.application_id], "type": "code",
                        "level": labels[attempt.level_id], "at": iso(attempt.at)})
-    for ruling in Ruling.objects.filter(gorod=gg, application_id__in=names).select_related("by"):
+    for ruling in Ruling.objects.filter(gorod=gg, application_id__in=names,
+                                        undone_at__isnull=True).select_related("by"):
         event: dict[str, Any] = {"team": names[ruling.application_id], "type": ruling.type}
         if ruling.type in rules.TIMED_RULINGS:
             event["at"] = iso(ruling.at)
@@ -230,8 +232,29 @@ def organizer_state(snap: Snapshot, data: TeamData | None = None) -> dict:
         "rulings": [{"id": r.pk, "team": names.get(r.application_id), "type": r.type,
                      "minutes": r.minutes, "level": labels.get(r.level_id), "at": iso(r.at),
                      "reason": r.reason, "by": r.by.get_username() if r.by else None,
-                     "created_at": iso(r.created_at)} for r in rulings],
+                     "created_at": iso(r.created_at), "application": r.application_id,
+                     "undone_at": iso(r.undone_at), "history": r.history or []}
+                    for r in rulings],
+        "timeout_requests": [_timeout_request(t, names) for t in TimeoutRequest.objects.filter(
+            gorod=gg).select_related("decided_by").order_by("-asked_at", "-pk")],
+        "photos": [_photo(p, names, labels) for p in PhotoProof.objects.filter(gorod=gg).defer(
+            "data").select_related("decided_by").order_by("-uploaded_at", "-pk")],
     }
+
+
+def _timeout_request(t: TimeoutRequest, names: dict[int, str]) -> dict:
+    return {"id": t.pk, "team": names.get(t.application_id), "application": t.application_id,
+            "minutes": t.minutes, "reason": t.reason, "asked_at": iso(t.asked_at),
+            "status": t.status, "decided_at": iso(t.decided_at), "answer": t.answer,
+            "by": t.decided_by.get_username() if t.decided_by else None}
+
+
+def _photo(p: PhotoProof, names: dict[int, str], labels: dict[int, str]) -> dict:
+    return {"id": p.pk, "team": names.get(p.application_id), "application": p.application_id,
+            "level": labels.get(p.level_id), "uploaded_at": iso(p.uploaded_at),
+            "status": p.status, "answer": p.answer, "decided_at": iso(p.decided_at),
+            "by": p.decided_by.get_username() if p.decided_by else None,
+            "url": reverse("gorod:photo", args=[p.gorod_id, p.pk])}
 
 
 def sectors(level: Level, found: set[str]) -> list[dict]:
@@ -255,6 +278,9 @@ class TeamData:
 
     found: dict[tuple[int, int], set[str]]
     recent: dict[int, list[CodeAttempt]]
+    # each team's latest timeout request and its photos per level (the latest first)
+    timeout_requests: dict[int, TimeoutRequest] = field(default_factory=dict)
+    photos: dict[tuple[int, int], list[PhotoProof]] = field(default_factory=dict)
 
 
 def team_data(gg: GorodGame) -> TeamData:
@@ -270,7 +296,12 @@ def team_data(gg: GorodGame) -> TeamData:
         rank__lte=TEAM_ATTEMPTS).order_by("application_id", "-at", "-pk")
     for attempt in latest:
         recent.setdefault(attempt.application_id, []).append(attempt)
-    return TeamData(found=found, recent=recent)
+    requests = {t.application_id: t for t in TimeoutRequest.objects.filter(gorod=gg)
+                .order_by("asked_at", "pk")}
+    photos: dict[tuple[int, int], list[PhotoProof]] = {}
+    for proof in PhotoProof.objects.filter(gorod=gg).defer("data").order_by("-uploaded_at", "-pk"):
+        photos.setdefault((proof.application_id, proof.level_id), []).append(proof)
+    return TeamData(found=found, recent=recent, timeout_requests=requests, photos=photos)
 
 
 def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None,
@@ -299,6 +330,11 @@ def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None
               timeout_s=result.timeout_s, average_adjust_s=result.average_adjust_s,
               place=result.place if over else None, total_s=result.total_s if done else None,
               teams=len(snap.entries) if over else None)
+    asked = data.timeout_requests.get(application_id)
+    me["timeout_request"] = None if asked is None else {
+        "minutes": asked.minutes, "reason": asked.reason, "status": asked.status,
+        "asked_at": iso(asked.asked_at), "answer": asked.answer}
+    me["timeout_taken"] = result.timeout_at is not None
     for number, lr in enumerate(result.levels, start=1):
         if lr.closed_at is not None:
             me["history"].append({"number": number, "level": lr.level,
@@ -320,6 +356,12 @@ def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None
             "next_hint_at": iso(upcoming[0]) if upcoming else None,
             "fail_at": iso(lr.fail_at), "timeout_until": timeout_until,
             "sectors": sectors(level, data.found.get((application_id, level.pk), set())),
+            "danger": level.danger, "danger_text": level.get_danger_display() if level.danger else None,
+            "images": [reverse("gorod:team_image", args=[snap.gorod.pk, level.label, name])
+                       for name in level.images or []],
+            "photo_proof": level.photo_proof,
+            "photos": [{"status": p.status, "uploaded_at": iso(p.uploaded_at), "answer": p.answer}
+                       for p in data.photos.get((application_id, level.pk), [])[:3]],
         }
     me["attempts"] = [{k: v for k, v in _attempt(a, snap.names, labels).items()
                        if k not in ("team", "application")}
@@ -378,3 +420,14 @@ def read_state(gg: GorodGame, *, kind: str, application_id: int | None = None) -
     if stored is None:
         return None
     return {**stored.data(), "server_time": timezone.now().isoformat()}
+
+
+def team_level_labels(gg: GorodGame, application_id: int) -> set[str]:
+    """The levels a team has received (its current one and those it closed), from its stored
+    state: what its phone may see the images of."""
+    stored = read_state(gg, kind="team", application_id=application_id)
+    me = (stored or {}).get("state", {}).get("me") or {}
+    labels = {h["level"] for h in me.get("history") or []}
+    if me.get("level"):
+        labels.add(me["level"]["label"])
+    return labels

@@ -17,7 +17,17 @@ api_urls = [
     path("api/games/<id:game_id>/start/", api.StartAPI.as_view(), name="api_start"),
     path("api/games/<id:game_id>/end/", api.EndAPI.as_view(), name="api_end"),
     path("api/games/<id:game_id>/rulings/", api.RulingAPI.as_view(), name="api_ruling"),
+    path("api/games/<id:game_id>/rulings/<id:ruling_id>/", api.RulingEditAPI.as_view(),
+         name="api_ruling_edit"),
+    path("api/games/<id:game_id>/rulings/<id:ruling_id>/undo/", api.RulingUndoAPI.as_view(),
+         name="api_ruling_undo"),
+    path("api/games/<id:game_id>/timeouts/<id:request_id>/", api.TimeoutDecideAPI.as_view(),
+         name="api_timeout_decide"),
+    path("api/games/<id:game_id>/photos/<id:photo_id>/", api.PhotoDecideAPI.as_view(),
+         name="api_photo_decide"),
     path("api/games/<id:game_id>/code/", api.CodeAPI.as_view(), name="api_code"),
+    path("api/games/<id:game_id>/timeout/", api.TimeoutAskAPI.as_view(), name="api_timeout"),
+    path("api/games/<id:game_id>/photo/", api.PhotoAPI.as_view(), name="api_photo"),
 ]
 
 page_urls = [
@@ -30,6 +40,9 @@ page_urls = [
     path("<id:game_id>/statistics.csv", views.statistics_csv, name="statistics_csv"),
     path("<id:game_id>/statistics.xlsx", views.statistics_xlsx, name="statistics_xlsx"),
     path("<id:game_id>/images/<str:name>", views.task_image, name="task_image"),
+    path("<id:game_id>/play/images/<str:level>/<str:name>", views.team_image,
+         name="team_image"),
+    path("<id:game_id>/photos/<id:photo_id>", views.photo, name="photo"),
     path("<id:game_id>/scenario.yaml", views.scenario_download, {"fmt": "yaml"},
          name="scenario_yaml"),
     path("<id:game_id>/scenario.json", views.scenario_download, {"fmt": "json"},

@@ -82,16 +82,78 @@
     var rulings = $("rulings");
     rulings.textContent = "";
     (state.rulings || []).forEach(function (r) {
-      rulings.appendChild(el("li", {text: time(r.created_at) + " · " + r.team + " · " +
-        (rulingLabels[r.type] || r.type) + (r.minutes != null ? " " + r.minutes + " " + T.min : "") + (r.level ? " · " + T.level + " " + r.level : "") +
-        (r.reason ? " · " + r.reason : "") + (r.by ? " · " + r.by : "")}));
+      var running = game.status === "running" && !r.undone_at;
+      var last = (r.history || [])[r.history ? r.history.length - 1 : 0];
+      rulings.appendChild(el("li", {"data-ruling": r.id, "class": r.undone_at ? "undone" : ""}, [
+        el("span", {text: time(r.created_at) + " · " + r.team + " · " +
+          (rulingLabels[r.type] || r.type) + (r.minutes != null ? " " + r.minutes + " " + T.min : "") + (r.level ? " · " + T.level + " " + r.level : "") +
+          (r.reason ? " · " + r.reason : "") + (r.by ? " · " + r.by : "")}),
+        last ? el("span", {"class": "gorod-note", text: " — " + (last.action === "undo" ? T.undone : T.corrected) + " " +
+          time(last.at) + " · " + last.by + " · " + last.reason}) : null,
+        running && r.minutes != null ? el("button", {type: "button", "class": "secondary ruling-edit", "data-id": r.id, "data-minutes": r.minutes, text: T.edit}) : null,
+        running ? el("button", {type: "button", "class": "secondary ruling-undo", "data-id": r.id, text: T.undo}) : null
+      ]));
     });
+    renderRequests(state);
     var teamOptions = (state.teams || []).map(function (t) { return [String(t.application), t.name]; });
     fillSelect($("filter-team"), teamOptions);
     fillSelect($("filter-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
     current = state;
     renderTeams(state);
     renderAttempts();
+  }
+
+  // What waits for the organizer: timeout requests (3.10) and photos of photo-proof levels.
+  function renderRequests(state) {
+    var T = page.text, running = state.game.status === "running";
+    var list = $("timeout-requests"), photos = $("photos"), waiting = 0;
+    list.textContent = ""; photos.textContent = "";
+    (state.timeout_requests || []).forEach(function (t) {
+      var pending = t.status === "pending" && running;
+      waiting += pending ? 1 : 0;
+      list.appendChild(el("li", {"data-request": t.id, "class": "request-" + t.status}, [
+        el("span", {text: time(t.asked_at) + " · " + t.team + " " + T.asksTimeout + " " + t.minutes + " " + T.min + " · " + t.reason +
+          " — " + (T[t.status] || t.status) + (t.answer ? " · " + t.answer : "")}),
+        pending ? el("button", {type: "button", "class": "timeout-confirm", "data-id": t.id, text: T.confirm}) : null,
+        pending ? el("button", {type: "button", "class": "secondary timeout-refuse", "data-id": t.id, text: T.refuse}) : null
+      ]));
+    });
+    (state.photos || []).forEach(function (p) {
+      var pending = p.status === "pending" && running;
+      waiting += pending ? 1 : 0;
+      photos.appendChild(el("li", {"data-photo": p.id, "class": "photo-" + p.status}, [
+        el("a", {href: p.url, target: "_blank", rel: "noopener"}, [el("img", {src: p.url, alt: T.photoOf + " " + p.level + " · " + p.team})]),
+        el("span", {text: time(p.uploaded_at) + " · " + p.team + " · " + T.photoOf + " " + p.level + " — " + (T[p.status] || p.status) + (p.answer ? " · " + p.answer : "")}),
+        pending ? el("button", {type: "button", "class": "photo-accept", "data-id": p.id, text: T.accept}) : null,
+        pending ? el("button", {type: "button", "class": "secondary photo-reject", "data-id": p.id, text: T.reject}) : null
+      ]));
+    });
+    $("requests-empty").hidden = waiting > 0;
+  }
+
+  function onAction(event) {
+    var b = event.target.closest("button[data-id]");
+    if (!b) { return; }
+    var C = page.config, id = b.dataset.id, answer;
+    if (b.classList.contains("ruling-undo")) {
+      var why = window.prompt(C.askUndo);
+      if (why) { page.post(C.apiBase + "rulings/" + id + "/undo/", {reason: why}); }
+    } else if (b.classList.contains("ruling-edit")) {
+      var minutes = window.prompt(C.askEditMinutes, b.dataset.minutes);
+      if (minutes === null || minutes === "") { return; }
+      var reason = window.prompt(C.askEditReason);
+      if (reason) { page.post(C.apiBase + "rulings/" + id + "/", {minutes: parseFloat(minutes), reason: reason}); }
+    } else if (b.classList.contains("timeout-confirm") || b.classList.contains("timeout-refuse")) {
+      var confirm = b.classList.contains("timeout-confirm");
+      answer = confirm ? "" : window.prompt(C.askRefuse);
+      if (answer === null) { return; }
+      page.post(C.apiBase + "timeouts/" + id + "/", {accept: confirm, answer: answer});
+    } else if (b.classList.contains("photo-accept") || b.classList.contains("photo-reject")) {
+      var accept = b.classList.contains("photo-accept");
+      answer = accept ? "" : window.prompt(C.askRefuse);
+      if (answer === null) { return; }
+      page.post(C.apiBase + "photos/" + id + "/", {accept: accept, answer: answer});
+    }
   }
 
   function submitRuling(event) {
@@ -121,5 +183,6 @@
       if (window.confirm(page.text.confirmEnd)) { page.post(page.config.endUrl); }
     });
     $("ruling-form").addEventListener("submit", submitRuling);
+    $("gorod-manage").addEventListener("click", onAction);
   });
 })();

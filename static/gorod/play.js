@@ -88,6 +88,14 @@
     if (level) {
       $("level-title").textContent = T.level + " " + level.number + " " + T.of + " " + level.of;
       $("level-task").textContent = level.task;
+      $("level-danger").hidden = !level.danger;
+      $("level-danger").textContent = level.danger ? T.danger + ": " + level.danger_text : "";
+      var images = $("level-images"), signature = (level.images || []).join("|");
+      if (images.dataset.signature !== signature) {
+        images.dataset.signature = signature;
+        images.textContent = "";
+        (level.images || []).forEach(function (src) { images.appendChild(el("img", {src: src, alt: ""})); });
+      }
       var sectors = $("level-sectors");
       sectors.textContent = "";
       if (level.sectors.length > 1) {
@@ -104,6 +112,8 @@
       note.hidden = !level.timeout_until;
       note.textContent = level.timeout_until ? T.timeout + " " + time(level.timeout_until) : "";
     }
+    renderPhoto(level);
+    renderTimeout(me, level, game);
     var attempts = $("attempts");
     attempts.textContent = "";
     (me.attempts || []).forEach(function (a) {
@@ -119,6 +129,62 @@
         el("td", {text: dur(h.duration_s)})]));
     });
     tick();
+  }
+
+  function statusLine(box, text, kind) {
+    box.textContent = text || "";
+    box.dataset.kind = kind || "";
+    box.hidden = !text;
+  }
+
+  function renderPhoto(level) {
+    var T = page.text, photos = level && level.photo_proof ? level.photos || [] : [];
+    $("photo-box").hidden = !(level && level.photo_proof);
+    var last = photos[0], pending = last && last.status === "pending";
+    $("photo-send").disabled = !!pending;
+    if (!last) { statusLine($("photo-status"), ""); return; }
+    var text = {pending: T.photoPending, rejected: T.photoRejected, accepted: T.photoAccepted}[last.status];
+    statusLine($("photo-status"), text + (last.answer ? " — " + last.answer : ""), last.status === "rejected" ? "wrong" : "accepted");
+  }
+
+  function renderTimeout(me, level, game) {
+    var T = page.text, asked = me.timeout_request;
+    var open = game.status === "running" && !!level && !me.timeout_taken && !(asked && asked.status === "pending");
+    $("timeout-box").hidden = game.status !== "running" || (!level && !asked);
+    $("timeout-form").hidden = !open;
+    if (!asked) { statusLine($("timeout-status"), ""); return; }
+    var text = {pending: T.timeoutPending, confirmed: T.timeoutConfirmed, refused: T.timeoutRefused}[asked.status];
+    statusLine($("timeout-status"), text + " (" + asked.minutes + " min)" + (asked.answer ? " — " + asked.answer : ""),
+               asked.status === "refused" ? "wrong" : "accepted");
+  }
+
+  function askTimeout(event) {
+    event.preventDefault();
+    page.post(page.config.timeoutUrl, {minutes: parseFloat($("timeout-minutes").value),
+                                       reason: $("timeout-reason").value});
+  }
+
+  // The photo goes as a form upload (the one multipart request of the phone), with the CSRF
+  // header; the answer is the team's state like every other post.
+  function sendPhoto(event) {
+    event.preventDefault();
+    var file = $("photo-file").files[0];
+    if (!file) { page.showError(page.text.photoChoose); return; }
+    var body = new FormData();
+    body.append("photo", file);
+    var token = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
+    $("photo-send").disabled = true;
+    window.fetch(page.config.photoUrl, {method: "POST", credentials: "same-origin", body: body,
+      headers: {"Accept": "application/json", "X-CSRFToken": decodeURIComponent(token)}})
+      .then(function (response) {
+        return response.json().catch(function () { return {}; }).then(function (data) {
+          $("photo-send").disabled = false;
+          if (!response.ok) { page.showError(data.detail || ("HTTP " + response.status)); return; }
+          page.showError("");
+          $("photo-file").value = "";
+          if (data.version != null) { page.live.accept(data.version, data.state); }
+        });
+      }, function () { $("photo-send").disabled = false; page.showError(page.text.retry); });
   }
 
   function waitTick() {
@@ -193,6 +259,8 @@
     page = new window.GorodPage(render);
     page.start();
     $("code-form").addEventListener("submit", send);
+    $("timeout-form").addEventListener("submit", askTimeout);
+    $("photo-form").addEventListener("submit", sendPhoto);
     ["pointerdown", "keydown", "touchstart"].forEach(function (name) {
       document.addEventListener(name, unlockAudio, {passive: true});
     });
