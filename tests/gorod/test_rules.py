@@ -790,3 +790,41 @@ def test_the_rules_let_the_organizer_end_once_80_percent_of_teams_finished(
         start=START, now=START, game_over=False, ended_at=None, end_reason=None, level_ids=(),
         teams=tuple(team(f"t{i}", i < finished) for i in range(teams)), cap=START)
     assert results.end_allowed is allowed
+
+
+# --- timeout requests (3.10) ------------------------------------------------------------------
+
+
+def _team_at(events, m):
+    results = gorod.rules.compute(gorod.rules.parse_record(record(events=events)),
+                                  datetime.fromisoformat(at(m)))
+    return next(t for t in results.teams if t.team == "A")
+
+
+@pytest.mark.parametrize("events,m,minutes,taken,pending,why", [
+    ([], 20, 10, False, False, None),
+    ([], 20, 1, False, False, None),
+    ([], 20, 30, False, False, None),
+    ([], 20, 0.9, False, False, "length"),
+    ([], 20, 31, False, False, "length"),
+    ([], 20, True, False, False, "length"),
+    ([], 20, 10, False, True, "pending"),
+    ([], 20, 10, True, False, "taken"),
+    ([timeout("A", 5, 10)], 10, 10, False, False, "taken"),
+    ([timeout("A", 5, 10)], 40, 10, False, False, "taken"),
+    ([code("A", "1", 1), code("A", "2", 2), code("A", "3", 3)], 20, 10, False, False,
+     "not_on_level"),
+    ([disqualify("A")], 20, 10, False, False, "not_on_level"),
+])
+def test_a_timeout_request_is_refused_exactly_when_the_rules_say(events, m, minutes, taken,
+                                                                  pending, why):
+    team = _team_at(events, m)
+    assert gorod.rules.timeout_request_refusal(team, minutes=minutes, taken=taken,
+                                               pending=pending) == why
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_only_lengths_from_1_to_30_minutes_may_be_asked(minutes):
+    team = _team_at([], 20)
+    why = gorod.rules.timeout_request_refusal(team, minutes=minutes, taken=False, pending=False)
+    assert (why is None) == (1 <= minutes <= 30)
