@@ -140,6 +140,16 @@ class RulingAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+class LeaderboardAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodLeaderboardSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Switch the live public leaderboard on or off")
+    def post(self, request, game_id: int):
+        public = self.payload(s.GorodLeaderboardSerializer)["public"]
+        services.leaderboard_set(actor=request.user, game=self.get_gorod(), public=public)
+        return self.organizer_state()
+
+
 class RulingUndoAPI(OrganizerAPIView):
     @extend_schema(tags=TAG, request=s.GorodRulingUndoSerializer,
                    responses={200: s.GorodStateSerializer, **ERRORS},

@@ -57,6 +57,9 @@ class GorodGame(models.Model):
     # timeout's end, the time cap), stored by every write; the clock handles only games due.
     next_deadline = models.DateTimeField(_("next deadline"), null=True, blank=True,
                                          db_index=True)
+    # The organizer's switch: the public screen shows the live standings (levels closed and
+    # time so far, never codes) while the game runs.
+    leaderboard_public = models.BooleanField(_("live public leaderboard"), default=False)
     # Failed clock attempts in a row (reset by every successful write): the retry backoff.
     clock_failures = models.PositiveSmallIntegerField(_("clock failures"), default=0)
 

@@ -171,9 +171,20 @@ def game_info(snap: Snapshot) -> dict:
     }
 
 
+def leaderboard(snap: Snapshot) -> list[dict] | None:
+    """The live public standings when the organizer switched them on: per team its place, the
+    levels it closed and its time so far (the engine's total, which moves only at an event of
+    its own), never a code."""
+    if not snap.gorod.leaderboard_public or snap.results is None:
+        return None
+    return [{"place": t.place, "team": t.team, "levels_closed": t.levels_closed,
+             "time_s": t.total_s, "status": t.status} for t in snap.results.teams]
+
+
 def public_state(snap: Snapshot) -> dict:
     over = snap.gorod.status == GorodGame.Status.FINISHED
-    return {"game": game_info(snap), "statistics": statistics(snap) if over else None}
+    return {"game": game_info(snap), "statistics": statistics(snap) if over else None,
+            "leaderboard": leaderboard(snap)}
 
 
 def _attempt(a: CodeAttempt, names: dict[int, str], labels: dict[int, str]) -> dict:

@@ -438,6 +438,17 @@ def game_end(w: Write, *, actor) -> GorodGame:
 
 
 @LIVE.write
+def leaderboard_set(w: Write, *, actor, public: bool) -> GorodGame:
+    """Switch the live public leaderboard on or off (any time: it shows only what the engine
+    computed, no codes)."""
+    _require_organizer(actor)
+    gg = w.game
+    gg.leaderboard_public = bool(public)
+    gg.save(update_fields=["leaderboard_public"])
+    return gg
+
+
+@LIVE.write
 def game_tick(w: Write) -> datetime | None:
     """The clock's write at a deadline: nothing is stored but what follows from the time (the
     states, the end of the game when the engine says it is over, the next deadline), which it

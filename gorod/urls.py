@@ -17,6 +17,8 @@ api_urls = [
     path("api/games/<id:game_id>/start/", api.StartAPI.as_view(), name="api_start"),
     path("api/games/<id:game_id>/end/", api.EndAPI.as_view(), name="api_end"),
     path("api/games/<id:game_id>/rulings/", api.RulingAPI.as_view(), name="api_ruling"),
+    path("api/games/<id:game_id>/leaderboard/", api.LeaderboardAPI.as_view(),
+         name="api_leaderboard"),
     path("api/games/<id:game_id>/rulings/<id:ruling_id>/", api.RulingEditAPI.as_view(),
          name="api_ruling_edit"),
     path("api/games/<id:game_id>/rulings/<id:ruling_id>/undo/", api.RulingUndoAPI.as_view(),

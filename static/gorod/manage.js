@@ -76,6 +76,7 @@
     $("start-game").hidden = game.status !== "setup";
     $("end-game").hidden = game.status !== "running";
     $("record-link").hidden = game.status === "setup";
+    $("leaderboard-public").checked = !!state.leaderboard;
     window.gorodStatsTable(page, stats, $("stats-head"), $("stats-body"));
     fillSelect($("ruling-team"), (state.teams || []).map(function (t) { return [String(t.application), t.name]; }));
     fillSelect($("ruling-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
@@ -184,5 +185,8 @@
     });
     $("ruling-form").addEventListener("submit", submitRuling);
     $("gorod-manage").addEventListener("click", onAction);
+    $("leaderboard-public").addEventListener("change", function (event) {
+      page.post(page.config.apiBase + "leaderboard/", {public: event.target.checked});
+    });
   });
 })();

@@ -2,7 +2,7 @@
 and the organizer's monitor, a three-level night imported from a scenario file. A code typed on
 the Russian layout is accepted, a brute-force wait counts down, a timeout is asked from a phone
 and confirmed on the monitor, a photo-proof level is closed by an accepted photo, a ruling is
-undone with a reason, the phones show their total and place at the end, and the statistics
+undone with a reason, the live public leaderboard is switched on, the phones show their total and place at the end, and the statistics
 download as CSV and XLSX that parse. One test: the night is one story."""
 
 from __future__ import annotations
@@ -88,6 +88,15 @@ def test_two_teams_play_a_night_from_a_scenario_file_to_the_exports(asgi_server,
     # Альфа types G7R11111D with the Russian layout on: п7к11111в, accepted.
     send(a, "п7к11111в", "accepted")
     expect(a.locator("#level-task")).to_have_text("Сфотографируйте фонтан", timeout=WAIT)
+
+    # The organizer switches the live public leaderboard on: levels and time, no codes.
+    org.check("#leaderboard-public")
+    board = org.context.new_page()
+    board.goto(f"{asgi_server}/gorod/{gg.pk}/statistics/")
+    expect(board.locator("#leaderboard-body tr[data-team='Альфа'] td").nth(2)).to_have_text(
+        "1", timeout=WAIT)
+    assert "G7R" not in board.inner_text("#leaderboard-box")
+    board.close()
 
     # Level 2 is a photo level: the photo goes to the monitor, which accepts it.
     expect(a.locator("#photo-box")).to_be_visible()

@@ -309,3 +309,15 @@ def services_refresh(game):
     from gorod.live import LIVE
 
     LIVE.refresh(game=game.pk)
+
+
+def test_the_organizer_switches_the_leaderboard_through_the_api(live, organizer, alpha):
+    on = logged_in(organizer).post(url(live, "leaderboard"), {"public": True},
+                                   content_type="application/json")
+    assert on.status_code == 200 and on.json()["state"]["leaderboard"]
+    assert Client().get(url(live, "state")).json()["state"]["leaderboard"][0]["levels_closed"] == 0
+    assert phone(alpha).post(url(live, "leaderboard"), {"public": False},
+                             content_type="application/json").status_code == 403
+    bad = logged_in(organizer).post(url(live, "leaderboard"), {"public": "maybe"},
+                                    content_type="application/json")
+    assert bad.status_code == 400

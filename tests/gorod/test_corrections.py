@@ -271,3 +271,29 @@ def test_a_photo_of_a_level_the_team_has_left_cannot_be_accepted(photo_level, or
                               now=minutes(7))
     proof.refresh_from_db()
     assert proof.status == "pending"
+
+
+# --- the live public leaderboard --------------------------------------------------------------
+
+
+def public(game, m):
+    services.game_tick(game=game.pk, now=minutes(m))
+    return selectors.read_state(game, kind="public")["state"]
+
+
+def test_the_public_leaderboard_shows_levels_and_time_so_far_only_once_switched_on(
+        running, organizer, outsider, alpha):
+    submit(running, alpha, "G1R1D", 12)
+    assert public(running, 13)["leaderboard"] is None
+    with pytest.raises(services.NotAllowed):
+        services.leaderboard_set(actor=outsider, game=running, public=True, now=minutes(13))
+    services.leaderboard_set(actor=organizer, game=running, public=True, now=minutes(14))
+    board = public(running, 15)["leaderboard"]
+    assert board[0] == {"place": 1, "team": "Alpha", "levels_closed": 1, "time_s": 720.0,
+                        "status": "playing"}
+    assert {row["team"] for row in board} == {"Alpha", "Beta", "Gamma"}
+    assert "G1R1D" not in str(board)
+    # The time so far moves only at an event: the state does not change by itself.
+    assert public(running, 30)["leaderboard"] == board
+    services.leaderboard_set(actor=organizer, game=running, public=False, now=minutes(31))
+    assert public(running, 32)["leaderboard"] is None
