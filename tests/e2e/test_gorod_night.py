@@ -114,6 +114,10 @@ def test_two_teams_play_a_night_from_a_scenario_file_to_the_exports(asgi_server,
     for n, guess in enumerate(("G7R00000D", "G7R00001D"), start=1):
         send(b, guess)
         expect(b.locator("#attempts li.verdict-wrong")).to_have_count(n, timeout=WAIT)
+        # The answer itself (not only the push) is in: the form is cleared and free again.
+        expect(b.locator("#code-result")).to_have_attribute("data-kind", "wrong", timeout=WAIT)
+        expect(b.locator("#code-text")).to_have_value("", timeout=WAIT)
+        expect(b.locator("#code-send")).to_be_enabled(timeout=WAIT)
     send(b, "G7R00002D")
     expect(b.locator("#code-wait")).to_be_visible(timeout=WAIT)
     expect(b.locator("#code-send")).to_be_disabled()
