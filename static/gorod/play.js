@@ -118,8 +118,9 @@
     attempts.textContent = "";
     (me.attempts || []).forEach(function (a) {
       attempts.appendChild(el("li", {"class": "verdict-" + a.verdict},
-        [el("span", {text: time(a.at) + " · " + a.level + " · "}), el("code", {text: a.text}),
-         el("span", {text: " — " + (T[a.verdict] || a.verdict) + (a.sector && a.sector !== "code" ? " (" + a.sector + ")" : "")})]));
+        // An accepted photo is stored as the level's closing attempt, sector "photo".
+        [el("span", {text: time(a.at) + " · " + a.level + " · "}), a.sector === "photo" ? el("span", {text: T.photo}) : el("code", {text: a.text}),
+         el("span", {text: " — " + (T[a.verdict] || a.verdict) + (a.sector && a.sector !== "code" && a.sector !== "photo" ? " (" + a.sector + ")" : "")})]));
     });
     var history = $("history");
     history.textContent = "";

@@ -102,6 +102,7 @@ def test_two_teams_play_a_night_from_a_scenario_file_to_the_exports(asgi_server,
     expect(a.locator("#photo-box")).to_be_visible()
     a.set_input_files("#photo-file", files=[{"name": "fontan.png", "mimeType": "image/png",
                                              "buffer": PNG}])
+    a.screenshot(path=str(artifacts_dir() / "gorod-night-photo-level.png"), full_page=True)
     a.click("#photo-send")
     expect(a.locator("#photo-status")).to_be_visible(timeout=WAIT)
     expect(org.locator("#photos li.photo-pending")).to_have_count(1, timeout=WAIT)
@@ -140,6 +141,7 @@ def test_two_teams_play_a_night_from_a_scenario_file_to_the_exports(asgi_server,
     b.click("#timeout-send")
     expect(b.locator("#timeout-status")).to_contain_text("ждёт", timeout=WAIT)
     expect(b.locator("#timeout-note")).to_be_hidden()
+    b.screenshot(path=str(artifacts_dir() / "gorod-night-timeout-asked.png"), full_page=True)
     expect(org.locator("#timeout-requests li.request-pending")).to_contain_text(
         "участник подвернул ногу", timeout=WAIT)
     org.click("#timeout-requests button.timeout-confirm")
