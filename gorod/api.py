@@ -140,7 +140,81 @@ class RulingAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+class LeaderboardAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodLeaderboardSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Switch the live public leaderboard on or off")
+    def post(self, request, game_id: int):
+        public = self.payload(s.GorodLeaderboardSerializer)["public"]
+        services.leaderboard_set(actor=request.user, game=self.get_gorod(), public=public)
+        return self.organizer_state()
+
+
+class RulingUndoAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodRulingUndoSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Undo a ruling with a reason; the engine replays the game without it")
+    def post(self, request, game_id: int, ruling_id: int):
+        data = self.payload(s.GorodRulingUndoSerializer)
+        services.ruling_undo(actor=request.user, game=self.get_gorod(), ruling=ruling_id, **data)
+        return self.organizer_state()
+
+
+class RulingEditAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodRulingEditSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Correct a ruling's minutes, level, moment or reason; the engine "
+                           "checks it like a new one")
+    def post(self, request, game_id: int, ruling_id: int):
+        data = self.payload(s.GorodRulingEditSerializer)
+        services.ruling_edit(actor=request.user, game=self.get_gorod(), ruling=ruling_id, **data)
+        return self.organizer_state()
+
+
+class TimeoutDecideAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodDecisionSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Confirm (the timeout starts now) or refuse a team's timeout request")
+    def post(self, request, game_id: int, request_id: int):
+        data = self.payload(s.GorodDecisionSerializer)
+        services.timeout_decide(actor=request.user, game=self.get_gorod(), request=request_id,
+                                confirm=data["accept"], answer=data["answer"])
+        return self.organizer_state()
+
+
+class PhotoDecideAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodDecisionSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Accept (the level closes at the upload) or reject a team's photo")
+    def post(self, request, game_id: int, photo_id: int):
+        data = self.payload(s.GorodDecisionSerializer)
+        services.photo_decide(actor=request.user, game=self.get_gorod(), photo=photo_id,
+                              accept=data["accept"], answer=data["answer"])
+        return self.organizer_state()
+
+
 # --- team actions -----------------------------------------------------------------------------
+
+
+class TimeoutAskAPI(TeamAPIView):
+    @extend_schema(tags=TAG, request=s.GorodTimeoutAskSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Ask the organizer for the team's timeout (1–30 min, once per game)")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodTimeoutAskSerializer)
+        services.timeout_request(game=self.get_gorod(), application=self.entry, **data)
+        return Response(self.team_state())
+
+
+class PhotoAPI(TeamAPIView):
+    @extend_schema(tags=TAG, request={"multipart/form-data": s.GorodPhotoSerializer},
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Send the photo of a photo-proof level for the organizer to accept")
+    def post(self, request, game_id: int):
+        photo = self.payload(s.GorodPhotoSerializer)["photo"]
+        services.photo_submit(game=self.get_gorod(), application=self.entry,
+                              data=photo.read(services.IMAGE_MAX_BYTES + 1))
+        return Response(self.team_state())
 
 
 def verdict_message(result: services.Submitted) -> str:
@@ -149,6 +223,9 @@ def verdict_message(result: services.Submitted) -> str:
         return _("Wrong code.")
     if attempt.verdict == "repeat":
         return _("This code was already found.")
+    if attempt.verdict == "closed_level":
+        return _("Level %(level)s is already closed: this code no longer counts (and is not "
+                 "a wrong attempt).") % {"level": attempt.level.label}
     if attempt.closes_level:
         return _("Code accepted: the level is closed.")
     return _("Sector found: %(sector)s. Codes still to find: %(n)d.") % {
@@ -162,6 +239,12 @@ class CodeAPI(TeamAPIView):
     def post(self, request, game_id: int):
         data = self.payload(s.GorodCodeSerializer)
         result = services.code_submit(game=self.get_gorod(), application=self.entry, **data)
+        if result.attempt.verdict == "limited":
+            # A refusal like any other (400 with its detail), committed though: the refused try
+            # is on the organizer's log. The phone counts ``wait_s`` down.
+            return Response({"detail": _("Too many wrong codes: wait %(s)d s.")
+                             % {"s": result.wait_s}, "verdict": "limited",
+                             "wait_s": result.wait_s}, status=status.HTTP_400_BAD_REQUEST)
         return Response({
             "verdict": result.attempt.verdict, "sector": result.attempt.sector or None,
             "remaining": result.remaining, "closed": result.attempt.closes_level,

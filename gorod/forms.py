@@ -124,6 +124,9 @@ class LevelForm(forms.Form):
         label=gettext_lazy("Task images"), required=False, widget=forms.CheckboxSelectMultiple,
         help_text=gettext_lazy("Upload images under “Task images” below; teams see them with "
                                "the task."))
+    photo_proof = forms.BooleanField(
+        label=gettext_lazy("Photo proof (3.23): a team may close the level by a photo you accept"),
+        required=False)
     codes = forms.CharField(
         label=gettext_lazy("Codes"), widget=forms.Textarea(attrs={"rows": 4}),
         help_text=gettext_lazy("One code per line; a sector with alternatives: "
@@ -148,7 +151,7 @@ class LevelForm(forms.Form):
             "label": level.label, "task": level.task, "hint1": level.hint1,
             "hint2": level.hint2, "duration_min": _whole(level.duration_min),
             "danger": level.danger, "images": list(level.images or []),
-            "codes": codes_to_text(level.codes)})
+            "photo_proof": level.photo_proof, "codes": codes_to_text(level.codes)})
 
     def clean_codes(self) -> dict:
         try:

@@ -57,6 +57,9 @@ class GorodGame(models.Model):
     # timeout's end, the time cap), stored by every write; the clock handles only games due.
     next_deadline = models.DateTimeField(_("next deadline"), null=True, blank=True,
                                          db_index=True)
+    # The organizer's switch: the public screen shows the live standings (levels closed and
+    # time so far, never codes) while the game runs.
+    leaderboard_public = models.BooleanField(_("live public leaderboard"), default=False)
     # Failed clock attempts in a row (reset by every successful write): the retry backoff.
     clock_failures = models.PositiveSmallIntegerField(_("clock failures"), default=0)
 
@@ -97,6 +100,9 @@ class Level(models.Model):
     # Names of the game's TaskImage rows shown with the task, in order (names, not keys, so a
     # scenario file can refer to them and a re-import of the levels keeps the images).
     images = models.JSONField(_("images"), default=list, blank=True)
+    # 3.23: the team may close the level by a photo of the spot the organizer accepts (its
+    # codes still close it too).
+    photo_proof = models.BooleanField(_("photo proof"), default=False)
 
     class Meta:
         ordering = ["gorod", "order"]
@@ -168,12 +174,18 @@ class CodeAttempt(models.Model):
         ACCEPTED = "accepted", _("accepted")
         REPEAT = "repeat", _("already found")
         WRONG = "wrong", _("wrong")
+        # A code of a level the team already closed (or failed and got the code of): stored,
+        # answered as such, never counted as wrong.
+        CLOSED_LEVEL = "closed_level", _("level already closed")
+        # Refused unchecked by the brute-force limit: stored so the organizer sees the flood.
+        LIMITED = "limited", _("refused: too many wrong codes")
 
     gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="attempts",
                               verbose_name=_("game"))
     application = models.ForeignKey(Application, on_delete=models.CASCADE,
                                     related_name="gorod_attempts", verbose_name=_("team"))
-    # The level the team was on when the attempt arrived (the one it was checked against).
+    # The level the team was on when the attempt arrived (the one it was checked against);
+    # for ``closed_level`` the closed level whose code it is.
     level = models.ForeignKey(Level, on_delete=models.CASCADE, related_name="attempts",
                               verbose_name=_("level"))
     text = models.CharField(_("text"), max_length=200)
@@ -228,6 +240,12 @@ class Ruling(models.Model):
     by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
                            blank=True, related_name="+", verbose_name=_("ruled by"))
     created_at = models.DateTimeField(_("ruled at"))
+    # An undone ruling stays (its history says who undid it, when and why) but is out of the
+    # game's record.
+    undone_at = models.DateTimeField(_("undone at"), null=True, blank=True)
+    # Every correction, oldest first: {"action": "edit" | "undo", "before": {...}, "after":
+    # {...}, "reason", "by", "at"} — what the audit log needs.
+    history = models.JSONField(_("corrections"), default=list, blank=True)
 
     class Meta:
         ordering = ["created_at", "pk"]
@@ -236,3 +254,85 @@ class Ruling(models.Model):
 
     def __str__(self) -> str:
         return f"{self.application_id}: {self.type}"
+
+
+class TimeoutRequest(models.Model):
+    """A team's request for its timeout (3.10), asked from a phone; only the organizer's
+    confirmation stops the clock (it records the TIMEOUT ruling, ``ruling``)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("waiting for the organizer")
+        CONFIRMED = "confirmed", _("confirmed")
+        REFUSED = "refused", _("refused")
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE,
+                              related_name="timeout_requests", verbose_name=_("game"))
+    application = models.ForeignKey(Application, on_delete=models.CASCADE,
+                                    related_name="gorod_timeout_requests",
+                                    verbose_name=_("team"))
+    minutes = models.FloatField(_("minutes"))
+    reason = models.TextField(_("reason"))
+    asked_at = models.DateTimeField(_("asked at"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.PENDING)
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+",
+                                   verbose_name=_("decided by"))
+    answer = models.TextField(_("organizer's answer"), blank=True)
+    ruling = models.OneToOneField(Ruling, on_delete=models.SET_NULL, null=True, blank=True,
+                                  related_name="timeout_request", verbose_name=_("ruling"))
+
+    class Meta:
+        ordering = ["asked_at", "pk"]
+        verbose_name = _("timeout request")
+        verbose_name_plural = _("timeout requests")
+        constraints = [
+            models.UniqueConstraint(fields=["application"],
+                                    condition=models.Q(status="pending"),
+                                    name="gorod_timeout_request_pending_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.application_id}: {self.minutes} min ({self.status})"
+
+
+class PhotoProof(models.Model):
+    """A team's photo for a photo-proof level (3.23); the organizer accepts (the level closes
+    at the upload, like a code) or rejects it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("waiting for the organizer")
+        ACCEPTED = "accepted", _("accepted")
+        REJECTED = "rejected", _("rejected")
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="photos",
+                              verbose_name=_("game"))
+    application = models.ForeignKey(Application, on_delete=models.CASCADE,
+                                    related_name="gorod_photos", verbose_name=_("team"))
+    level = models.ForeignKey(Level, on_delete=models.CASCADE, related_name="photos",
+                              verbose_name=_("level"))
+    content_type = models.CharField(_("type"), max_length=40)
+    data = models.BinaryField(_("content"))
+    size = models.PositiveIntegerField(_("size (bytes)"))
+    uploaded_at = models.DateTimeField(_("uploaded at"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.PENDING)
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+",
+                                   verbose_name=_("decided by"))
+    answer = models.TextField(_("organizer's answer"), blank=True)
+
+    class Meta:
+        ordering = ["uploaded_at", "pk"]
+        verbose_name = _("photo proof")
+        verbose_name_plural = _("photo proofs")
+        constraints = [
+            models.UniqueConstraint(fields=["application", "level"],
+                                    condition=models.Q(status="pending"),
+                                    name="gorod_photo_pending_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.application_id} @ {self.level_id} ({self.status})"

@@ -57,6 +57,8 @@ __all__ = [
 DEFAULT_LIMIT_MIN = 70
 DEFAULT_HINT_OFFSETS_MIN = (25, 50)
 DEFAULT_SLIV_PENALTY_MIN = 15
+#: The share of finished teams from which the rules let the organizer end the game (3.12).
+END_SHARE = 0.8
 DEFAULT_MAX_DURATION_H = 24
 TIMEOUT_MIN_RANGE = (1, 30)
 
@@ -484,6 +486,12 @@ class Results:
             return 0.0
         return sum(t.finished_at is not None for t in self.teams) / len(self.teams)
 
+    @property
+    def end_allowed(self) -> bool:
+        """The rules let the organizer end the game: at least ``END_SHARE`` of the teams have
+        finished (3.12). With 5 teams of which 4 finished, 0.8 ≥ 0.8: True; 3 of 5: False."""
+        return self.finished_share >= END_SHARE
+
 
 @dataclass
 class _Played:
@@ -826,6 +834,40 @@ def timeout_until(team: TeamResult, now: datetime) -> datetime | None:
         return None
     end = team.timeout_at + timedelta(seconds=team.timeout_s)
     return end if team.timeout_at <= now < end else None
+
+
+def timeout_request_refusal(team: TeamResult, *, minutes: float, taken: bool,
+                            pending: bool) -> str | None:
+    """Why a team's request for its timeout (3.10) cannot go to the organizer, or None when it
+    can: ``"length"`` (not 1–30 min), ``"taken"`` (the team has had its one timeout: it is
+    running or over), ``"pending"`` (a request waits for the organizer), ``"not_on_level"``
+    (the team is not playing a level: finished, stopped or disqualified). [decision] A refused
+    request does not use the team's timeout up: it may ask again.
+
+    Worked example: a team on level 1 may ask for 10 minutes but not for 45; once its first
+    request waits, a second one is refused.
+
+    >>> rec = parse_record({"start": "2026-12-05T22:00:00+03:00", "levels": [{"id": "1"}],
+    ...                     "teams": ["A"], "events": []})
+    >>> a = compute(rec, datetime.fromisoformat("2026-12-05T22:20:00+03:00")).teams[0]
+    >>> timeout_request_refusal(a, minutes=10, taken=False, pending=False) is None
+    True
+    >>> timeout_request_refusal(a, minutes=45, taken=False, pending=False)
+    'length'
+    >>> timeout_request_refusal(a, minutes=10, taken=False, pending=True)
+    'pending'
+    """
+    if team.status != "playing" or team.current_level is None:
+        return "not_on_level"
+    if taken or team.timeout_at is not None:
+        return "taken"
+    if pending:
+        return "pending"
+    low, high = TIMEOUT_MIN_RANGE
+    if isinstance(minutes, bool) or not isinstance(minutes, int | float) or not (
+            low <= minutes <= high):
+        return "length"
+    return None
 
 
 # --------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ The file (``gorod/scenarios/demo-night.yaml`` is a complete example)::
         hint2: ...
         duration_min: 70
         danger: 2                     # 1–4 (rules 8.8) or absent
+        photo_proof: true             # 3.23: closed by a photo the organizer accepts too
         images: [bridge.jpg]          # task images by file name, uploaded to the game first
         codes: {code: G1R12345D}      # or {sectors: [{name, kind, codes, personal}]}
     routes:                           # optional: a non-linear game
@@ -62,7 +63,8 @@ DEFAULT_SETTINGS = {"hint_offsets_min": list(rules.DEFAULT_HINT_OFFSETS_MIN),
                     "sliv_penalty_min": rules.DEFAULT_SLIV_PENALTY_MIN,
                     "max_duration_h": rules.DEFAULT_MAX_DURATION_H,
                     "max_wrong": 10, "wrong_window_s": 60}
-LEVEL_KEYS = ("id", "task", "hint1", "hint2", "duration_min", "danger", "images", "codes")
+LEVEL_KEYS = ("id", "task", "hint1", "hint2", "duration_min", "danger", "images", "photo_proof",
+              "codes")
 MAX_BYTES = 2 * 1024 * 1024
 
 
@@ -284,6 +286,10 @@ def _levels(raw: Any) -> tuple[list[dict], list[str]]:
             elif name in images[:j]:
                 problems.append(f"{where}.images[{j}]: {name!r} is listed twice")
         level["images"] = [name for name in images if isinstance(name, str)]
+        photo = item.get("photo_proof", False)
+        if not isinstance(photo, bool):
+            problems.append(f"{where}.photo_proof: expected true or false, got {photo!r}")
+        level["photo_proof"] = photo is True
         codes = item.get("codes")
         if codes is None:
             problems.append(f"{where}.codes: the level has no code")
@@ -359,6 +365,8 @@ def scenario_dict(scenario: Scenario) -> dict:
             row["danger"] = level["danger"]
         if level.get("images"):
             row["images"] = list(level["images"])
+        if level.get("photo_proof"):
+            row["photo_proof"] = True
         row["codes"] = _plain(level["codes"])
         data["levels"].append(row)
     if scenario.routes:
@@ -419,7 +427,7 @@ def scenario_of(gg) -> Scenario:
     gg = selectors.gorod_game(gg.pk)  # as committed, not as some caller last saw it
     levels = tuple({"id": lv.label, "task": lv.task, "hint1": lv.hint1, "hint2": lv.hint2,
                     "duration_min": _whole(lv.duration_min), "danger": lv.danger,
-                    "images": list(lv.images or []),
+                    "images": list(lv.images or []), "photo_proof": lv.photo_proof,
                     "codes": _plain(lv.codes)} for lv in selectors.levels(gg))
     routes = {r.application.team.name: tuple(r.levels) for r in
               Route.objects.filter(gorod=gg).select_related("application__team")

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -20,10 +21,10 @@ from core.live import PUBLIC, Write, team_audience
 from core.records import RecordError
 from gorod import realtime, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
-from gorod.models import CodeAttempt, GorodGame, Level, Route, Ruling
+from gorod.models import CodeAttempt, GorodGame, Level, PhotoProof, Route, Ruling, TimeoutRequest
 from teams.models import Application, Game
 
-ATTEMPTS_LOG = 100
+ATTEMPTS_LOG = 200
 TEAM_ATTEMPTS = 20
 
 
@@ -67,7 +68,8 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
     for attempt in closing:
         events.append({"team": names[attempt.application_id], "type": "code",
                        "level": labels[attempt.level_id], "at": iso(attempt.at)})
-    for ruling in Ruling.objects.filter(gorod=gg, application_id__in=names).select_related("by"):
+    for ruling in Ruling.objects.filter(gorod=gg, application_id__in=names,
+                                        undone_at__isnull=True).select_related("by"):
         event: dict[str, Any] = {"team": names[ruling.application_id], "type": ruling.type}
         if ruling.type in rules.TIMED_RULINGS:
             event["at"] = iso(ruling.at)
@@ -169,9 +171,20 @@ def game_info(snap: Snapshot) -> dict:
     }
 
 
+def leaderboard(snap: Snapshot) -> list[dict] | None:
+    """The live public standings when the organizer switched them on: per team its place, the
+    levels it closed and its time so far (the engine's total, which moves only at an event of
+    its own), never a code."""
+    if not snap.gorod.leaderboard_public or snap.results is None:
+        return None
+    return [{"place": t.place, "team": t.team, "levels_closed": t.levels_closed,
+             "time_s": t.total_s, "status": t.status} for t in snap.results.teams]
+
+
 def public_state(snap: Snapshot) -> dict:
     over = snap.gorod.status == GorodGame.Status.FINISHED
-    return {"game": game_info(snap), "statistics": statistics(snap) if over else None}
+    return {"game": game_info(snap), "statistics": statistics(snap) if over else None,
+            "leaderboard": leaderboard(snap)}
 
 
 def _attempt(a: CodeAttempt, names: dict[int, str], labels: dict[int, str]) -> dict:
@@ -180,10 +193,33 @@ def _attempt(a: CodeAttempt, names: dict[int, str], labels: dict[int, str]) -> d
             "verdict": a.verdict, "sector": a.sector or None, "closed": a.closes_level}
 
 
-def organizer_state(snap: Snapshot) -> dict:
+def _team_row(snap: Snapshot, entry: Application, data: TeamData,
+              labels: dict[int, str]) -> dict:
+    """A team on the organizer's list: its level, since when, its next deadline, its last
+    attempt (the screen counts the time on the level from ``received_at``)."""
+    result = snap.by_name.get(entry.team.name)
+    recent = data.recent.get(entry.pk) or []
+    last = recent[0] if recent else None
+    open_level = result.levels[-1] if result and result.current_level is not None else None
+    return {
+        "application": entry.pk, "name": entry.team.name,
+        "status": result.status if result else None,
+        "current_level": result.current_level if result else None,
+        "level_number": len(result.levels) if open_level else None,
+        "received_at": iso(open_level.received_at) if open_level else None,
+        "next_deadline": iso(result.next_deadline) if open_level else None,
+        "levels_closed": result.levels_closed if result else 0,
+        "last_attempt": None if last is None else {
+            "at": iso(last.at), "text": last.text, "verdict": last.verdict,
+            "level": labels.get(last.level_id)},
+    }
+
+
+def organizer_state(snap: Snapshot, data: TeamData | None = None) -> dict:
     gg = snap.gorod
     names = snap.names
     labels = {lv.pk: lv.label for lv in snap.levels}
+    data = data or team_data(gg)
     log = CodeAttempt.objects.filter(gorod=gg).order_by("-at", "-pk")[:ATTEMPTS_LOG]
     rulings = Ruling.objects.filter(gorod=gg).select_related("by").order_by("-created_at", "-pk")
     return {
@@ -198,18 +234,38 @@ def organizer_state(snap: Snapshot) -> dict:
                      "sliv_penalty_min": gg.sliv_penalty_min,
                      "max_duration_h": gg.max_duration_h, "max_wrong": gg.max_wrong,
                      "wrong_window_s": gg.wrong_window_s},
-        "teams": [{"application": a.pk, "name": a.team.name,
-                   "current_level": (snap.by_name[a.team.name].current_level
-                                     if a.team.name in snap.by_name else None)}
-                  for a in snap.entries],
+        "teams": [_team_row(snap, a, data, labels) for a in snap.entries],
+        "end_rule": {"share": rules.END_SHARE,
+                     "allowed": bool(snap.results and snap.results.end_allowed)},
         "level_list": [{"label": lv.label, "order": lv.order, "duration_min": lv.duration_min}
                        for lv in snap.levels],
         "attempts": [_attempt(a, names, labels) for a in log],
         "rulings": [{"id": r.pk, "team": names.get(r.application_id), "type": r.type,
                      "minutes": r.minutes, "level": labels.get(r.level_id), "at": iso(r.at),
                      "reason": r.reason, "by": r.by.get_username() if r.by else None,
-                     "created_at": iso(r.created_at)} for r in rulings],
+                     "created_at": iso(r.created_at), "application": r.application_id,
+                     "undone_at": iso(r.undone_at), "history": r.history or []}
+                    for r in rulings],
+        "timeout_requests": [_timeout_request(t, names) for t in TimeoutRequest.objects.filter(
+            gorod=gg).select_related("decided_by").order_by("-asked_at", "-pk")],
+        "photos": [_photo(p, names, labels) for p in PhotoProof.objects.filter(gorod=gg).defer(
+            "data").select_related("decided_by").order_by("-uploaded_at", "-pk")],
     }
+
+
+def _timeout_request(t: TimeoutRequest, names: dict[int, str]) -> dict:
+    return {"id": t.pk, "team": names.get(t.application_id), "application": t.application_id,
+            "minutes": t.minutes, "reason": t.reason, "asked_at": iso(t.asked_at),
+            "status": t.status, "decided_at": iso(t.decided_at), "answer": t.answer,
+            "by": t.decided_by.get_username() if t.decided_by else None}
+
+
+def _photo(p: PhotoProof, names: dict[int, str], labels: dict[int, str]) -> dict:
+    return {"id": p.pk, "team": names.get(p.application_id), "application": p.application_id,
+            "level": labels.get(p.level_id), "uploaded_at": iso(p.uploaded_at),
+            "status": p.status, "answer": p.answer, "decided_at": iso(p.decided_at),
+            "by": p.decided_by.get_username() if p.decided_by else None,
+            "url": reverse("gorod:photo", args=[p.gorod_id, p.pk])}
 
 
 def sectors(level: Level, found: set[str]) -> list[dict]:
@@ -233,6 +289,9 @@ class TeamData:
 
     found: dict[tuple[int, int], set[str]]
     recent: dict[int, list[CodeAttempt]]
+    # each team's latest timeout request and its photos per level (the latest first)
+    timeout_requests: dict[int, TimeoutRequest] = field(default_factory=dict)
+    photos: dict[tuple[int, int], list[PhotoProof]] = field(default_factory=dict)
 
 
 def team_data(gg: GorodGame) -> TeamData:
@@ -248,7 +307,12 @@ def team_data(gg: GorodGame) -> TeamData:
         rank__lte=TEAM_ATTEMPTS).order_by("application_id", "-at", "-pk")
     for attempt in latest:
         recent.setdefault(attempt.application_id, []).append(attempt)
-    return TeamData(found=found, recent=recent)
+    requests = {t.application_id: t for t in TimeoutRequest.objects.filter(gorod=gg)
+                .order_by("asked_at", "pk")}
+    photos: dict[tuple[int, int], list[PhotoProof]] = {}
+    for proof in PhotoProof.objects.filter(gorod=gg).defer("data").order_by("-uploaded_at", "-pk"):
+        photos.setdefault((proof.application_id, proof.level_id), []).append(proof)
+    return TeamData(found=found, recent=recent, timeout_requests=requests, photos=photos)
 
 
 def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None,
@@ -265,9 +329,23 @@ def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None
         return state
     labels = {lv.pk: lv.label for lv in snap.levels}
     over = snap.results.game_over
+    done = over or result.status == "finished"
+    # [decision] The team's own penalties, bonuses and failed levels are shown live (they change
+    # only at an event of its own); its total once it is fixed (its finish or the end); its
+    # place only at the end: before, it depends on teams still playing.
     me.update(status=result.status, levels_closed=result.levels_closed,
               finished_at=iso(result.finished_at),
-              place=result.place if over else None, total_s=result.total_s if over else None)
+              failed_levels=result.slivs,
+              failed_penalty_s=result.slivs * snap.gorod.sliv_penalty_min * 60.0,
+              penalty_s=result.penalty_s, bonus_s=result.bonus_s,
+              timeout_s=result.timeout_s, average_adjust_s=result.average_adjust_s,
+              place=result.place if over else None, total_s=result.total_s if done else None,
+              teams=len(snap.entries) if over else None)
+    asked = data.timeout_requests.get(application_id)
+    me["timeout_request"] = None if asked is None else {
+        "minutes": asked.minutes, "reason": asked.reason, "status": asked.status,
+        "asked_at": iso(asked.asked_at), "answer": asked.answer}
+    me["timeout_taken"] = result.timeout_at is not None
     for number, lr in enumerate(result.levels, start=1):
         if lr.closed_at is not None:
             me["history"].append({"number": number, "level": lr.level,
@@ -289,6 +367,12 @@ def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None
             "next_hint_at": iso(upcoming[0]) if upcoming else None,
             "fail_at": iso(lr.fail_at), "timeout_until": timeout_until,
             "sectors": sectors(level, data.found.get((application_id, level.pk), set())),
+            "danger": level.danger, "danger_text": level.get_danger_display() if level.danger else None,
+            "images": [reverse("gorod:team_image", args=[snap.gorod.pk, level.label, name])
+                       for name in level.images or []],
+            "photo_proof": level.photo_proof,
+            "photos": [{"status": p.status, "uploaded_at": iso(p.uploaded_at), "answer": p.answer}
+                       for p in data.photos.get((application_id, level.pk), [])[:3]],
         }
     me["attempts"] = [{k: v for k, v in _attempt(a, snap.names, labels).items()
                        if k not in ("team", "application")}
@@ -331,8 +415,8 @@ def build_states(w: Write) -> dict[str, dict]:
     gg.clock_failures = 0
     gg.save(update_fields=fields)
     public = public_state(snap)
-    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap)}
     data = team_data(gg)
+    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap, data)}
     for entry in snap.entries:
         states[team_audience(entry.pk)] = team_state(snap, entry.pk, data, public)
     return states
@@ -347,3 +431,14 @@ def read_state(gg: GorodGame, *, kind: str, application_id: int | None = None) -
     if stored is None:
         return None
     return {**stored.data(), "server_time": timezone.now().isoformat()}
+
+
+def team_level_labels(gg: GorodGame, application_id: int) -> set[str]:
+    """The levels a team has received (its current one and those it closed), from its stored
+    state: what its phone may see the images of."""
+    stored = read_state(gg, kind="team", application_id=application_id)
+    me = (stored or {}).get("state", {}).get("me") or {}
+    labels = {h["level"] for h in me.get("history") or []}
+    if me.get("level"):
+        labels.add(me["level"]["label"])
+    return labels

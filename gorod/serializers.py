@@ -110,7 +110,7 @@ class GorodStateSerializer(serializers.Serializer):
 
 
 class GorodCodeResultSerializer(serializers.Serializer):
-    verdict = serializers.CharField(help_text="accepted | repeat | wrong")
+    verdict = serializers.CharField(help_text="accepted | repeat | wrong | closed_level")
     sector = serializers.CharField(allow_null=True)
     remaining = serializers.IntegerField(help_text="sectors still to find on that level")
     closed = serializers.BooleanField(help_text="this code closed the level")
@@ -123,3 +123,38 @@ class GorodCodeResultSerializer(serializers.Serializer):
 
 class GorodCreatedSerializer(serializers.Serializer):
     id = serializers.IntegerField()
+
+
+class GorodLeaderboardSerializer(serializers.Serializer):
+    public = serializers.BooleanField(help_text="show the live standings on the public screen")
+
+
+class GorodTimeoutAskSerializer(serializers.Serializer):
+    minutes = serializers.FloatField(help_text="1–30 (rules, 3.10)")
+    reason = serializers.CharField(max_length=500, allow_blank=True)
+
+
+class GorodDecisionSerializer(serializers.Serializer):
+    """The organizer's answer to a team's timeout request or photo: yes or no, and why."""
+
+    accept = serializers.BooleanField()
+    answer = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+
+
+class GorodRulingUndoSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500, allow_blank=True,
+                                   help_text="why the ruling is undone (kept in its history)")
+
+
+class GorodRulingEditSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500, allow_blank=True,
+                                   help_text="why the ruling is corrected (kept in its history)")
+    minutes = serializers.FloatField(required=False, allow_null=True)
+    level = serializers.CharField(required=False, allow_blank=True, max_length=40)
+    at = PlausibleDateTimeField(required=False)
+    ruling_reason = serializers.CharField(required=False, allow_blank=True, max_length=500,
+                                          help_text="the ruling's own stated reason")
+
+
+class GorodPhotoSerializer(serializers.Serializer):
+    photo = serializers.FileField(help_text="PNG, JPEG, GIF or WebP, at most 5 MB")

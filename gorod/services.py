@@ -41,10 +41,21 @@ from gorod.codes import (
     normalize_code,
 )
 from gorod.live import LIVE
-from gorod.models import CodeAttempt, GorodGame, Level, Route, Ruling, TaskImage
+from gorod.models import (
+    CodeAttempt,
+    GorodGame,
+    Level,
+    PhotoProof,
+    Route,
+    Ruling,
+    TaskImage,
+    TimeoutRequest,
+)
 from teams.models import Application, Game
 
 CODE_MAX = 200
+#: the sector an accepted photo "finds": the whole level
+PHOTO_SECTOR = "photo"
 
 
 # --- plumbing ---------------------------------------------------------------------------------
@@ -186,7 +197,7 @@ def settings_edit(w: Write, *, actor, hint_offsets_min: Sequence[float],
 def level_add(w: Write, *, actor, codes: dict, label: str | None = None,
               task: str = "", hint1: str = "", hint2: str = "",
               duration_min: float = rules.DEFAULT_LIMIT_MIN, danger: int | None = None,
-              images: Sequence[str] = ()) -> Level:
+              images: Sequence[str] = (), photo_proof: bool = False) -> Level:
     """Add a level at the end of the game order (before the start only); ``images`` name the
     game's uploaded task images it shows."""
     _require_organizer(actor)
@@ -197,7 +208,8 @@ def level_add(w: Write, *, actor, codes: dict, label: str | None = None,
                                 danger=danger, codes=codes)
     return Level.objects.create(gorod=gg, order=order, label=label, task=task, hint1=hint1,
                                 hint2=hint2, duration_min=duration_min, danger=danger,
-                                codes=codes, images=_check_images(gg, list(images), label))
+                                codes=codes, images=_check_images(gg, list(images), label),
+                                photo_proof=bool(photo_proof))
 
 
 def _level(gg: GorodGame, level: Level | int) -> Level:
@@ -211,7 +223,7 @@ def _level(gg: GorodGame, level: Level | int) -> Level:
 @LIVE.write
 def level_edit(w: Write, *, actor, level: Level | int, label=KEEP, task=KEEP,
                hint1=KEEP, hint2=KEEP, duration_min=KEEP, danger=KEEP, codes=KEEP,
-               images=KEEP) -> Level:
+               images=KEEP, photo_proof=KEEP) -> Level:
     """Change a level before the start (only the fields given). A new level id is followed in
     the routes, which name levels by id."""
     _require_organizer(actor)
@@ -222,12 +234,13 @@ def level_edit(w: Write, *, actor, level: Level | int, label=KEEP, task=KEEP,
     changes = {key: value for key, value in (
         ("label", label), ("task", task), ("hint1", hint1), ("hint2", hint2),
         ("duration_min", duration_min), ("danger", danger), ("codes", codes),
-        ("images", images)) if value is not KEEP}
+        ("images", images), ("photo_proof", photo_proof)) if value is not KEEP}
     for key, value in changes.items():
         setattr(row, key, value)
     row.label, row.codes = _check_level(gg, label=row.label, duration_min=row.duration_min,
                                         danger=row.danger, codes=row.codes, exclude=row.pk)
     row.images = _check_images(gg, row.images, row.label)
+    row.photo_proof = bool(row.photo_proof)
     for key in ("task", "hint1", "hint2"):
         setattr(row, key, str(getattr(row, key) or ""))
     row.save()
@@ -307,6 +320,16 @@ def _image_type(data: bytes) -> str | None:
     return next((kind for magic, kind in IMAGE_SIGNATURES if data.startswith(magic)), None)
 
 
+def _checked_image(data: bytes, name: str) -> str:
+    """The image's type by its first bytes, or the refusal (too big, not an image)."""
+    if len(data) > IMAGE_MAX_BYTES:
+        raise DomainError(_("%(name)s is larger than 5 MB.") % {"name": name})
+    kind = _image_type(data)
+    if kind is None:
+        raise DomainError(_("%(name)s is not a PNG, JPEG, GIF or WebP image.") % {"name": name})
+    return kind
+
+
 @LIVE.write
 def image_add(w: Write, *, actor, name: str, data: bytes) -> TaskImage:
     """Upload a task image (PNG, JPEG, GIF or WebP, at most 5 MB) under its file name, before
@@ -318,11 +341,7 @@ def image_add(w: Write, *, actor, name: str, data: bytes) -> TaskImage:
     name = str(name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
     if not name or len(name) > 100:
         raise DomainError(_("An image needs a file name of at most 100 characters."))
-    if len(data) > IMAGE_MAX_BYTES:
-        raise DomainError(_("%(name)s is larger than 5 MB.") % {"name": name})
-    kind = _image_type(data)
-    if kind is None:
-        raise DomainError(_("%(name)s is not a PNG, JPEG, GIF or WebP image.") % {"name": name})
+    kind = _checked_image(data, name)
     image, _created = TaskImage.objects.update_or_create(
         gorod=gg, name=name, defaults={"content_type": kind, "data": data, "size": len(data)})
     return image
@@ -419,6 +438,17 @@ def game_end(w: Write, *, actor) -> GorodGame:
 
 
 @LIVE.write
+def leaderboard_set(w: Write, *, actor, public: bool) -> GorodGame:
+    """Switch the live public leaderboard on or off (any time: it shows only what the engine
+    computed, no codes)."""
+    _require_organizer(actor)
+    gg = w.game
+    gg.leaderboard_public = bool(public)
+    gg.save(update_fields=["leaderboard_public"])
+    return gg
+
+
+@LIVE.write
 def game_tick(w: Write) -> datetime | None:
     """The clock's write at a deadline: nothing is stored but what follows from the time (the
     states, the end of the game when the engine says it is over, the next deadline), which it
@@ -439,6 +469,7 @@ class Submitted:
     attempt: CodeAttempt
     remaining: int  # sectors still to find on that level
     duplicate: bool  # a retried submission: the stored attempt, counted once
+    wait_s: int = 0  # a ``limited`` refusal: whole seconds until codes are checked again
 
 
 @LIVE.write
@@ -487,22 +518,50 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         at__gt=now - timedelta(seconds=gg.wrong_window_s), at__lte=now,
     ).values_list("at", flat=True))
     limit = check_attempt_limit(wrong, now, gg.max_wrong, gg.wrong_window_s)
+    # Results stand for every attempt but a level's closing code.
+    w.memo["snapshot"] = snap
     if not limit.allowed:
-        raise DomainError(_("Too many wrong codes: wait %(s)d s.") % {"s": limit.wait_s})
+        # [decision] The refused try is stored (verdict ``limited``, unchecked, no client id so
+        # a resend after the wait is checked) and committed: the organizer sees the flood. It
+        # is not wrong, so it does not lengthen the wait.
+        attempt = CodeAttempt.objects.create(
+            gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
+            normalized=normalized[:CODE_MAX], at=now, verdict=CodeAttempt.Verdict.LIMITED)
+        return Submitted(attempt, 0, False, limit.wait_s)
     try:
         match = match_attempt(level_codes_from_dict(level.codes), entry.team.name, text,
                               selectors.found_sectors(entry.pk, level))
     except CodeSpecError as exc:  # pragma: no cover - checked at the start
         raise DomainError(str(exc)) from None
-    closes = match.verdict == "accepted" and match.closed
+    verdict = match.verdict
+    if verdict == CodeAttempt.Verdict.WRONG:
+        closed = _closed_level_of(snap, result, entry.team.name, text)
+        if closed is not None:
+            level, verdict = closed, CodeAttempt.Verdict.CLOSED_LEVEL
+    closes = verdict == "accepted" and match.closed
     attempt = CodeAttempt.objects.create(
         gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
-        normalized=normalized[:CODE_MAX], at=now, verdict=match.verdict,
+        normalized=normalized[:CODE_MAX], at=now, verdict=verdict,
         sector=match.sector or "", closes_level=closes, client_id=client_id)
-    if not closes:
-        # Only a level's closing code is an event of the record: the results stand.
-        w.memo["snapshot"] = snap
+    if closes:
+        del w.memo["snapshot"]
     return Submitted(attempt, match.remaining, False)
+
+
+def _closed_level_of(snap: selectors.Snapshot, result: rules.TeamResult, team: str,
+                     text: str) -> Level | None:
+    """The level the team already closed (by code, fail or ruling) whose code ``text`` is."""
+    for lr in result.levels:
+        row = snap.level(lr.level)
+        if lr.closed_at is None or row is None:
+            continue
+        try:
+            spec = level_codes_from_dict(row.codes)
+        except CodeSpecError:  # pragma: no cover - checked at the start
+            continue
+        if match_attempt(spec, team, text).verdict != "wrong":
+            return row
+    return None
 
 
 def _remaining(attempt: CodeAttempt) -> int:
@@ -561,6 +620,228 @@ def ruling_add(w: Write, *, actor, application: Application | int, type: str,
     # The engine's refusal rolls the ruling back.
     w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
     return ruling
+
+
+def _ruling_of(gg: GorodGame, ruling: Ruling | int) -> Ruling:
+    ruling_id = ruling if isinstance(ruling, int) else ruling.pk
+    found = Ruling.objects.filter(gorod=gg, pk=ruling_id).select_related("level").first()
+    if found is None:
+        raise DomainError(_("There is no such ruling in this game."))
+    if found.undone_at is not None:
+        raise DomainError(_("This ruling has been undone already."))
+    return found
+
+
+def _ruling_value(ruling: Ruling) -> dict:
+    """What a correction changes, as the history (and the audit log) keeps it."""
+    return {"type": ruling.type, "minutes": ruling.minutes,
+            "level": ruling.level.label if ruling.level_id else None,
+            "at": selectors.iso(ruling.at), "reason": ruling.reason}
+
+
+def _correction_reason(reason: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise DomainError(_("Say why the ruling is corrected."))
+    return reason[:500]
+
+
+def _note_correction(ruling: Ruling, *, action: str, before: dict, reason: str, actor,
+                     now: datetime) -> None:
+    ruling.history = [*(ruling.history or []), {
+        "action": action, "before": before,
+        "after": None if action == "undo" else _ruling_value(ruling),
+        "reason": reason, "by": actor.get_username(), "at": selectors.iso(now)}]
+
+
+@LIVE.write
+def ruling_undo(w: Write, *, actor, ruling: Ruling | int, reason: str) -> Ruling:
+    """Undo a ruling with a reason: it leaves the game's record (the engine replays the game
+    without it and refuses an undo that makes the game impossible, e.g. a failed level the team
+    has played past), its history keeps what it was, who undid it, when and why."""
+    _require_organizer(actor)
+    gg, now = w.game, w.now
+    _require_running(gg)
+    row = _ruling_of(gg, ruling)
+    reason = _correction_reason(reason)
+    before = _ruling_value(row)
+    row.undone_at = now
+    _note_correction(row, action="undo", before=before, reason=reason, actor=actor, now=now)
+    row.save(update_fields=["undone_at", "history"])
+    w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+    return row
+
+
+@LIVE.write
+def ruling_edit(w: Write, *, actor, ruling: Ruling | int, reason: str, minutes=KEEP,
+                level=KEEP, at=KEEP, ruling_reason=KEEP) -> Ruling:
+    """Correct a ruling's minutes, level, moment or stated reason (its type and team stay: undo
+    it and rule anew for another). Checked as a new ruling is: by the engine, on the whole
+    record; the history keeps the previous value, who, when and why."""
+    _require_organizer(actor)
+    gg, now = w.game, w.now
+    _require_running(gg)
+    row = _ruling_of(gg, ruling)
+    reason = _correction_reason(reason)
+    before = _ruling_value(row)
+    if minutes is not KEEP and row.type in rules.MINUTE_RULINGS:
+        if minutes is None:
+            raise DomainError(_("Give the minutes."))
+        row.minutes = minutes
+    if level is not KEEP and row.type in rules.LEVEL_RULINGS:
+        level_row = Level.objects.filter(gorod=gg, label=str(level or "")).first()
+        if level_row is None:
+            raise DomainError(_("There is no level %(level)s.") % {"level": level})
+        row.level = level_row
+    if at is not KEEP and row.type in rules.TIMED_RULINGS and at is not None:
+        if at > now:
+            raise DomainError(_("A ruling cannot take effect in the future."))
+        row.at = at
+    if ruling_reason is not KEEP:
+        row.reason = str(ruling_reason or "").strip()
+    if _ruling_value(row) == before:
+        raise DomainError(_("Nothing to change: the ruling already says this."))
+    _note_correction(row, action="edit", before=before, reason=reason, actor=actor, now=now)
+    row.save(update_fields=["minutes", "level", "at", "reason", "history"])
+    w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+    return row
+
+
+# --- timeouts (3.10): asked by the team, confirmed by the organizer ----------------------------
+
+
+def _timeout_taken(gg: GorodGame, entry: Application) -> bool:
+    return Ruling.objects.filter(gorod=gg, application=entry, type=Ruling.Type.TIMEOUT,
+                                 undone_at__isnull=True).exists()
+
+
+TIMEOUT_REFUSALS = {
+    "not_on_level": lambda: _("A timeout is taken during a level: your team is not playing one."),
+    "taken": lambda: _("Your team has had its timeout: one per game (rules, 3.10)."),
+    "pending": lambda: _("Your team's request for a timeout waits for the organizer already."),
+    "length": lambda: _("A timeout lasts from 1 to 30 minutes (rules, 3.10)."),
+}
+
+
+@LIVE.write
+def timeout_request(w: Write, *, application: Application | int, minutes: float,
+                    reason: str) -> TimeoutRequest:
+    """A team asks for its timeout from a phone, with a reason and a length; the clock runs on
+    until the organizer confirms it (``timeout_decide``)."""
+    gg, now = w.game, w.now
+    _require_running(gg)
+    entry = _entry(gg, application)
+    reason = (reason or "").strip()
+    if not reason:
+        raise DomainError(_("Say why your team needs a timeout."))
+    snap = selectors.snapshot_or_refusal(gg, now)
+    pending = TimeoutRequest.objects.filter(
+        gorod=gg, application=entry, status=TimeoutRequest.Status.PENDING).exists()
+    refusal = rules.timeout_request_refusal(
+        snap.by_name[entry.team.name], minutes=minutes, taken=_timeout_taken(gg, entry),
+        pending=pending)
+    if refusal is not None:
+        raise DomainError(TIMEOUT_REFUSALS[refusal]())
+    w.memo["snapshot"] = snap  # a request changes no result
+    return TimeoutRequest.objects.create(gorod=gg, application=entry, minutes=float(minutes),
+                                         reason=reason[:500], asked_at=now)
+
+
+@LIVE.write
+def timeout_decide(w: Write, *, actor, request: TimeoutRequest | int, confirm: bool,
+                   answer: str = "") -> TimeoutRequest:
+    """The organizer confirms a team's timeout request (the TIMEOUT ruling starts now, checked
+    by the engine) or refuses it (with an answer the team reads)."""
+    _require_organizer(actor)
+    gg, now = w.game, w.now
+    _require_running(gg)
+    request_id = request if isinstance(request, int) else request.pk
+    row = TimeoutRequest.objects.filter(gorod=gg, pk=request_id).select_related(
+        "application__team").first()
+    if row is None:
+        raise DomainError(_("There is no such timeout request in this game."))
+    if row.status != TimeoutRequest.Status.PENDING:
+        raise DomainError(_("This timeout request has been answered already."))
+    row.decided_at, row.decided_by, row.answer = now, actor, (answer or "").strip()[:500]
+    if confirm:
+        if _timeout_taken(gg, row.application):
+            raise DomainError(_("This team has had its timeout: one per game (rules, 3.10)."))
+        row.ruling = Ruling.objects.create(
+            gorod=gg, application=row.application, type=Ruling.Type.TIMEOUT,
+            minutes=row.minutes, at=now, reason=row.reason, by=actor, created_at=now)
+        row.status = TimeoutRequest.Status.CONFIRMED
+        w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+    else:
+        row.status = TimeoutRequest.Status.REFUSED
+    row.save(update_fields=["decided_at", "decided_by", "answer", "ruling", "status"])
+    return row
+
+
+# --- photo proof (3.23) ------------------------------------------------------------------------
+
+
+@LIVE.write
+def photo_submit(w: Write, *, application: Application | int, data: bytes) -> PhotoProof:
+    """A team sends the photo of its current level, a photo-proof one (checked by its bytes,
+    at most 5 MB, like a task image). [decision] One photo waits at a time per level; a
+    rejected one may be followed by another."""
+    gg, now = w.game, w.now
+    _require_running(gg)
+    entry = _entry(gg, application)
+    snap = selectors.snapshot_or_refusal(gg, now)
+    result = snap.by_name[entry.team.name]
+    if result.status != "playing" or result.current_level is None:
+        raise DomainError(_("Your team is not playing a level now."))
+    level = snap.level(result.current_level)
+    if not level.photo_proof:
+        raise DomainError(_("This level is closed by its code, not by a photo."))
+    if rules.timeout_until(result, now) is not None:
+        raise DomainError(_("Your team is on a timeout: photos are not accepted."))
+    kind = _checked_image(bytes(data or b""), _("The photo"))
+    if PhotoProof.objects.filter(application=entry, level=level,
+                                 status=PhotoProof.Status.PENDING).exists():
+        raise DomainError(_("Your photo of this level waits for the organizer already."))
+    w.memo["snapshot"] = snap  # a photo changes no result until it is accepted
+    return PhotoProof.objects.create(gorod=gg, application=entry, level=level,
+                                     content_type=kind, data=bytes(data), size=len(data),
+                                     uploaded_at=now)
+
+
+@LIVE.write
+def photo_decide(w: Write, *, actor, photo: PhotoProof | int, accept: bool,
+                 answer: str = "") -> PhotoProof:
+    """The organizer accepts a team's photo — the level closes at the moment it was sent, as
+    a code sent then would have (the record's ``code`` event, checked by the engine) — or
+    rejects it with an answer the team reads. [decision] Accepted only while the team is still
+    on that level: once it left it (a code, a fail) the photo has nothing left to close."""
+    _require_organizer(actor)
+    gg, now = w.game, w.now
+    _require_running(gg)
+    photo_id = photo if isinstance(photo, int) else photo.pk
+    row = PhotoProof.objects.filter(gorod=gg, pk=photo_id).select_related(
+        "application__team", "level").first()
+    if row is None:
+        raise DomainError(_("There is no such photo in this game."))
+    if row.status != PhotoProof.Status.PENDING:
+        raise DomainError(_("This photo has been answered already."))
+    row.decided_at, row.decided_by, row.answer = now, actor, (answer or "").strip()[:500]
+    if accept:
+        current = selectors.snapshot_or_refusal(gg, now).by_name[
+            row.application.team.name].current_level
+        if current != row.level.label:
+            raise DomainError(_("The team is no longer on level %(level)s: reject the photo.")
+                              % {"level": row.level.label})
+        CodeAttempt.objects.create(
+            gorod=gg, application=row.application, level=row.level, text=PHOTO_SECTOR,
+            normalized="", at=row.uploaded_at, verdict=CodeAttempt.Verdict.ACCEPTED,
+            sector=PHOTO_SECTOR, closes_level=True)
+        row.status = PhotoProof.Status.ACCEPTED
+    else:
+        row.status = PhotoProof.Status.REJECTED
+    row.save(update_fields=["decided_at", "decided_by", "answer", "status"])
+    if accept:
+        w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+    return row
 
 
 # --- the record -------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from django.utils.translation import ngettext
 
 from core.roles import is_organizer, require_organizer
 from gorod import exports, forms, rules, scenario, selectors, services
-from gorod.models import GorodGame, Route, Ruling, TaskImage
+from gorod.models import CodeAttempt, GorodGame, PhotoProof, Route, Ruling, TaskImage
 from teams.models import Game
 from teams.permissions import get_team_entry, redirect_to_join
 
@@ -55,6 +55,7 @@ def manage(request, game_id: int):
     context["record_url"] = reverse("gorod:api_record", args=[gg.pk]) + "?download=1"
     context["ruling_types"] = Ruling.Type.choices
     context["ruling_labels"] = {value: str(label) for value, label in Ruling.Type.choices}
+    context["verdicts"] = CodeAttempt.Verdict.choices
     return render(request, "gorod/manage.html", context)
 
 
@@ -348,6 +349,36 @@ def task_image(request, game_id: int, name: str):
     response["Content-Disposition"] = f'inline; filename="{image.name}"'
     response["X-Content-Type-Options"] = "nosniff"
     return response
+
+
+def _image_response(data, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(bytes(data), content_type=content_type)
+    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+def team_image(request, game_id: int, level: str, name: str):
+    """A task image for a team's phone: only of a level the team has received (its current or
+    a closed one), so a phone cannot read a later level's picture before its time."""
+    gg = _gorod(game_id)
+    entry = get_team_entry(request, gg.pk)
+    if entry is None or level not in selectors.team_level_labels(gg, entry.pk):
+        raise Http404(_("No such image for your team."))
+    row = get_object_or_404(gg.levels, label=level)
+    if name not in (row.images or []):
+        raise Http404(_("No such image for your team."))
+    image = get_object_or_404(TaskImage, gorod=gg, name=name)
+    return _image_response(image.data, image.content_type, image.name)
+
+
+@login_required
+def photo(request, game_id: int, photo_id: int):
+    """A team's photo proof, for the organizers who judge it."""
+    require_organizer(request.user)
+    proof = get_object_or_404(PhotoProof, gorod_id=game_id, pk=photo_id)
+    return _image_response(proof.data, proof.content_type, f"photo-{proof.pk}")
 
 
 @login_required

@@ -4,7 +4,20 @@
  * server's state says everything. */
 (function (global) {
   "use strict";
-  var Live = global.Live, el = Live.el, time = Live.time;
+  var Live = global.Live, el = Live.el;
+  var config = Live.readJson("gorod-config") || {};
+  var clock = null;
+  try {
+    clock = new Intl.DateTimeFormat([], {hour: "2-digit", minute: "2-digit", second: "2-digit",
+                                         hourCycle: "h23", timeZone: config.timeZone || undefined});
+  } catch (e) { clock = null; }  // an unknown zone name: the device's zone rather than nothing
+
+  // Times in the game's zone (settings.TIME_ZONE, given in the page config), not the device's:
+  // a phone set to another zone still reads the times the organizer announces.
+  function time(iso) {
+    if (!iso) { return ""; }
+    return clock ? clock.format(new Date(iso)) : Live.time(iso);
+  }
 
   function duration(seconds) {
     if (seconds == null) { return "–"; }
@@ -31,10 +44,11 @@
     return (new Date(iso).getTime() - (Date.now() + this.offsetMs)) / 1000;
   };
 
-  function cellText(page, cell) {
+  function cellText(page, cell, row) {
     var T = page.text;
     if (!cell) { return ""; }
-    if (!cell.outcome) { return T.open + " · " + T.hints + " " + cell.hints_shown; }
+    // A stopped team's open level is no longer being played.
+    if (!cell.outcome) { return (row.status === "playing" ? T.open : T.notClosed) + " · " + T.hints + " " + cell.hints_shown; }
     return (T[cell.outcome] || cell.outcome) + " " + time(cell.closed_at) + " (" + duration(cell.time_s) + ")";
   }
 
@@ -50,7 +64,7 @@
       var cells = [el("td", {text: row.place == null ? "–" : row.place}), el("td", {text: row.team})];
       row.cells.forEach(function (cell, i) {
         cells.push(el("td", {"class": "outcome-" + (cell ? cell.outcome || "open" : "none"),
-                             "data-level": stats.levels[i], text: cellText(page, cell)}));
+                             "data-level": stats.levels[i], text: cellText(page, cell, row)}));
       });
       cells.push(el("td", {text: duration(row.penalty_s)}), el("td", {text: duration(row.bonus_s)}),
                  el("td", {text: duration(row.total_s)}), el("td", {text: T[row.status] || row.status}));

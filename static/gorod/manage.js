@@ -1,10 +1,55 @@
-/* The organizer screen: start and end, the live statistics table (the engine's
- * statistics_table), the finished share, the rulings form and list, the attempts log. */
+/* The organizer screen: start (confirmed) and end, the finished share against the rules' end
+ * share, the team list (level, time on it, next deadline, last attempt), the live statistics
+ * table (the engine's statistics_table), the rulings form and list, the attempts log filtered by
+ * team, level and verdict (refused tries included). */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
-  var el = window.gorodEl, time = window.gorodTime;
-  var page;
+  var el = window.gorodEl, time = window.gorodTime, dur = window.gorodDuration;
+  var page, current = null;
+
+  function verdictText(a) {
+    // The verdicts' labels are the filter's options (the model's choices, translated).
+    var option = $("filter-verdict").querySelector("option[value='" + a.verdict + "']");
+    return (option ? option.textContent : a.verdict) + (a.closed ? " ✓" : "");
+  }
+
+  function renderTeams(state) {
+    var T = page.text, body = $("teams");
+    body.textContent = "";
+    (state.teams || []).forEach(function (t) {
+      var last = t.last_attempt;
+      body.appendChild(el("tr", {"data-team": t.name}, [
+        el("td", {text: t.name}),
+        el("td", {text: t.current_level != null ? t.level_number + " · " + t.current_level : (T[t.status] || t.status || "–")}),
+        el("td", {"class": "on-level", "data-since": t.received_at || "", text: "–"}),
+        el("td", {text: t.next_deadline ? time(t.next_deadline) : "–"}),
+        el("td", {"class": last ? "verdict-" + last.verdict : "", text: last ? time(last.at) + " · " + last.level + " · " + last.text + " — " + verdictText(last) : "–"})
+      ]));
+    });
+    tickTeams();
+  }
+
+  // The time on the level runs on the server's clock, from the state's received_at.
+  function tickTeams() {
+    Array.prototype.forEach.call(document.querySelectorAll("#teams td.on-level"), function (td) {
+      var since = td.dataset.since;
+      td.textContent = since ? dur(-page.secondsUntil(since)) : "–";
+    });
+  }
+
+  function renderAttempts() {
+    var log = $("attempts"), state = current || {};
+    var team = $("filter-team").value, level = $("filter-level").value, verdict = $("filter-verdict").value;
+    log.textContent = "";
+    (state.attempts || []).filter(function (a) {
+      return (!team || String(a.application) === team) && (!level || a.level === level) && (!verdict || a.verdict === verdict);
+    }).forEach(function (a) {
+      log.appendChild(el("tr", {"class": "verdict-" + a.verdict}, [el("td", {text: time(a.at)}),
+        el("td", {text: a.team}), el("td", {text: a.level}), el("td", {}, [el("code", {text: a.text})]),
+        el("td", {text: verdictText(a)})]));
+    });
+  }
 
   function fillSelect(select, options) {
     var keep = select.value;
@@ -26,26 +71,90 @@
     $("game-status").dataset.status = game.status;
     $("finished-share").textContent = Math.round(game.finished_share * 100) + " %";
     $("next-deadline").textContent = state.next_deadline ? time(state.next_deadline) : "–";
+    $("end-share").textContent = state.end_rule ? Math.round(state.end_rule.share * 100) + " %" : "–";
+    $("end-allowed").hidden = !(state.end_rule && state.end_rule.allowed && game.status === "running");
     $("start-game").hidden = game.status !== "setup";
     $("end-game").hidden = game.status !== "running";
     $("record-link").hidden = game.status === "setup";
+    $("leaderboard-public").checked = !!state.leaderboard;
     window.gorodStatsTable(page, stats, $("stats-head"), $("stats-body"));
     fillSelect($("ruling-team"), (state.teams || []).map(function (t) { return [String(t.application), t.name]; }));
     fillSelect($("ruling-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
     var rulings = $("rulings");
     rulings.textContent = "";
     (state.rulings || []).forEach(function (r) {
-      rulings.appendChild(el("li", {text: time(r.created_at) + " · " + r.team + " · " +
-        (rulingLabels[r.type] || r.type) + (r.minutes != null ? " " + r.minutes + " " + T.min : "") + (r.level ? " · " + T.level + " " + r.level : "") +
-        (r.reason ? " · " + r.reason : "") + (r.by ? " · " + r.by : "")}));
+      var running = game.status === "running" && !r.undone_at;
+      var last = (r.history || [])[r.history ? r.history.length - 1 : 0];
+      rulings.appendChild(el("li", {"data-ruling": r.id, "class": r.undone_at ? "undone" : ""}, [
+        el("span", {text: time(r.created_at) + " · " + r.team + " · " +
+          (rulingLabels[r.type] || r.type) + (r.minutes != null ? " " + r.minutes + " " + T.min : "") + (r.level ? " · " + T.level + " " + r.level : "") +
+          (r.reason ? " · " + r.reason : "") + (r.by ? " · " + r.by : "")}),
+        last ? el("span", {"class": "gorod-note", text: " — " + (last.action === "undo" ? T.undone : T.corrected) + " " +
+          time(last.at) + " · " + last.by + " · " + last.reason}) : null,
+        running && r.minutes != null ? el("button", {type: "button", "class": "secondary ruling-edit", "data-id": r.id, "data-minutes": r.minutes, text: T.edit}) : null,
+        running ? el("button", {type: "button", "class": "secondary ruling-undo", "data-id": r.id, text: T.undo}) : null
+      ]));
     });
-    var log = $("attempts");
-    log.textContent = "";
-    (state.attempts || []).forEach(function (a) {
-      log.appendChild(el("tr", {"class": "verdict-" + a.verdict}, [el("td", {text: time(a.at)}),
-        el("td", {text: a.team}), el("td", {text: a.level}), el("td", {}, [el("code", {text: a.text})]),
-        el("td", {text: (T[a.verdict] || a.verdict) + (a.closed ? " ✓" : "")})]));
+    renderRequests(state);
+    var teamOptions = (state.teams || []).map(function (t) { return [String(t.application), t.name]; });
+    fillSelect($("filter-team"), teamOptions);
+    fillSelect($("filter-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
+    current = state;
+    renderTeams(state);
+    renderAttempts();
+  }
+
+  // What waits for the organizer: timeout requests (3.10) and photos of photo-proof levels.
+  function renderRequests(state) {
+    var T = page.text, running = state.game.status === "running";
+    var list = $("timeout-requests"), photos = $("photos"), waiting = 0;
+    list.textContent = ""; photos.textContent = "";
+    (state.timeout_requests || []).forEach(function (t) {
+      var pending = t.status === "pending" && running;
+      waiting += pending ? 1 : 0;
+      list.appendChild(el("li", {"data-request": t.id, "class": "request-" + t.status}, [
+        el("span", {text: time(t.asked_at) + " · " + t.team + " " + T.asksTimeout + " " + t.minutes + " " + T.min + " · " + t.reason +
+          " — " + (T[t.status] || t.status) + (t.answer ? " · " + t.answer : "")}),
+        pending ? el("button", {type: "button", "class": "timeout-confirm", "data-id": t.id, text: T.confirm}) : null,
+        pending ? el("button", {type: "button", "class": "secondary timeout-refuse", "data-id": t.id, text: T.refuse}) : null
+      ]));
     });
+    (state.photos || []).forEach(function (p) {
+      var pending = p.status === "pending" && running;
+      waiting += pending ? 1 : 0;
+      photos.appendChild(el("li", {"data-photo": p.id, "class": "photo-" + p.status}, [
+        el("a", {href: p.url, target: "_blank", rel: "noopener"}, [el("img", {src: p.url, alt: T.photoOf + " " + p.level + " · " + p.team})]),
+        el("span", {text: time(p.uploaded_at) + " · " + p.team + " · " + T.photoOf + " " + p.level + " — " + (T[p.status] || p.status) + (p.answer ? " · " + p.answer : "")}),
+        pending ? el("button", {type: "button", "class": "photo-accept", "data-id": p.id, text: T.accept}) : null,
+        pending ? el("button", {type: "button", "class": "secondary photo-reject", "data-id": p.id, text: T.reject}) : null
+      ]));
+    });
+    $("requests-empty").hidden = waiting > 0;
+  }
+
+  function onAction(event) {
+    var b = event.target.closest("button[data-id]");
+    if (!b) { return; }
+    var C = page.config, id = b.dataset.id, answer;
+    if (b.classList.contains("ruling-undo")) {
+      var why = window.prompt(C.askUndo);
+      if (why) { page.post(C.apiBase + "rulings/" + id + "/undo/", {reason: why}); }
+    } else if (b.classList.contains("ruling-edit")) {
+      var minutes = window.prompt(C.askEditMinutes, b.dataset.minutes);
+      if (minutes === null || minutes === "") { return; }
+      var reason = window.prompt(C.askEditReason);
+      if (reason) { page.post(C.apiBase + "rulings/" + id + "/", {minutes: parseFloat(minutes), reason: reason}); }
+    } else if (b.classList.contains("timeout-confirm") || b.classList.contains("timeout-refuse")) {
+      var confirm = b.classList.contains("timeout-confirm");
+      answer = confirm ? "" : window.prompt(C.askRefuse);
+      if (answer === null) { return; }
+      page.post(C.apiBase + "timeouts/" + id + "/", {accept: confirm, answer: answer});
+    } else if (b.classList.contains("photo-accept") || b.classList.contains("photo-reject")) {
+      var accept = b.classList.contains("photo-accept");
+      answer = accept ? "" : window.prompt(C.askRefuse);
+      if (answer === null) { return; }
+      page.post(C.apiBase + "photos/" + id + "/", {accept: accept, answer: answer});
+    }
   }
 
   function submitRuling(event) {
@@ -64,10 +173,20 @@
   document.addEventListener("DOMContentLoaded", function () {
     page = new window.GorodPage(render);
     page.start();
-    $("start-game").addEventListener("click", function () { page.post(page.config.startUrl); });
+    $("start-game").addEventListener("click", function () {
+      if (window.confirm(page.config.confirmStart)) { page.post(page.config.startUrl); }
+    });
+    ["filter-team", "filter-level", "filter-verdict"].forEach(function (id) {
+      $(id).addEventListener("change", renderAttempts);
+    });
+    window.setInterval(tickTeams, 1000);
     $("end-game").addEventListener("click", function () {
       if (window.confirm(page.text.confirmEnd)) { page.post(page.config.endUrl); }
     });
     $("ruling-form").addEventListener("submit", submitRuling);
+    $("gorod-manage").addEventListener("click", onAction);
+    $("leaderboard-public").addEventListener("change", function (event) {
+      page.post(page.config.apiBase + "leaderboard/", {public: event.target.checked});
+    });
   });
 })();

@@ -1,12 +1,64 @@
 /* The team phone: the level's task, the hints that appeared, countdowns to the next hint and to
  * the fail (server-given deadlines; when one passes, the state is fetched again), the code form
- * and the level history. A submission's client_id is kept until the server answered, so a resend
- * after a network failure is counted once. */
+ * and the level history, the team's own result. A submission's client_id is kept until the server
+ * answered, so a resend after a network failure is counted once. A brute-force refusal carries
+ * its wait: the form stays disabled and counts it down. A new level or hint vibrates and beeps
+ * where the browser allows it. */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
   var el = window.gorodEl, time = window.gorodTime, dur = window.gorodDuration;
   var page, current = null, pendingId = null, pendingText = null, refetchAt = 0;
+  var waitUntil = 0, resultLevel = null, seen = null, audio = null;
+
+  // Browsers let a page play sound only after a user gesture: the first touch or key opens it.
+  function unlockAudio() {
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (audio || !Ctx) { return; }
+    try { audio = new Ctx(); } catch (e) { audio = null; }
+  }
+
+  function alertTeam() {
+    if (navigator.vibrate) { try { navigator.vibrate([200, 100, 200]); } catch (e) { /* refused */ } }
+    if (!audio) { return; }
+    try {
+      var osc = audio.createOscillator(), gain = audio.createGain(), t = audio.currentTime;
+      osc.frequency.value = 880;
+      gain.gain.setValueAtTime(0.2, t);
+      gain.gain.exponentialRampToValueAtTime(0.001, t + 0.25);
+      osc.connect(gain); gain.connect(audio.destination);
+      osc.start(t); osc.stop(t + 0.25);
+    } catch (e) { /* no sound: the screen shows it anyway */ }
+    document.body.dataset.alerts = String(Number(document.body.dataset.alerts || 0) + 1);
+  }
+
+  // What is new to the team: a level it had not seen, or a hint more on the same level.
+  function noticeNews(level) {
+    var now = level ? level.label + "#" + level.hints.length : "none";
+    if (seen !== null && level && now !== seen) { alertTeam(); }
+    seen = now;
+  }
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (m, key) { return values[key]; });
+  }
+
+  function renderResult(me, game) {
+    var T = page.text, box = $("result-box");
+    box.hidden = me.levels_closed == null;
+    if (box.hidden) { return; }
+    $("me-closed").textContent = me.levels_closed;
+    var perLevel = me.failed_levels ? Math.round(me.failed_penalty_s / me.failed_levels / 60) : 0;
+    $("me-failed").textContent = me.failed_levels ? fill(T.failedN, {n: me.failed_levels, min: perLevel}) + " = " + dur(me.failed_penalty_s) : "0";
+    $("me-penalty").textContent = dur(me.penalty_s);
+    $("me-bonus").textContent = dur(me.bonus_s);
+    $("total-row").hidden = me.total_s == null;
+    $("me-total").textContent = dur(me.total_s);
+    var over = game.status === "finished";
+    $("place-row").hidden = !over;
+    $("me-place").textContent = me.place == null ? T.noPlace : fill(T.place, {place: me.place, teams: me.teams});
+    $("total-later").hidden = me.total_s != null && over;
+  }
 
   function uuid4() {
     var b = new Uint8Array(16);
@@ -21,16 +73,29 @@
     var T = page.text, me = state.me || {}, level = me.level, game = state.game;
     var banner = "";
     if (game.status === "setup") { banner = T.setup; }
-    else if (game.status === "finished") { banner = T.finished; }
-    else if (me.status === "finished") { banner = T.done; }
     else if (me.status === "disqualified") { banner = T.disqualified; }
+    else if (game.status === "finished") { banner = me.status === "finished" ? T.finishedDone : me.status === "stopped" ? T.stopped : T.finished; }
+    else if (me.status === "finished") { banner = T.done; }
     $("game-status").textContent = banner;
     $("game-status").hidden = !banner;
     $("level-box").hidden = !level;
     $("code-box").hidden = !level;
+    // A verdict belongs to the level it was given on ("sector found, 1 left"): gone once the
+    // level changed.
+    if (resultLevel !== null && (!level || level.label !== resultLevel)) { showResult("", ""); }
+    noticeNews(level);
+    renderResult(me, game);
     if (level) {
       $("level-title").textContent = T.level + " " + level.number + " " + T.of + " " + level.of;
       $("level-task").textContent = level.task;
+      $("level-danger").hidden = !level.danger;
+      $("level-danger").textContent = level.danger ? T.danger + ": " + level.danger_text : "";
+      var images = $("level-images"), signature = (level.images || []).join("|");
+      if (images.dataset.signature !== signature) {
+        images.dataset.signature = signature;
+        images.textContent = "";
+        (level.images || []).forEach(function (src) { images.appendChild(el("img", {src: src, alt: ""})); });
+      }
       var sectors = $("level-sectors");
       sectors.textContent = "";
       if (level.sectors.length > 1) {
@@ -47,12 +112,15 @@
       note.hidden = !level.timeout_until;
       note.textContent = level.timeout_until ? T.timeout + " " + time(level.timeout_until) : "";
     }
+    renderPhoto(level);
+    renderTimeout(me, level, game);
     var attempts = $("attempts");
     attempts.textContent = "";
     (me.attempts || []).forEach(function (a) {
       attempts.appendChild(el("li", {"class": "verdict-" + a.verdict},
-        [el("span", {text: time(a.at) + " · " + a.level + " · "}), el("code", {text: a.text}),
-         el("span", {text: " — " + (T[a.verdict] || a.verdict) + (a.sector && a.sector !== "code" ? " (" + a.sector + ")" : "")})]));
+        // An accepted photo is stored as the level's closing attempt, sector "photo".
+        [el("span", {text: time(a.at) + " · " + a.level + " · "}), a.sector === "photo" ? el("span", {text: T.photo}) : el("code", {text: a.text}),
+         el("span", {text: " — " + (T[a.verdict] || a.verdict) + (a.sector && a.sector !== "code" && a.sector !== "photo" ? " (" + a.sector + ")" : "")})]));
     });
     var history = $("history");
     history.textContent = "";
@@ -64,7 +132,73 @@
     tick();
   }
 
+  function statusLine(box, text, kind) {
+    box.textContent = text || "";
+    box.dataset.kind = kind || "";
+    box.hidden = !text;
+  }
+
+  function renderPhoto(level) {
+    var T = page.text, photos = level && level.photo_proof ? level.photos || [] : [];
+    $("photo-box").hidden = !(level && level.photo_proof);
+    var last = photos[0], pending = last && last.status === "pending";
+    $("photo-send").disabled = !!pending;
+    if (!last) { statusLine($("photo-status"), ""); return; }
+    var text = {pending: T.photoPending, rejected: T.photoRejected, accepted: T.photoAccepted}[last.status];
+    statusLine($("photo-status"), text + (last.answer ? " — " + last.answer : ""), last.status === "rejected" ? "wrong" : "accepted");
+  }
+
+  function renderTimeout(me, level, game) {
+    var T = page.text, asked = me.timeout_request;
+    var open = game.status === "running" && !!level && !me.timeout_taken && !(asked && asked.status === "pending");
+    $("timeout-box").hidden = game.status !== "running" || (!level && !asked);
+    $("timeout-form").hidden = !open;
+    if (!asked) { statusLine($("timeout-status"), ""); return; }
+    var text = {pending: T.timeoutPending, confirmed: T.timeoutConfirmed, refused: T.timeoutRefused}[asked.status];
+    statusLine($("timeout-status"), text + " (" + asked.minutes + " min)" + (asked.answer ? " — " + asked.answer : ""),
+               asked.status === "refused" ? "wrong" : "accepted");
+  }
+
+  function askTimeout(event) {
+    event.preventDefault();
+    page.post(page.config.timeoutUrl, {minutes: parseFloat($("timeout-minutes").value),
+                                       reason: $("timeout-reason").value});
+  }
+
+  // The photo goes as a form upload (the one multipart request of the phone), with the CSRF
+  // header; the answer is the team's state like every other post.
+  function sendPhoto(event) {
+    event.preventDefault();
+    var file = $("photo-file").files[0];
+    if (!file) { page.showError(page.text.photoChoose); return; }
+    var body = new FormData();
+    body.append("photo", file);
+    var token = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
+    $("photo-send").disabled = true;
+    window.fetch(page.config.photoUrl, {method: "POST", credentials: "same-origin", body: body,
+      headers: {"Accept": "application/json", "X-CSRFToken": decodeURIComponent(token)}})
+      .then(function (response) {
+        return response.json().catch(function () { return {}; }).then(function (data) {
+          $("photo-send").disabled = false;
+          if (!response.ok) { page.showError(data.detail || ("HTTP " + response.status)); return; }
+          page.showError("");
+          $("photo-file").value = "";
+          if (data.version != null) { page.live.accept(data.version, data.state); }
+        });
+      }, function () { $("photo-send").disabled = false; page.showError(page.text.retry); });
+  }
+
+  function waitTick() {
+    var left = Math.ceil((waitUntil - Date.now()) / 1000), waiting = left > 0;
+    $("code-wait").hidden = !waiting;
+    $("code-wait").textContent = waiting ? page.text.wait + " " + dur(left) : "";
+    $("code-text").disabled = waiting;
+    $("code-send").disabled = waiting || sending;
+    if (!waiting && waitUntil) { waitUntil = 0; page.showError(""); $("code-text").focus(); }
+  }
+
   function tick() {
+    waitTick();
     var level = current && current.me && current.me.level;
     if (!level) { return; }
     var toHint = page.secondsUntil(level.next_hint_at), toFail = page.secondsUntil(level.fail_at);
@@ -80,8 +214,12 @@
     }
   }
 
+  var sending = false;
+
   function showResult(text, kind) {
     var box = $("code-result");
+    var level = current && current.me && current.me.level;
+    resultLevel = text && level ? level.label : null;
     box.textContent = text;
     box.dataset.kind = kind;
     box.hidden = !text;
@@ -92,8 +230,10 @@
     var text = $("code-text").value;
     if (!text.trim()) { return; }
     if (pendingId === null || pendingText !== text) { pendingId = uuid4(); pendingText = text; }
+    sending = true;
     $("code-send").disabled = true;
     page.post(page.config.codeUrl, {text: text, client_id: pendingId}).then(function (r) {
+      sending = false;
       $("code-send").disabled = false;
       if (r.network) { showResult(page.text.retry, "error"); return; }
       pendingId = null; pendingText = null;
@@ -103,8 +243,16 @@
         page.showError("");
       } else {
         showResult("", "");
+        if (r.data && r.data.wait_s) {
+          // The refused try is on the server's log; the server counts only wrong codes, so
+          // waiting out these seconds is enough.
+          waitUntil = Date.now() + r.data.wait_s * 1000;
+          page.showError("");  // the countdown below the form says it, and stays current
+          page.live.resync();
+        }
       }
-      $("code-text").focus();
+      waitTick();
+      if (!waitUntil) { $("code-text").focus(); }
     });
   }
 
@@ -112,6 +260,11 @@
     page = new window.GorodPage(render);
     page.start();
     $("code-form").addEventListener("submit", send);
+    $("timeout-form").addEventListener("submit", askTimeout);
+    $("photo-form").addEventListener("submit", sendPhoto);
+    ["pointerdown", "keydown", "touchstart"].forEach(function (name) {
+      document.addEventListener(name, unlockAudio, {passive: true});
+    });
     window.setInterval(tick, 1000);
   });
 })();

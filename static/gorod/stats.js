@@ -12,6 +12,16 @@
     $("finished-share").textContent = Math.round(game.finished_share * 100) + " %";
     $("stats-later").hidden = !!state.statistics;
     window.gorodStatsTable(page, state.statistics, $("stats-head"), $("stats-body"));
+    // The organizer's live standings while the game runs (the full table replaces them after).
+    var board = !state.statistics && state.leaderboard, body = $("leaderboard-body");
+    $("leaderboard-box").hidden = !board;
+    body.textContent = "";
+    (board || []).forEach(function (row) {
+      body.appendChild(window.gorodEl("tr", {"data-team": row.team}, [
+        window.gorodEl("td", {text: row.place == null ? "–" : row.place}),
+        window.gorodEl("td", {text: row.team}), window.gorodEl("td", {text: row.levels_closed}),
+        window.gorodEl("td", {text: window.gorodDuration(row.time_s)})]));
+    });
   }
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -4,6 +4,8 @@ level 1 closed by code. Screenshots go to artifacts/."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from playwright.sync_api import expect
@@ -63,6 +65,13 @@ def test_a_wrong_code_then_the_right_one_closes_the_level_on_the_organizer_scree
     expect(org.locator("#ruling-team option")).to_have_count(2)
     expect(org.locator("#ruling-team")).to_have_value(str(alpha.pk))
     expect(org.locator("#end-game")).to_be_hidden()
+    dialogs: list[str] = []
+
+    def accept(dialog):
+        dialogs.append(dialog.message)
+        dialog.accept()
+
+    org.on("dialog", accept)
     org.click("#start-game")
     expect(org.locator("#start-game")).to_be_hidden(timeout=WAIT)
     expect(org.locator("#game-status")).to_have_attribute("data-status", "running", timeout=WAIT)
@@ -81,6 +90,32 @@ def test_a_wrong_code_then_the_right_one_closes_the_level_on_the_organizer_scree
     expect(phone.locator("#code-result")).to_have_attribute("data-kind", "accepted", timeout=WAIT)
     expect(phone.locator("#level-task")).to_have_text("Find the tower", timeout=WAIT)
     expect(phone.locator("#history tr")).to_have_count(1)
+
+    assert dialogs and "первый уровень" in dialogs[0]  # the start was confirmed first
+
+    # The team list: Alpha on level 2 for a few seconds, its last attempt; Beta on level 1.
+    alpha_row = org.locator("#teams tr[data-team='Alpha']")
+    expect(alpha_row.locator("td").nth(1)).to_have_text("2 · 2", timeout=WAIT)
+    expect(alpha_row.locator("td").nth(4)).to_contain_text("g1r1d")
+    expect(alpha_row.locator("td.on-level")).to_have_text(re.compile(r"^0:\d\d$"))
+    expect(org.locator("#teams tr[data-team='Beta'] td").nth(4)).to_have_text("–")
+    expect(org.locator("#teams tr[data-team='Beta'] td").nth(3)).not_to_have_text("–")
+
+    # The attempts filter: by verdict, by team, by level.
+    expect(org.locator("#attempts tr")).to_have_count(2)
+    org.select_option("#filter-verdict", "wrong")
+    expect(org.locator("#attempts tr")).to_have_count(1)
+    expect(org.locator("#attempts tr code")).to_have_text("G1R999D")
+    org.select_option("#filter-verdict", "")
+    org.select_option("#filter-team", str(_beta.pk))
+    expect(org.locator("#attempts tr")).to_have_count(0)
+    org.select_option("#filter-team", "")
+    org.select_option("#filter-level", "2")
+    expect(org.locator("#attempts tr")).to_have_count(0)
+    org.select_option("#filter-level", "")
+    expect(org.locator("#end-share")).to_have_text("80 %")
+    expect(org.locator("#end-rule")).to_contain_text("Сама игра заканчивается")
+    expect(org.locator("#end-allowed")).to_be_hidden()
 
     row = org.locator("#stats-body tr[data-team='Alpha']")
     expect(row.locator("td[data-level='1']")).to_have_class("outcome-code", timeout=WAIT)
@@ -105,12 +140,14 @@ def test_a_wrong_code_then_the_right_one_closes_the_level_on_the_organizer_scree
     expect(public.locator("#live-status")).to_have_attribute("data-status", "online",
                                                              timeout=WAIT)
     expect(public.locator("#stats-later")).to_be_visible()
-    org.on("dialog", lambda dialog: dialog.accept())
     org.click("#end-game")
     expect(org.locator("#game-status")).to_have_attribute("data-status", "finished", timeout=WAIT)
     expect(public.locator("#stats-body tr")).to_have_count(2, timeout=WAIT)
     expect(public.locator("#stats-body tr").first).to_have_attribute("data-team", "Alpha")
     expect(phone.locator("#code-box")).to_be_hidden(timeout=WAIT)
+    # Beta was stopped on level 1: its cell does not read "playing" any more.
+    expect(public.locator("#stats-body tr[data-team='Beta'] td[data-level='1']")).to_contain_text(
+        "не закрыт")
 
     public.screenshot(path=str(artifacts_dir() / "gorod-statistics.png"), full_page=True)
     phone.screenshot(path=str(artifacts_dir() / "gorod-phone.png"), full_page=True)

@@ -81,7 +81,22 @@ def test_brute_force_answers_wait(live, alpha):
     for i in range(10):
         client.post(url(live, "code"), {"text": f"x{i}"}, content_type="application/json")
     refused = client.post(url(live, "code"), {"text": "x"}, content_type="application/json")
-    assert refused.status_code == 400 and "wait" in refused.json()["detail"]
+    body = refused.json()
+    assert refused.status_code == 400 and "wait" in body["detail"]
+    assert body["verdict"] == "limited" and 1 <= body["wait_s"] <= 60
+    # The refusal is committed (the organizer's log shows it), not rolled back.
+    assert CodeAttempt.objects.filter(verdict="limited").count() == 1
+
+
+def test_a_closed_level_code_answers_200_closed_level_with_a_message(live, alpha):
+    client = phone(alpha)
+    client.post(url(live, "code"), {"text": "G1R1D"}, content_type="application/json")
+    again = client.post(url(live, "code"), {"text": "G1R1D"}, content_type="application/json")
+    assert again.status_code == 200
+    body = again.json()
+    assert body["verdict"] == "closed_level" and not body["closed"]
+    assert body["message"].startswith("Level 1 is already closed")
+    assert body["state"]["me"]["level"]["label"] == "2"
 
 
 def test_a_code_needs_a_joined_phone_and_a_running_game(gorod, alpha):
@@ -202,3 +217,107 @@ def test_a_nul_in_a_code_is_a_400_and_no_attempt_is_stored(live, alpha):
                                  content_type="application/json")
     assert response.status_code == 400 and "NUL" in response.json()["detail"]
     assert not CodeAttempt.objects.exists()
+
+
+# --- timeouts, corrections, photos --------------------------------------------------------------
+
+
+def test_a_phone_asks_for_a_timeout_and_the_organizer_confirms_it(live, organizer, alpha):
+    from gorod.models import TimeoutRequest
+
+    bad = phone(alpha).post(url(live, "timeout"), {"minutes": 40, "reason": "rain"},
+                            content_type="application/json")
+    assert bad.status_code == 400 and "1 to 30 minutes" in bad.json()["detail"]
+    asked = phone(alpha).post(url(live, "timeout"), {"minutes": 10, "reason": "rain"},
+                              content_type="application/json")
+    assert asked.status_code == 200
+    assert asked.json()["state"]["me"]["timeout_request"]["status"] == "pending"
+    request = TimeoutRequest.objects.get()
+    refused = phone(alpha).post(url(live, f"timeouts/{request.pk}"), {"accept": True},
+                                content_type="application/json")
+    assert refused.status_code == 403
+    confirmed = logged_in(organizer).post(url(live, f"timeouts/{request.pk}"), {"accept": True},
+                                          content_type="application/json")
+    assert confirmed.status_code == 200, confirmed.json()
+    assert confirmed.json()["state"]["timeout_requests"][0]["status"] == "confirmed"
+    again = logged_in(organizer).post(url(live, f"timeouts/{request.pk}"), {"accept": False},
+                                      content_type="application/json")
+    assert again.status_code == 400 and "answered already" in again.json()["detail"]
+
+
+def test_rulings_are_undone_and_edited_through_the_api(live, organizer, alpha):
+    client = logged_in(organizer)
+    client.post(url(live, "rulings"), {"application": alpha.pk, "type": "penalty", "minutes": 5},
+                content_type="application/json")
+    ruling = Ruling.objects.get()
+    edited = client.post(url(live, f"rulings/{ruling.pk}"), {"minutes": 7, "reason": "typo"},
+                         content_type="application/json")
+    assert edited.status_code == 200, edited.json()
+    assert edited.json()["state"]["rulings"][0]["minutes"] == 7
+    no_reason = client.post(url(live, f"rulings/{ruling.pk}/undo"), {"reason": ""},
+                            content_type="application/json")
+    assert no_reason.status_code == 400 and "Say why" in no_reason.json()["detail"]
+    undone = client.post(url(live, f"rulings/{ruling.pk}/undo"), {"reason": "wrong team"},
+                         content_type="application/json")
+    assert undone.status_code == 200
+    assert undone.json()["state"]["rulings"][0]["undone_at"]
+    missing = client.post(url(live, "rulings/999999/undo"), {"reason": "x"},
+                          content_type="application/json")
+    assert missing.status_code == 400 and "no such ruling" in missing.json()["detail"]
+
+
+def test_a_photo_is_uploaded_judged_and_shown_only_to_organizers(live, organizer, alpha):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from gorod.models import Level, PhotoProof
+
+    png = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
+    Level.objects.filter(gorod=live, label="1").update(photo_proof=True)
+    not_image = phone(alpha).post(url(live, "photo"),
+                                  {"photo": SimpleUploadedFile("x.png", b"hello")})
+    assert not_image.status_code == 400 and "not a PNG" in not_image.json()["detail"]
+    missing = phone(alpha).post(url(live, "photo"), {})
+    assert missing.status_code == 400 and "photo" in missing.json()["detail"]
+    sent = phone(alpha).post(url(live, "photo"), {"photo": SimpleUploadedFile("x.png", png)})
+    assert sent.status_code == 200, sent.json()
+    proof = PhotoProof.objects.get()
+    assert phone(alpha).get(f"/gorod/{live.pk}/photos/{proof.pk}").status_code in (302, 403)
+    shown = logged_in(organizer).get(f"/gorod/{live.pk}/photos/{proof.pk}")
+    assert shown.status_code == 200 and shown.content == png
+    accepted = logged_in(organizer).post(url(live, f"photos/{proof.pk}"), {"accept": True},
+                                         content_type="application/json")
+    assert accepted.status_code == 200, accepted.json()
+    assert phone(alpha).get(url(live, "team/state")).json()["state"]["me"]["level"]["label"] == "2"
+
+
+def test_a_phone_sees_the_task_images_of_its_levels_only_once_it_received_them(live, alpha):
+    from gorod.models import Level, TaskImage
+
+    png = b"\x89PNG\r\n\x1a\n" + b"\1" * 16
+    TaskImage.objects.create(gorod=live, name="map.png", content_type="image/png", data=png,
+                             size=len(png))
+    Level.objects.filter(gorod=live, label__in=["1", "2"]).update(images=["map.png"], danger=3)
+    services_refresh(live)
+    state = phone(alpha).get(url(live, "team/state")).json()["state"]["me"]["level"]
+    assert state["danger"] == 3 and "extremely careful" in state["danger_text"]
+    assert phone(alpha).get(state["images"][0]).content == png
+    assert phone(alpha).get(f"/gorod/{live.pk}/play/images/2/map.png").status_code == 404
+    assert Client().get(state["images"][0]).status_code == 404
+
+
+def services_refresh(game):
+    from gorod.live import LIVE
+
+    LIVE.refresh(game=game.pk)
+
+
+def test_the_organizer_switches_the_leaderboard_through_the_api(live, organizer, alpha):
+    on = logged_in(organizer).post(url(live, "leaderboard"), {"public": True},
+                                   content_type="application/json")
+    assert on.status_code == 200 and on.json()["state"]["leaderboard"]
+    assert Client().get(url(live, "state")).json()["state"]["leaderboard"][0]["levels_closed"] == 0
+    assert phone(alpha).post(url(live, "leaderboard"), {"public": False},
+                             content_type="application/json").status_code == 403
+    bad = logged_in(organizer).post(url(live, "leaderboard"), {"public": "maybe"},
+                                    content_type="application/json")
+    assert bad.status_code == 400

@@ -132,7 +132,10 @@ def test_thirty_wrong_codes_from_one_team_at_once_never_exceed_the_limit(workers
     assert all("Too many wrong codes" in r.detail for r in refused), statuses(refused)
     stored = CodeAttempt.objects.filter(gorod_id=night.id, application=night.entries[0])
     assert stored.filter(verdict=CodeAttempt.Verdict.WRONG).count() == 10
-    assert stored.count() == 10
+    # Every refused try is on the log as ``limited``; none was checked.
+    assert stored.filter(verdict=CodeAttempt.Verdict.LIMITED).count() == 20
+    assert stored.count() == 30
+    assert all(r.body.get("verdict") == "limited" and r.body["wait_s"] >= 1 for r in refused)
     # The limit is the team's own: the other team's code still goes through.
     assert night.send_code(1, "G1R1D")().body["verdict"] == "accepted"
     assert_record_replays_to_the_live_state(night)
@@ -205,10 +208,10 @@ def test_the_clock_racing_codes_at_a_fail_deadline_loses_and_doubles_nothing(wor
     for i, (reply, team) in enumerate(zip(replies, teams, strict=True)):
         first = team["levels"][0]
         # What the phone was told is what the record says: closed by its code before the
-        # deadline, or failed by the clock (the code then checked against level 2: wrong).
+        # deadline, or failed by the clock (the code then of a level already closed).
         if reply.body["verdict"] == "accepted":
             assert first["outcome"] == "code" and moment(first["closed_at"]) < fail_at
         else:
-            assert reply.body["verdict"] == "wrong" and first["outcome"] == "auto_sliv"
+            assert reply.body["verdict"] == "closed_level" and first["outcome"] == "auto_sliv"
         if i % 2:  # sent after the deadline: level 1 had failed already
-            assert reply.body["verdict"] == "wrong", team
+            assert reply.body["verdict"] == "closed_level", team

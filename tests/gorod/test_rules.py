@@ -773,3 +773,58 @@ def test_route_generation_refuses_duplicate_or_missing_levels_and_duplicate_team
         generate_routes(["1", "1"], ["A"], 1)
     with pytest.raises(ValueError):
         generate_routes(["1", "2"], ["A", "A"], 1)
+
+
+@pytest.mark.parametrize(("finished", "teams", "allowed"), [
+    (0, 5, False), (3, 5, False), (4, 5, True), (5, 5, True), (7, 9, False), (8, 10, True)])
+def test_the_rules_let_the_organizer_end_once_80_percent_of_teams_finished(
+        finished, teams, allowed):
+    def team(name, done):
+        return gorod.rules.TeamResult(
+            team=name, registration=0, place=None, status="finished" if done else "playing",
+            levels=(), current_level=None, next_deadline=None, levels_closed=0,
+            failed_levels=(), finished_at=START if done else None, penalty_s=0, bonus_s=0,
+            timeout_s=0, timeout_at=None, average_adjust_s=0, total_s=0, rulings=())
+
+    results = gorod.rules.Results(
+        start=START, now=START, game_over=False, ended_at=None, end_reason=None, level_ids=(),
+        teams=tuple(team(f"t{i}", i < finished) for i in range(teams)), cap=START)
+    assert results.end_allowed is allowed
+
+
+# --- timeout requests (3.10) ------------------------------------------------------------------
+
+
+def _team_at(events, m):
+    results = gorod.rules.compute(gorod.rules.parse_record(record(events=events)),
+                                  datetime.fromisoformat(at(m)))
+    return next(t for t in results.teams if t.team == "A")
+
+
+@pytest.mark.parametrize("events,m,minutes,taken,pending,why", [
+    ([], 20, 10, False, False, None),
+    ([], 20, 1, False, False, None),
+    ([], 20, 30, False, False, None),
+    ([], 20, 0.9, False, False, "length"),
+    ([], 20, 31, False, False, "length"),
+    ([], 20, True, False, False, "length"),
+    ([], 20, 10, False, True, "pending"),
+    ([], 20, 10, True, False, "taken"),
+    ([timeout("A", 5, 10)], 10, 10, False, False, "taken"),
+    ([timeout("A", 5, 10)], 40, 10, False, False, "taken"),
+    ([code("A", "1", 1), code("A", "2", 2), code("A", "3", 3)], 20, 10, False, False,
+     "not_on_level"),
+    ([disqualify("A")], 20, 10, False, False, "not_on_level"),
+])
+def test_a_timeout_request_is_refused_exactly_when_the_rules_say(events, m, minutes, taken,
+                                                                  pending, why):
+    team = _team_at(events, m)
+    assert gorod.rules.timeout_request_refusal(team, minutes=minutes, taken=taken,
+                                               pending=pending) == why
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_only_lengths_from_1_to_30_minutes_may_be_asked(minutes):
+    team = _team_at([], 20)
+    why = gorod.rules.timeout_request_refusal(team, minutes=minutes, taken=False, pending=False)
+    assert (why is None) == (1 <= minutes <= 30)

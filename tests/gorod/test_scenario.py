@@ -156,6 +156,8 @@ def scenarios(draw) -> dict:
         if draw(st.booleans()):
             level["danger"] = draw(st.integers(1, 4))
         if draw(st.booleans()):
+            level["photo_proof"] = True
+        if draw(st.booleans()):
             level["images"] = draw(st.lists(st.sampled_from(["мост.png", "b.jpg"]), min_size=1,
                                             unique=True))
         levels.append(level)

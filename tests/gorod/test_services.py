@@ -133,13 +133,70 @@ def test_sectors_close_the_level_only_when_all_are_found(running, alpha):
     assert me["status"] == "finished" and me["level"] is None
 
 
-def test_brute_force_gets_a_wait_message_and_the_refused_try_is_not_stored(running, alpha):
+def test_brute_force_refuses_with_the_wait_and_stores_the_refused_try_as_limited(
+        running, alpha):
     for i in range(10):
         submit(running, alpha, f"bad{i}", 1 + i / 60)
-    with pytest.raises(services.DomainError, match=r"wait 50 s"):
-        submit(running, alpha, "G1R1D", 1 + 10 / 60)
-    assert CodeAttempt.objects.count() == 10
+    refused = submit(running, alpha, "G1R1D", 1 + 10 / 60)
+    assert refused.attempt.verdict == "limited" and refused.wait_s == 50
+    assert not refused.attempt.closes_level and refused.attempt.client_id is None
+    assert CodeAttempt.objects.filter(verdict="wrong").count() == 10
+    assert CodeAttempt.objects.filter(verdict="limited").count() == 1
+    # A refused try is not wrong: it does not lengthen the wait.
+    assert submit(running, alpha, "G1R1D", 1 + 20 / 60).wait_s == 40
     assert submit(running, alpha, "G1R1D", 2).attempt.verdict == "accepted"
+
+
+def test_a_limited_try_resent_with_its_client_id_after_the_wait_is_checked(running, alpha):
+    for i in range(10):
+        submit(running, alpha, f"bad{i}", 1 + i / 60)
+    cid = uuid.uuid4()
+    assert submit(running, alpha, "G1R1D", 1.2, client_id=cid).attempt.verdict == "limited"
+    again = submit(running, alpha, "G1R1D", 2.5, client_id=cid)
+    assert again.attempt.verdict == "accepted" and not again.duplicate
+
+
+def test_a_code_of_a_level_already_closed_answers_so_and_is_not_a_wrong_attempt(running, alpha):
+    assert submit(running, alpha, "G1R1D", 5).attempt.closes_level
+    again = submit(running, alpha, "g1r1d", 6)
+    assert again.attempt.verdict == "closed_level" and again.attempt.level.label == "1"
+    assert not again.attempt.closes_level
+    # Eleven of them within a minute: none counts for the brute-force limit.
+    for i in range(11):
+        assert submit(running, alpha, "G1R1D", 7 + i / 60).attempt.verdict == "closed_level"
+    assert submit(running, alpha, "G1R2D", 7.5).attempt.closes_level
+    me = team(running, alpha, 8)
+    assert me["attempts"][1]["verdict"] == "closed_level" and me["attempts"][1]["level"] == "1"
+
+
+def test_the_code_of_a_failed_level_is_closed_level_too_and_other_levels_stay_wrong(
+        running, alpha):
+    # Level 1 fails at 70 min: the team got its code and is on level 2.
+    assert submit(running, alpha, "G1R1D", 71).attempt.verdict == "closed_level"
+    assert submit(running, alpha, "G1R31D", 72).attempt.verdict == "wrong"
+
+
+def test_the_team_sees_its_penalties_bonuses_and_failed_levels_live_and_total_and_place_at_the_end(
+        running, organizer, alpha, beta):
+    services.ruling_add(actor=organizer, game=running, application=alpha, type="penalty",
+                        minutes=10, now=minutes(2))
+    services.ruling_add(actor=organizer, game=running, application=alpha, type="bonus",
+                        minutes=3, now=minutes(2))
+    me = team(running, alpha, 71)  # level 1 failed at 70
+    assert (me["penalty_s"], me["bonus_s"], me["failed_levels"]) == (600, 180, 1)
+    assert me["failed_penalty_s"] == 15 * 60
+    assert me["status"] == "playing" and me["total_s"] is None and me["place"] is None
+    for m, code in ((72, "G1R2D"), (73, "G1R31D"), (74, "G1R32D")):
+        submit(running, alpha, code, m)
+    me = team(running, alpha, 75)
+    # Finished: its total is fixed; its place waits for the end (other teams still play).
+    assert me["status"] == "finished" and me["total_s"] == (74 + 15 + 10 - 3) * 60
+    assert me["place"] is None and me["teams"] is None
+    services.game_end(actor=organizer, game=running, now=minutes(80))
+    me = team(running, alpha, 81)
+    assert me["place"] == 1 and me["teams"] == 3
+    other = team(running, beta, 81)
+    assert other["status"] == "stopped" and other["place"] == 2 and other["total_s"] is not None
 
 
 def test_a_retried_submission_with_the_same_client_id_counts_once(running, alpha):
@@ -334,3 +391,42 @@ def test_a_clock_round_finishes_a_game_whose_time_is_up(scheduled, entries, orga
     assert clock.run_due() == [gg.pk]
     gg.refresh_from_db()
     assert gg.status == "finished" and gg.next_deadline is None
+
+
+def test_the_organizer_sees_each_teams_level_since_when_its_next_deadline_and_last_attempt(
+        running, alpha, beta):
+    submit(running, alpha, "G1R1D", 5)
+    submit(running, alpha, "nope", 6)
+    state = read(running, 7, "organizer")["state"]
+    rows = {t["name"]: t for t in state["teams"]}
+    a, b = rows["Alpha"], rows["Beta"]
+    assert (a["current_level"], a["level_number"], a["status"]) == ("2", 2, "playing")
+    assert a["received_at"] == selectors.iso(minutes(5))
+    # Level 2 (45 min) received at 5: hint 1 at 30 is its next deadline.
+    assert a["next_deadline"] == selectors.iso(minutes(30))
+    assert a["last_attempt"] == {"at": selectors.iso(minutes(6)), "text": "nope",
+                                 "verdict": "wrong", "level": "2"}
+    assert b["received_at"] == selectors.iso(T0) and b["last_attempt"] is None
+    assert b["next_deadline"] == selectors.iso(minutes(25))
+    assert state["end_rule"] == {"share": 0.8, "allowed": False}
+
+
+def test_the_organizer_log_shows_refused_and_closed_level_attempts(running, alpha):
+    for i in range(10):
+        submit(running, alpha, f"bad{i}", 1 + i / 60)
+    submit(running, alpha, "G1R1D", 1.2)
+    submit(running, alpha, "G1R1D", 3)
+    submit(running, alpha, "G1R1D", 4)
+    log = read(running, 5, "organizer")["state"]["attempts"]
+    assert [a["verdict"] for a in log[:3]] == ["closed_level", "accepted", "limited"]
+    assert log[0]["level"] == "1" and log[2]["text"] == "G1R1D"
+
+
+def test_the_end_rule_is_not_reached_below_80_percent_of_finished_teams(running, entries):
+    for n, entry in enumerate(entries[:2]):
+        for m, code in ((1, "G1R1D"), (2, "G1R2D"), (3, "G1R31D"), (4, "G1R32D")):
+            submit(running, entry, code, m + 4 * n)
+    state = read(running, 9, "organizer")["state"]
+    # Two of three finished: 67 % < 80 %.
+    assert state["end_rule"]["allowed"] is False
+    assert round(state["game"]["finished_share"], 2) == 0.67

@@ -194,6 +194,19 @@ def test_an_organizer_adds_levels_and_sees_them_in_order(empty, organizer):
     assert f'href="/gorod/{empty.pk}/"' in html  # on to the organizer screen to start
 
 
+def test_a_level_is_marked_photo_proof_on_the_set_up_page_and_unmarked_by_an_edit(
+        empty, organizer):
+    client = login(organizer)
+    add(client, empty, task="Фонтан", codes="G1R1D", photo_proof="on")
+    level = Level.objects.get(gorod=empty)
+    assert level.photo_proof is True
+    html = client.get(f"/gorod/{empty.pk}/setup/").content.decode()
+    assert "level-photo" in html
+    services.level_edit(actor=organizer, game=empty, level=level, photo_proof=False)
+    level.refresh_from_db()
+    assert level.photo_proof is False
+
+
 @pytest.mark.parametrize("fields, message", [
     ({"codes": ""}, "Codes: This field is required."),
     ({"codes": "north: A ||"}, "Codes: Line 1: an empty alternative"),
