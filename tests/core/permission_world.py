@@ -77,6 +77,9 @@ class World:
 def build_world() -> World:
     w = World()
     organizer = _user("organizer", ORGANIZER)
+    # Organizers use the admin too, with every model permission (core.demo).
+    organizer.is_staff = organizer.is_superuser = True
+    organizer.save(update_fields=["is_staff", "is_superuser"])
     host, other_host = _user("host", HOST), _user("other-host", HOST)
     captain, other_captain, captain_b = _user("captain"), _user("other-captain"), _user("cap-b")
     alpha, beta = _team("Alpha", captain), _team("Beta", captain_b)
@@ -98,6 +101,11 @@ def build_world() -> World:
     gorod_a, gorod_b = _enter(gorod_game, alpha, 5), _enter(gorod_game, beta, 6)
     gorod = gorod_services.gorod_create(actor=organizer, game=gorod_game, levels=LEVELS)
     gorod_services.game_start(actor=organizer, game=gorod)
+    # Ended by the "end" row, so the live game above stays running for the other rows.
+    spare_night = Game.objects.create(title="ГоРоД 2", format="gorod", starts_at=soon)
+    _enter(spare_night, gamma, 7), _enter(spare_night, delta, 8)
+    spare_gorod = gorod_services.gorod_create(actor=organizer, game=spare_night, levels=LEVELS)
+    gorod_services.game_start(actor=organizer, game=spare_gorod)
 
     # A finished, published game for the results routes (Alpha, Beta, Gamma played it).
     from tests.rating.helpers import koth_game as finished_koth
@@ -130,14 +138,47 @@ def build_world() -> World:
                "other_host": other_host, "organizer": organizer}
     w.applications = {"phone_a": [koth_a, gorod_a], "phone_b": [koth_b, gorod_b]}
     w.revoked_cookie = revoked.cookies["sessionid"].value
+    w.organizer, w.alpha, w.beta = organizer, alpha, beta
     w.ids = {
         "koth": koth.pk, "gorod": gorod.pk, "finished": finished.pk, "season": season.pk,
         "alpha": alpha.pk, "beta": beta.pk, "member": alpha.members.first().pk,
         "alpha_koth_application": koth_a.pk, "spare_application": spare_application.pk,
         "spare_game": spare_game.pk, "ban": ban.pk, "protest": protest.pk,
+        "spare_gorod": spare_gorod.pk,
         "join_token": koth_b.join_token, "image": "none.png",
     }
     return w
+
+
+# --- objects a destroying row makes afresh for each role -----------------------------------------
+
+
+def fresh_member(world: World) -> dict:
+    member = Member.objects.create(team=world.alpha, nickname=secrets.token_hex(4),
+                                   nickname_key=secrets.token_hex(4))
+    return {"pk": world.alpha.pk, "member_pk": member.pk}
+
+
+def fresh_ban(world: World) -> dict:
+    ban = teams_services.ban_create(team=world.beta, actor=world.organizer, reason="x",
+                                    until=timezone.now() + timedelta(days=3))
+    return {"pk": ban.pk}
+
+
+def fresh_game(world: World) -> dict:
+    game = Game.objects.create(title=secrets.token_hex(4), format="gorod",
+                               starts_at=timezone.now() + timedelta(days=5))
+    return {"pk": game.pk}
+
+
+def fresh_application(world: World) -> dict:
+    """A pending application of Alpha (its captain is ``captain``) to a new game."""
+    game = Game.objects.create(title=secrets.token_hex(4), format="gorod",
+                               starts_at=timezone.now() + timedelta(days=5))
+    application = Application.objects.create(game=game, team=world.alpha,
+                                             status=Application.Status.PENDING)
+    application.members.set(world.alpha.members.all()[:1])
+    return {"pk": application.pk}
 
 
 def client_for(world: World, role: str) -> Client:
