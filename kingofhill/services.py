@@ -216,7 +216,13 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
     if len(text) > ANSWER_MAX:
         raise DomainError(_("The answer is too long: at most %(max)d characters.")
                           % {"max": ANSWER_MAX})
-    normalized = (rules.normalize_answer(text) or text.casefold())[:ANSWER_MAX]
+    normalized = rules.normalize_answer(text) or text.casefold()
+    # Checked after normalising, not cut: NFKC and case folding can lengthen a text ("ß" is
+    # "ss", one ligature is 18 letters), and a cut form would group unequal answers.
+    if len(normalized) > ANSWER_MAX:
+        raise DomainError(_("The answer is too long once its letters are spelled out: at most "
+                            "%(max)d characters, this one is %(length)d.")
+                          % {"max": ANSWER_MAX, "length": len(normalized)})
     # A key match is pre-marked correct; the host sees it and may flip it.
     verdict = True if rules.matches_key(normalized, question.answer_key,
                                         question.variants) else None

@@ -451,3 +451,16 @@ def test_the_console_shows_the_organizer_the_hosts_section_and_its_form_assigns(
 
 def test_the_host_console_has_no_hosts_section_for_a_host(host_client, running):
     assert 'id="game-hosts"' not in host_client.get(url("host", running)).content.decode()
+
+
+@pytest.mark.parametrize("text", ["ß" * 200, "\ufdfa" * 20], ids=["eszett", "ligature"])
+def test_an_answer_longer_than_its_column_once_normalised_is_a_400_and_stores_nothing(
+        host_client, running, phone, alpha, text):
+    """Within 300 characters as typed, past them once NFKC and case folding spell it out."""
+    services.question_announce(actor=running.hosts.get(), game=running)
+    response = phone(alpha).post(url("api_answer", running),
+                                 {"text": text, "client_id": str(uuid.uuid4())},
+                                 content_type="application/json")
+    assert response.status_code == 400
+    assert "too long once its letters are spelled out" in response.json()["detail"]
+    assert not Answer.objects.filter(application=alpha).exists()
