@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from django.http import Http404
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
@@ -12,6 +14,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.converters import ID_MAX
 from core.errors import DomainError
+from core.permissions import IsOrganizer
 from core.records import RecordError
 
 
@@ -120,3 +123,38 @@ class PlausibleDateTimeField(serializers.DateTimeField):
             raise validate(str(_("Give a date between the years %(low)d and %(high)d.")
                                % {"low": 2000, "high": 2100}))
         return parsed
+
+
+class AuditEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    app = serializers.CharField()
+    game = serializers.IntegerField(allow_null=True)
+    action = serializers.CharField(help_text='"<app>.<what>", e.g. "kingofhill.verdict"')
+    actor = serializers.CharField(allow_null=True)
+    at = serializers.DateTimeField()
+    before = serializers.JSONField(allow_null=True)
+    after = serializers.JSONField(allow_null=True)
+    reason = serializers.CharField(allow_blank=True)
+
+
+class AuditSerializer(serializers.Serializer):
+    game = serializers.IntegerField(allow_null=True, help_text="null: every game")
+    entries = AuditEntrySerializer(many=True)
+
+
+class AuditAPI(ServiceAPIView):
+    """A game's audit log for organizers: every host and organizer change, newest first."""
+
+    permission_classes = [IsOrganizer]
+
+    @extend_schema(tags=["Audit"], responses={200: AuditSerializer, 403: ErrorSerializer,
+                                              404: ErrorSerializer},
+                   summary="Every host and organizer change of a game, newest first")
+    def get(self, request, game_id: int | None = None):
+        from core import selectors
+        from teams.models import Game
+
+        if game_id is not None and not Game.objects.filter(pk=game_id).exists():
+            raise Http404(_("No such game."))
+        return Response({"game": game_id, "entries": [
+            selectors.audit_entry_data(e) for e in selectors.audit_entries(game_id)]})

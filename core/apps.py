@@ -7,7 +7,12 @@ class CoreConfig(AppConfig):
     verbose_name = _("Club games")
 
     def ready(self) -> None:
-        from core import announcements, scheduler
+        from django.contrib.auth.signals import user_logged_out
+
+        from core import announcements, rights, scheduler
+
+        # A log-out closes that session's staff sockets (core.rights).
+        user_logged_out.connect(rights.on_logged_out, dispatch_uid="core.rights.logged_out")
 
         # Announcements queued by `manage.py announce` where it cannot reach the server's
         # pages go out with the next round of the scheduler (in the server, or the clock).

@@ -1,11 +1,16 @@
 """The site-wide socket (proves the ASGI and channel-layer wiring on every page) and the base of
 the live games' sockets."""
 
+from importlib import import_module
+
+from channels.auth import get_user
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 from django.utils import timezone
 
-from core.live import team_audience
+from core import rights
+from core.live import PUBLIC, team_audience
 from core.realtime import SITE_GROUP, announce_message
 from core.sockets import StrictJsonFrames
 
@@ -57,6 +62,12 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
     sends the audience's stored state as the first message — so a reconnecting client needs no
     HTTP read — then forwards the group's pushes. Handlers never write: a group handler runs
     once per listener, and actions go through the HTTP API.
+
+    Rights are not only checked at the handshake (``core.rights``): a team socket also joins
+    its application's control group and a staff socket its user's; once joined, the socket
+    checks its right again (a revoke committed between the first check and the join sent its
+    message before the socket listened), and on every ``control.recheck`` it re-reads its
+    session and user, authorises again and closes with 4403 when the right is gone.
     """
 
     live = None  # the app's core.live.LiveGame
@@ -65,6 +76,7 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         self.groups_joined: list[str] = []
         self.application_id = None
+        self.audience = None
         # Accept first and then close with a code, so the browser learns why (a refused
         # handshake reaches JavaScript as a bare 1006).
         if not await self.game_exists():
@@ -78,10 +90,15 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
             return
         # Join before reading the state: an update between the two then arrives as a push
         # (and a push not newer than the first message is ignored by the client).
-        for group in (self.live.group(self.game_id, audience), SITE_GROUP):
+        for group in (self.live.group(self.game_id, audience), SITE_GROUP,
+                      *self.control_groups(audience)):
             await self.channel_layer.group_add(group, self.channel_name)
             self.groups_joined.append(group)
         await self.accept()
+        self.audience = audience
+        if not await self.still_allowed():
+            await self.shut()
+            return
         stored = await database_sync_to_async(self.live.read)(self.game_id, audience)
         if stored is None:
             await self.close(code=CLOSE_FORBIDDEN)
@@ -92,12 +109,49 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
     async def disconnect(self, code):
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
+        self.groups_joined = []
+
+    def control_groups(self, audience: str) -> list[str]:
+        """The control groups whose messages make this socket check its right again."""
+        if audience == PUBLIC:
+            return []
+        if self.application_id is not None:
+            return [rights.application_group(self.application_id)]
+        user = self.scope.get("user")
+        return [rights.user_group(user.pk)] if getattr(user, "pk", None) else []
+
+    async def still_allowed(self) -> bool:
+        """Authorise again from the session and the user as they are stored now."""
+        await self.reload_identity()
+        return await self.authorise() == self.audience
+
+    async def reload_identity(self) -> None:
+        session = self.scope.get("session")
+        key = getattr(session, "session_key", None)
+        self.scope["session"] = await database_sync_to_async(_stored_session)(key)
+        self.scope["user"] = await get_user(self.scope)
+
+    async def shut(self) -> None:
+        """Stop forwarding at once, leave every group, and tell the client why."""
+        self.audience = None
+        await self.disconnect(CLOSE_FORBIDDEN)
+        await self.close(code=CLOSE_FORBIDDEN)
+
+    async def control_recheck(self, event):
+        if self.audience is None:
+            return
+        logged_out = event.get("session")
+        own = getattr(self.scope.get("session"), "session_key", None)
+        if (logged_out and logged_out == own) or not await self.still_allowed():
+            await self.shut()
 
     @database_sync_to_async
     def game_exists(self) -> bool:
         return self.live.model.objects.filter(pk=self.game_id).exists()
 
     async def forward_state(self, event):
+        if self.audience is None:  # the right is gone; the close is on its way
+            return
         # The live core encoded the message once per group, not once per socket.
         await self.send(text_data=event["text"])
 
@@ -117,3 +171,10 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
             return None
         self.application_id = entry.pk
         return team_audience(entry.pk)
+
+
+def _stored_session(key: str | None):
+    """The session as the store holds it now (loaded here, in sync code)."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
+    store.keys()  # loads it: a lazy load later would be a query from async code
+    return store

@@ -82,3 +82,31 @@ class RoleChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {'+' if self.granted else '−'}{self.role}"
+
+
+class AuditEntry(models.Model):
+    """One change made by a host or an organizer (``core.audit.record``): who, when, what, the
+    value before and after, and why. Written inside the change's transaction, so a change and
+    its entry are stored together or not at all."""
+
+    # The app whose rule the change is about ("kingofhill", "gorod", "rating", "teams") and
+    # the teams.Game it touches (none for a team's ban).
+    app = models.CharField(_("area"), max_length=20)
+    game = models.ForeignKey("teams.Game", on_delete=models.CASCADE, null=True, blank=True,
+                             related_name="audit_entries", verbose_name=_("game"))
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                              blank=True, related_name="+", verbose_name=_("by"))
+    action = models.CharField(_("action"), max_length=60)
+    before = models.JSONField(_("before"), null=True, blank=True)
+    after = models.JSONField(_("after"), null=True, blank=True)
+    reason = models.TextField(_("reason"), blank=True)
+    at = models.DateTimeField(_("at"), default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit entries")
+        indexes = [models.Index(fields=["game", "-at"], name="core_audit_game_at")]
+
+    def __str__(self) -> str:
+        return f"{self.app}.{self.action} {self.game_id} {self.at:%Y-%m-%d %H:%M}"

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from core import views
+import core.converters  # noqa: F401  (registers <id:...>)
+from core import api, views
 
 app_name = "core"
 urlpatterns = [
@@ -9,4 +10,8 @@ urlpatterns = [
     path("announce/", views.announce, name="announce"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("accounts/lockouts/", views.lockouts, name="lockouts"),
+    path("audit/", views.audit_game, name="audit"),
+    path("api/audit/", api.AuditAPI.as_view(), name="api_audit"),
+    path("audit/games/<id:game_id>/", views.audit_game, name="audit_game"),
+    path("api/audit/games/<id:game_id>/", api.AuditAPI.as_view(), name="api_audit_game"),
 ]

@@ -4,7 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.db import InterfaceError, OperationalError
-from django.http import JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.utils.translation import gettext as _
@@ -94,3 +94,17 @@ def server_error(request):
                             "Try again in a minute.")
         )
     return refusal(request, 500, _("Something went wrong on our side; it has been logged."))
+
+
+@login_required
+def audit_game(request, game_id: int | None = None):
+    """Organizers read a game's audit log (or, without a game, every entry): every host and
+    organizer change, newest first."""
+    require_organizer(request.user)
+    from teams.models import Game
+
+    game = None if game_id is None else Game.objects.filter(pk=game_id).first()
+    if game_id is not None and game is None:
+        raise Http404(_("No such game."))
+    return render(request, "core/audit.html",
+                  {"game": game, "rows": selectors.audit_rows(game_id)})

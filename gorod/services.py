@@ -26,6 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core import audit
 from core.errors import DomainError, NotAllowed
 from core.live import Write
 from core.records import RecordError
@@ -617,6 +618,11 @@ def ruling_add(w: Write, *, actor, application: Application | int, type: str,
     ruling = Ruling.objects.create(
         gorod=gg, application=entry, type=type, minutes=minutes, level=level_row, at=at,
         reason=(reason or "").strip(), by=actor, created_at=now)
+    audit.record(game=gg, actor=actor, action="gorod.ruling", at=now, before=None,
+                 after={"ruling": ruling.pk, "team": entry.team.name, "type": type,
+                        "minutes": minutes, "level": level_row.label if level_row else None,
+                        "at": at},
+                 reason=ruling.reason)
     # The engine's refusal rolls the ruling back.
     w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
     return ruling

@@ -4,11 +4,13 @@ phones perform. Views parse, authorize and call one service; ``DomainError`` bec
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.http import Http404
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.response import Response
 
 from core.api import JSONFileAPIView, ServiceAPIView
@@ -34,8 +36,17 @@ class KothAPIView(ServiceAPIView):
             raise Http404(_("No King of the Hill game here.")) from None
 
 
+class HostsThisGame(BasePermission):
+    """Organizers host every game; a host only the games assigned to them."""
+
+    message = gettext_lazy("Only a host of this game or an organizer may do this.")
+
+    def has_permission(self, request, view) -> bool:
+        return selectors.can_host(request.user, view.kwargs["game_id"])
+
+
 class HostAPIView(KothAPIView):
-    permission_classes = [IsHost]
+    permission_classes = [IsHost, HostsThisGame]
 
     def host_state(self):
         return Response(selectors.read_state(self.get_koth(), kind="host"))
@@ -160,6 +171,32 @@ class PartnerAPI(HostAPIView):
         data = self.payload(s.PartnerSerializer)
         services.partner_set(actor=request.user, game=self.get_koth(), **data)
         return self.host_state()
+
+
+class HostsAPI(KothAPIView):
+    permission_classes = [IsOrganizer]
+
+    def hosts(self):
+        koth = self.get_koth()
+        return Response({"hosts": [{"id": u.pk, "username": u.get_username()}
+                                   for u in selectors.game_hosts(koth)]})
+
+    @extend_schema(tags=TAG, responses={200: s.HostsSerializer, **ERRORS},
+                   summary="The hosts assigned to the game (organizers)")
+    def get(self, request, game_id: int):
+        return self.hosts()
+
+    @extend_schema(tags=TAG, request=s.HostAssignSerializer,
+                   responses={200: s.HostsSerializer, **ERRORS},
+                   summary="Assign a host to the game, or take the game from them")
+    def post(self, request, game_id: int):
+        data = self.payload(s.HostAssignSerializer)
+        user = User.objects.filter(pk=data["user"], is_active=True).first()
+        if user is None:
+            raise DomainError(_("No such account."))
+        services.host_assign(actor=request.user, game=self.get_koth(), user=user,
+                             assigned=data["assigned"])
+        return self.hosts()
 
 
 # --- team actions -----------------------------------------------------------------------------

@@ -7,8 +7,7 @@ from channels.db import database_sync_to_async
 
 from core.consumers import GameStateConsumer
 from core.live import PUBLIC
-from core.roles import is_host
-from kingofhill import realtime
+from kingofhill import realtime, selectors
 from kingofhill.live import LIVE
 
 
@@ -24,7 +23,8 @@ class PublicConsumer(_KothConsumer):
 
 class HostConsumer(_KothConsumer):
     async def authorise(self) -> str | None:
-        allowed = await database_sync_to_async(is_host)(self.scope.get("user"))
+        allowed = await database_sync_to_async(selectors.can_host)(self.scope.get("user"),
+                                                                   self.game_id)
         return realtime.HOST if allowed else None
 
 

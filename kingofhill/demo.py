@@ -47,6 +47,9 @@ def build_demo() -> list[str]:
             team_services.application_approve(application=application, actor=organizer)
     if not KothGame.objects.filter(pk=game.pk).exists():
         services.koth_create(actor=organizer, game=game)
+    # The demo host runs this game (hosts control only the games they are assigned to).
+    services.host_assign(actor=organizer, game=game.pk,
+                         user=User.objects.get(username="host"), assigned=True)
     lines = [
         f"King of the Hill host:      {{base}}{reverse('kingofhill:host', args=[game.pk])}",
         f"King of the Hill projector: {{base}}{reverse('kingofhill:projector', args=[game.pk])}",

@@ -62,6 +62,9 @@ class KothGame(models.Model):
     # Application ids in registration (slope) order, frozen when the game starts so a late
     # change of applications cannot reshuffle the record of a running game.
     team_order = models.JSONField(_("team order"), default=list, blank=True)
+    # Hosts see and control only the games they are assigned to; organizers every game.
+    hosts = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True,
+                                   related_name="koth_games_hosted", verbose_name=_("hosts"))
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 

@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy as _
 from core.errors import DomainError
 from core.live import PUBLIC, Write, team_audience
 from core.records import RecordError, format_time
+from core.roles import HOST, is_host, is_organizer
 from kingofhill import realtime, rules
 from kingofhill.models import Answer, Declaration, KothGame, Question, team_colour
 from teams.models import Application, Game
@@ -61,6 +62,43 @@ NOTE_LABELS = {
     rules.NOTE_STOPS_PENULTIMATE: _("you stop on the penultimate step: only a revolution takes "
                                     "the summit"),
 }
+
+
+def can_host(user, koth: KothGame | int) -> bool:
+    """Whether ``user`` hosts this game: organizers host every game, a host only the games
+    an organizer assigned to them (console, judging, the host socket, the answers)."""
+    if not getattr(user, "is_authenticated", False) or not user.is_active:
+        return False
+    game_id = koth if isinstance(koth, int) else koth.pk
+    # One query for an assigned host (the console asks on every action): assigned and still
+    # in the host group; anyone else may still be an organizer.
+    if KothGame.hosts.through.objects.filter(kothgame_id=game_id, user_id=user.pk,
+                                             user__groups__name=HOST).exists():
+        return True
+    return is_organizer(user)
+
+
+def hosted_game_ids(user) -> set[int] | None:
+    """The games ``user`` may host: None for "every game" (an organizer)."""
+    if is_organizer(user):
+        return None
+    if not is_host(user):
+        return set()
+    return set(KothGame.hosts.through.objects.filter(user_id=user.pk)
+               .values_list("kothgame_id", flat=True))
+
+
+def game_hosts(koth: KothGame) -> list:
+    """The hosts assigned to the game, by user name."""
+    return list(koth.hosts.order_by("username"))
+
+
+def host_candidates(koth: KothGame) -> list:
+    """Accounts with the host role not assigned to the game yet (what the organizer picks)."""
+    from django.contrib.auth.models import User
+
+    return list(User.objects.filter(is_active=True, groups__name=HOST)
+                .exclude(koth_games_hosted=koth).order_by("username").distinct())
 
 
 def reason_labels() -> dict[str, str]:

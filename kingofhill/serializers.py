@@ -44,6 +44,16 @@ class PartnerSerializer(serializers.Serializer):
     partner = serializers.BooleanField()
 
 
+class HostAssignSerializer(serializers.Serializer):
+    user = id_field(help_text="the account's id")
+    assigned = serializers.BooleanField(help_text="false takes the game from the host")
+
+
+class HostsSerializer(serializers.Serializer):
+    hosts = serializers.ListField(child=serializers.DictField(),
+                                  help_text='[{"id", "username"}] assigned to the game')
+
+
 class DeclareSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["jump", "revolution", "none"],
                                    help_text='"none" withdraws the declaration')

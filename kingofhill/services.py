@@ -11,8 +11,9 @@ start) sets ``w.memo["recompute"]``: the board is then recomputed from the recor
 A refusal raises a ``DomainError`` before anything is committed.
 
 Authorization of the request is the caller's job (views, API, consumers); host actions also
-check ``core.roles.is_host`` here, because judging by the wrong person must never slip through
-a new entry point.
+check ``kingofhill.selectors.can_host`` here (an organizer, or a host assigned to this game),
+because judging by the wrong person must never slip through a new entry point. Verdicts,
+partner marks and host assignments are recorded in the audit log (``core.audit``).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from collections.abc import Sequence
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from core import audit, rights
 from core.errors import DomainError, NotAllowed
 from core.live import Write
-from core.roles import is_host
+from core.roles import is_host, is_organizer
 from kingofhill import rules, selectors
 from kingofhill.live import LIVE
 from kingofhill.models import (
@@ -44,9 +46,9 @@ ANSWER_MAX = 300
 # --- plumbing ---------------------------------------------------------------------------------
 
 
-def _require_host(actor) -> None:
-    if not is_host(actor):
-        raise NotAllowed(_("Only a host or an organizer may do this."))
+def _require_host(actor, koth: KothGame) -> None:
+    if not selectors.can_host(actor, koth):
+        raise NotAllowed(_("Only a host of this game or an organizer may do this."))
 
 
 def _require_running(koth: KothGame) -> None:
@@ -91,8 +93,10 @@ def koth_create(
     main_questions: int = rules.DEFAULT_MAIN_QUESTIONS,
     reserve_questions: int = rules.DEFAULT_RESERVE_QUESTIONS,
 ) -> KothGame:
-    """Attach the live King of the Hill state to a scheduled ``teams.Game``."""
-    _require_host(actor)
+    """Attach the live King of the Hill state to a scheduled ``teams.Game``; a host (not an
+    organizer) who does it hosts the game."""
+    if not is_host(actor):
+        raise NotAllowed(_("Only a host or an organizer may do this."))
     if game.format != Game.Format.KINGOFHILL:
         raise DomainError(_("This game is not a King of the Hill game."))
     for value, low, what in ((summit, 2, _("Summit")), (main_questions, 1, _("Main questions")),
@@ -105,6 +109,8 @@ def koth_create(
         raise DomainError(_("This game already has a King of the Hill board."))
     koth = KothGame.objects.create(game=game, summit=summit, main_questions=main_questions,
                                    reserve_questions=reserve_questions)
+    if not is_organizer(actor):
+        koth.hosts.add(actor)
     LIVE.refresh(game=koth.pk)
     koth.refresh_from_db()
     return koth
@@ -113,7 +119,7 @@ def koth_create(
 @LIVE.write
 def game_start(w: Write, *, actor) -> KothGame:
     """Freeze the teams (approved applications, registration order) and open question 1."""
-    _require_host(actor)
+    _require_host(actor, w.game)
     koth = w.game
     if koth.status != KothGame.Status.SETUP:
         raise DomainError(_("The game has already started."))
@@ -210,7 +216,13 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
     if len(text) > ANSWER_MAX:
         raise DomainError(_("The answer is too long: at most %(max)d characters.")
                           % {"max": ANSWER_MAX})
-    normalized = (rules.normalize_answer(text) or text.casefold())[:ANSWER_MAX]
+    normalized = rules.normalize_answer(text) or text.casefold()
+    # Checked after normalising, not cut: NFKC and case folding can lengthen a text ("ß" is
+    # "ss", one ligature is 18 letters), and a cut form would group unequal answers.
+    if len(normalized) > ANSWER_MAX:
+        raise DomainError(_("The answer is too long once its letters are spelled out: at most "
+                            "%(max)d characters, this one is %(length)d.")
+                          % {"max": ANSWER_MAX, "length": len(normalized)})
     # A key match is pre-marked correct; the host sees it and may flip it.
     verdict = True if rules.matches_key(normalized, question.answer_key,
                                         question.variants) else None
@@ -236,7 +248,7 @@ def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
                       variants: Sequence[str] = ()) -> Question:
     """Announce the open question: from this instant declarations are closed and answers open.
     The text and the answer key (with accepted variants) are optional."""
-    _require_host(actor)
+    _require_host(actor, w.game)
     koth = w.game
     _require_running(koth)
     question = _current(koth)
@@ -254,6 +266,11 @@ def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
     return question
 
 
+def _verdict_value(question: Question, answer: Answer, verdict: bool | None) -> dict:
+    return {"question": question.number, "answer": answer.pk, "text": answer.text,
+            "verdict": verdict}
+
+
 def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor) -> int:
     changed = 0
     for answer in answers:
@@ -261,6 +278,9 @@ def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor) -
             continue
         VerdictChange.objects.create(answer=answer, old=answer.verdict, new=verdict,
                                      changed_by=actor, changed_at=w.now)
+        audit.record(game=w.game, actor=actor, action="kingofhill.verdict", at=w.now,
+                     before=_verdict_value(question, answer, answer.verdict),
+                     after=_verdict_value(question, answer, verdict))
         answer.verdict, answer.judged_by, answer.judged_at = verdict, actor, w.now
         answer.save(update_fields=["verdict", "judged_by", "judged_at"])
         changed += 1
@@ -282,7 +302,7 @@ def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: b
     """Judge every answer of ``question`` whose normalised text is ``normalized`` at once;
     returns how many verdicts changed. Works on a closed question too (the board is then
     recomputed)."""
-    _require_host(actor)
+    _require_host(actor, w.game)
     verdict = _check_verdict(verdict)
     koth = w.game
     if koth.status == KothGame.Status.SETUP:
@@ -298,7 +318,7 @@ def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: b
 @LIVE.write
 def verdict_set(w: Write, *, actor, answer: int, verdict: bool) -> Answer:
     """Change one answer's verdict, of the open question or any earlier one."""
-    _require_host(actor)
+    _require_host(actor, w.game)
     verdict = _check_verdict(verdict)
     try:
         row = Answer.objects.select_related("question").get(pk=answer, question__koth=w.game)
@@ -311,7 +331,7 @@ def verdict_set(w: Write, *, actor, answer: int, verdict: bool) -> Answer:
 @LIVE.write
 def partner_set(w: Write, *, actor, question: int, partner: bool) -> Question:
     """Mark or unmark a partner question, at any time (2.2.6)."""
-    _require_host(actor)
+    _require_host(actor, w.game)
     if not isinstance(partner, bool):
         raise DomainError(_("The partner mark is true or false."))
     koth = w.game
@@ -323,6 +343,9 @@ def partner_set(w: Write, *, actor, question: int, partner: bool) -> Question:
         return q
     PartnerChange.objects.create(question=q, old=q.partner, new=partner, changed_by=actor,
                                  changed_at=w.now)
+    audit.record(game=koth, actor=actor, action="kingofhill.partner", at=w.now,
+                 before={"question": q.number, "partner": q.partner},
+                 after={"question": q.number, "partner": partner})
     q.partner = partner
     q.save(update_fields=["partner"])
     # The open question's mark changes the teams' projections, not the board.
@@ -334,7 +357,7 @@ def partner_set(w: Write, *, actor, question: int, partner: bool) -> Question:
 def question_close(w: Write, *, actor) -> Question:
     """Play the move: every answer must be judged; a team that sent nothing answered
     incorrectly. The next question opens unless the game has finished."""
-    _require_host(actor)
+    _require_host(actor, w.game)
     koth = w.game
     _require_running(koth)
     question = _current(koth)
@@ -348,6 +371,36 @@ def question_close(w: Write, *, actor) -> Question:
     question.save(update_fields=["closed_at"])
     w.memo["recompute"] = True
     return question
+
+
+# --- hosts per game ----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def host_assign(*, actor, game: KothGame | int, user, assigned: bool = True) -> bool:
+    """An organizer assigns a host to the game (``assigned``) or takes the game from them.
+    Returns whether anything changed. A host taken off the game loses its console, its socket
+    (checked again after the commit) and its answers at once."""
+    if not is_organizer(actor):
+        raise NotAllowed(_("Only organizers may do this."))
+    if not isinstance(assigned, bool):
+        raise DomainError(_("“assigned” is true or false."))
+    koth = LIVE.lock(game)
+    if assigned and not is_host(user):
+        raise DomainError(_("%(user)s does not have the host role; grant it on the roles page "
+                            "first.") % {"user": user.get_username()})
+    has = koth.hosts.filter(pk=user.pk).exists()
+    if has == assigned:
+        return False
+    if assigned:
+        koth.hosts.add(user)
+    else:
+        koth.hosts.remove(user)
+        rights.recheck_user(user.pk)
+    audit.record(game=koth, actor=actor, action="kingofhill.host",
+                 before={"host": user.get_username(), "assigned": has},
+                 after={"host": user.get_username(), "assigned": assigned})
+    return True
 
 
 def game_record(game: KothGame | int) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -13,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from core.converters import ID_MAX
 from core.errors import DomainError
 from core.roles import is_host, is_organizer
 from kingofhill import rules, selectors, services
@@ -47,13 +49,15 @@ def _live(koth: KothGame, kind: str, state: dict, *, application_id: int | None 
 def index(request):
     """Every King of the Hill board: projectors for all, host consoles for hosts, new boards
     for organizers (as ``/gorod/`` is)."""
-    host_user = is_host(request.user)
-    games = (KothGame.objects.select_related("game").exclude(game__status=Game.Status.CANCELLED)
-             .order_by("-game__starts_at"))
+    hosted = selectors.hosted_game_ids(request.user)  # None: every game (an organizer)
+    games = list(KothGame.objects.select_related("game")
+                 .exclude(game__status=Game.Status.CANCELLED).order_by("-game__starts_at"))
+    for koth in games:
+        koth.can_host = hosted is None or koth.pk in hosted
     free = Game.objects.filter(format=Game.Format.KINGOFHILL, koth__isnull=True).exclude(
         status=Game.Status.CANCELLED).order_by("-starts_at")
     return render(request, "kingofhill/index.html", {
-        "games": games, "host": host_user,
+        "games": games,
         "free_games": free if is_organizer(request.user) else [],
     })
 
@@ -87,10 +91,47 @@ def host(request, game_id: int):
     if not is_host(request.user):
         raise PermissionDenied
     koth = _koth(game_id)
+    if not selectors.can_host(request.user, koth):
+        raise PermissionDenied
     context = _live(koth, "host", selectors.read_state(koth, kind="host"))
-    context["can_download"] = is_organizer(request.user)
+    organizer = is_organizer(request.user)
+    context["can_download"] = organizer
+    if organizer:
+        context["hosts"] = selectors.game_hosts(koth)
+        context["host_candidates"] = selectors.host_candidates(koth)
     context["record_url"] = reverse("kingofhill:api_record", args=[koth.pk]) + "?download=1"
     return render(request, "kingofhill/host.html", context)
+
+
+@login_required
+@require_http_methods(["POST"])
+def hosts(request, game_id: int):
+    """The organizer's "Hosts of this game" form on the console: assign or take off one."""
+    if not is_organizer(request.user):
+        raise PermissionDenied
+    koth = _koth(game_id)
+    user = User.objects.filter(pk=_int_or_none(request.POST.get("user")), is_active=True).first()
+    if user is None:
+        messages.error(request, _("Choose an account."))
+        return redirect("kingofhill:host", game_id=koth.pk)
+    assigned = request.POST.get("assigned") == "1"
+    try:
+        services.host_assign(actor=request.user, game=koth, user=user, assigned=assigned)
+    except DomainError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, (_("%(user)s hosts this game.") if assigned
+                                   else _("%(user)s no longer hosts this game."))
+                         % {"user": user.get_username()})
+    return redirect("kingofhill:host", game_id=koth.pk)
+
+
+def _int_or_none(value) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if 0 < number <= ID_MAX else None
 
 
 def play(request, game_id: int):

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
+from core import audit
 from core.errors import DomainError, NotAllowed
 from core.records import RecordError
 from core.roles import is_organizer
@@ -192,9 +193,34 @@ def _preliminary(game: Game) -> GameResult:
 
 
 def _log(result: GameResult, action: str, actor, now: datetime, *, team_id: int | None = None,
-         detail: dict | None = None, reason: str = "") -> None:
+         detail: dict | None = None, reason: str = "", before=None, after=None) -> None:
+    """The results' own log (``ResultChange``, shown on the results page) and the site's audit
+    log (``core.audit``) with the value before and after. A row change's ``detail``
+    (``{"field": [before, after]}``) gives both sides when they are not given."""
     ResultChange.objects.create(result=result, action=action, team_id=team_id,
                                 detail=detail or {}, reason=reason, actor=actor, at=now)
+    if detail and before is None and after is None:
+        before = {key: pair[0] for key, pair in detail.items() if isinstance(pair, list)}
+        after = {key: pair[1] for key, pair in detail.items() if isinstance(pair, list)}
+    if team_id is not None:
+        before = None if before is None else {"team": team_id, **before}
+        after = None if after is None else {"team": team_id, **after}
+    audit.record(game=result.game_id, actor=actor, action=f"rating.{_AUDIT[action]}",
+                 before=before, after=after, reason=reason, at=now)
+
+
+# The audit log's names of the results' actions ("row" reads better than "edit").
+_AUDIT = {ResultChange.Action.PUBLISH: "publish", ResultChange.Action.EDIT: "row",
+          ResultChange.Action.FINALIZE: "finalize",
+          ResultChange.Action.EARLY_FINAL: "early_final",
+          ResultChange.Action.REOPEN: "reopen", ResultChange.Action.ORGANIZER: "organizer",
+          ResultChange.Action.PROTEST: "protest"}
+
+
+def _rows(result: GameResult) -> list[dict]:
+    return [{"team": team, "place": place, "disqualified": dq, "deduction": deduction}
+            for team, place, dq, deduction in result.rows.order_by("standing").values_list(
+                "team_id", "place", "disqualified", "deduction")]
 
 
 def _notify(result: GameResult, kind: str, team_ids=None, text: str = "") -> None:
@@ -242,6 +268,7 @@ def results_publish(*, actor, game: Game, now=None) -> GameResult:
         (team_id, standing, dq) for standing, (team_id, _place, dq, _f)
         in enumerate(outcome.rows, 1))
     deductions = dict(result.rows.values_list("team_id", "deduction"))
+    before = None if first else _rows(result)
     result.rows.all().delete()
     ResultRow.objects.bulk_create(
         ResultRow(result=result, team_id=team_id, place=places[team_id], disqualified=dq,
@@ -249,7 +276,7 @@ def results_publish(*, actor, game: Game, now=None) -> GameResult:
         for standing, (team_id, _place, dq, figures) in enumerate(outcome.rows, 1))
     played = [row[0] for row in outcome.rows]
     result.votes.exclude(team_id__in=played).delete()
-    _log(result, ResultChange.Action.PUBLISH, actor, now)
+    _log(result, ResultChange.Action.PUBLISH, actor, now, before=before, after=_rows(result))
     if first:
         _notify(result, Notice.Kind.RESULTS_PRELIMINARY)
     return result
@@ -374,7 +401,8 @@ def results_finalize(*, actor, game: Game, now=None, early: bool = False,
     result.save(update_fields=["status", "finalized_at", "early_final_reason"])
     benefits_grant(game, {row.team_id: row.place for row in rows if not row.disqualified})
     _log(result, ResultChange.Action.EARLY_FINAL if is_early else ResultChange.Action.FINALIZE,
-         actor, now, reason=result.early_final_reason)
+         actor, now, reason=result.early_final_reason,
+         before={"status": GameResult.Status.PRELIMINARY}, after={"status": result.status})
     _notify(result, Notice.Kind.RESULTS_FINAL)
     _changed(result)
     return result
@@ -396,7 +424,8 @@ def results_reopen(*, actor, game: Game, reason: str, now=None) -> GameResult:
     result.reopen_reason = reason
     result.save(update_fields=["status", "finalized_at", "reopen_reason"])
     benefits_grant(game, {})
-    _log(result, ResultChange.Action.REOPEN, actor, now or timezone.now(), reason=reason)
+    _log(result, ResultChange.Action.REOPEN, actor, now or timezone.now(), reason=reason,
+         before={"status": GameResult.Status.FINAL}, after={"status": result.status})
     _changed(result)
     return result
 
@@ -420,12 +449,18 @@ def organizer_set(*, actor, game: Game, team: Team | None, now=None) -> Game:
         return game
     if result is not None and result.is_final:
         raise DomainError(_("The results are final; re-open them to change anything."))
+    previous = game.organizing_team_id
     game.organizing_team = team
     game.save(update_fields=["organizing_team"])
     if result is not None:
         result.votes.all().delete()
         _log(result, ResultChange.Action.ORGANIZER, actor, now or timezone.now(),
-             team_id=team.pk if team else None)
+             team_id=team.pk if team else None, before={"organizing_team": previous},
+             after={"organizing_team": team.pk if team else None})
+    else:
+        audit.record(game=game, actor=actor, action="rating.organizer", at=now,
+                     before={"organizing_team": previous},
+                     after={"organizing_team": team.pk if team else None})
     return game
 
 
@@ -459,9 +494,13 @@ def vote_cast(*, actor, game: Game, team: Team | int, value: int, now=None) -> O
                           % {"deadline": _when(selectors.vote_deadline(result))})
     if type(value) is not int or value not in rules.VOTES:
         raise DomainError(_("A vote is one of 100, 75, 50, 25, 0."))
+    previous = result.votes.filter(team_id=team_id).values_list("value", flat=True).first()
     vote, _created = OrganizerVote.objects.update_or_create(
         result=result, team_id=team_id,
         defaults={"value": value, "voted_by": actor, "voted_at": now})
+    audit.record(game=result.game_id, actor=actor, action="rating.vote", at=now,
+                 before=None if previous is None else {"team": team_id, "value": previous},
+                 after={"team": team_id, "value": value})
     return vote
 
 
@@ -516,7 +555,9 @@ def protest_answer(*, actor, protest: Protest, upheld: bool, answer: str, now=No
     protest.answered_by = actor
     protest.save(update_fields=["answer", "status", "answered_at", "answered_by"])
     _log(protest.result, ResultChange.Action.PROTEST, actor, protest.answered_at,
-         team_id=protest.team_id, detail={"status": protest.status}, reason=protest.answer)
+         team_id=protest.team_id, detail={"status": protest.status}, reason=protest.answer,
+         before={"protest": protest.pk, "status": Protest.Status.OPEN},
+         after={"protest": protest.pk, "status": protest.status})
     _notify(protest.result, Notice.Kind.PROTEST_ANSWERED, [protest.team_id],
             text=protest.answer)
     return protest

@@ -254,7 +254,7 @@ class BanDetailAPI(TeamsAPIView):
         responses=_responses(None, 204),
     )
     def delete(self, request, pk: int):
-        services.ban_lift(ban=get_object_or_404(Ban, pk=pk))
+        services.ban_lift(ban=get_object_or_404(Ban, pk=pk), actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import limits, live
+from core import audit, limits, live, rights
 from core.errors import DomainError
 from core.net import UNKNOWN, address_bucket
 from teams import rules
@@ -405,10 +405,12 @@ def _issue_join(application: Application) -> None:
 
 
 def _clear_join(application: Application) -> None:
-    """No link, no PIN, and every phone bound to the old version is out."""
+    """No link, no PIN, and every phone bound to the old version is out (its open sockets
+    too: they check again after the commit, before any push of it)."""
     application.join_token = None
     application.join_pin = None
     application.join_version += 1
+    rights.recheck_application(application.pk)
 
 
 @transaction.atomic
@@ -423,6 +425,7 @@ def application_revoke_join(*, application: Application) -> Application:
         raise TeamsError(_("Only an approved application has a join link."))
     _issue_join(application)
     application.save()
+    rights.recheck_application(application.pk)  # the old phones' open sockets close
     Notice.objects.create(
         team=application.team, game=application.game, kind=Notice.Kind.JOIN_REVOKED
     )
@@ -583,12 +586,21 @@ def ban_create(*, team: Team, actor, reason: str, until: datetime) -> Ban:
     if timezone.is_naive(until):
         raise TeamsError(_("The end of the ban must carry a time zone."))
     ban = Ban.objects.create(team=team, reason=reason[:2000], until=until, created_by=actor)
+    audit.record(game=None, actor=actor, action="teams.ban", before=None,
+                 after=_ban_value(ban), reason=ban.reason)
     Notice.objects.create(team=team, kind=Notice.Kind.BANNED, text=ban.reason)
     return ban
 
 
+def _ban_value(ban: Ban) -> dict:
+    return {"ban": ban.pk, "team": ban.team_id, "team_name": ban.team.name,
+            "until": ban.until.isoformat()}
+
+
 @transaction.atomic
-def ban_lift(*, ban: Ban) -> None:
+def ban_lift(*, ban: Ban, actor=None) -> None:
+    audit.record(game=None, actor=actor, action="teams.ban", before=_ban_value(ban), after=None,
+                 reason=ban.reason)
     ban.delete()
 
 

@@ -371,7 +371,7 @@ def ban_lift(request, pk: int):
     require_organizer(request.user)
     ban = get_object_or_404(Ban, pk=pk)
     team_id = ban.team_id
-    services.ban_lift(ban=ban)
+    services.ban_lift(ban=ban, actor=request.user)
     messages.success(request, _("The ban is lifted."))
     return redirect("teams:team_detail", pk=team_id)
 

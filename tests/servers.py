@@ -224,9 +224,9 @@ class Browser:
         return next((c.value for c in self.jar if c.name == name), None)
 
     def request(self, method: str, path: str, data: Any = None, *, worker: int = 0,
-                form: bool = False) -> Reply:
+                form: bool = False, headers: dict[str, str] | None = None) -> Reply:
         base = self.base(worker)
-        headers = {"Accept": "application/json", "Accept-Language": "en"}
+        headers = {"Accept": "application/json", "Accept-Language": "en", **(headers or {})}
         body = None
         if data is not None:
             if form:

@@ -14,6 +14,7 @@ from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
+from core import rights
 from core.accounts.tokens import verification_token
 from core.errors import DomainError, NotAllowed
 from core.models import RoleChange
@@ -117,4 +118,5 @@ def role_set(*, actor: User, user: User, role: str, granted: bool) -> RoleChange
         user.groups.add(group)
     else:
         user.groups.remove(group)
+        rights.recheck_user(user.pk)  # its open staff sockets check their right again
     return RoleChange.objects.create(user=user, role=role, granted=granted, changed_by=actor)

@@ -164,11 +164,14 @@
       self.attempt = 0;  // the server answers: the next outage starts its backoff afresh
       self.receive(message);
     };
-    socket.onclose = function () {
+    socket.onclose = function (event) {
       if (self.socket !== socket) { return; }
       self.awaitingFirst = false;
       global.clearTimeout(self.firstTimer);
       if (self.closedByUs) { return; }
+      // 4403: the right to this stream is gone (binding revoked, logged out). Reconnecting
+      // would be refused again; the page itself says what to do (join again, log in).
+      if (event && event.code === 4403) { showStatus("offline"); global.location.reload(); return; }
       showStatus("offline");
       global.setTimeout(function () { self.connect(); }, backoff(self.attempt));
       self.attempt += 1;

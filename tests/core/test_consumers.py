@@ -186,3 +186,193 @@ async def test_a_socket_that_connects_gets_the_announcement_still_news():
     message = await communicator.receive_json_from(timeout=5)
     assert (message["type"], message["text"]) == ("site.announce", "Перерыв 10 минут")
     await communicator.disconnect()
+
+
+# --- sockets follow permissions (core.rights) ---------------------------------------------------
+
+
+def _evening():
+    """An organizer, a host assigned to a King of the Hill board in set-up, teams Alpha and
+    Beta (their phones may watch before the start)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from core.roles import HOST, ORGANIZER
+    from kingofhill import services as koth_services
+    from teams.models import Game
+    from tests.kingofhill.conftest import make_teams, make_user
+
+    organizer = make_user("organizer-rights", ORGANIZER)
+    host = make_user("host-rights", HOST)
+    game = Game.objects.create(title="Царь Горы", format="kingofhill",
+                               starts_at=timezone.now() + timedelta(days=3))
+    alpha, beta = make_teams(game, ["Alpha", "Beta"], organizer)
+    koth = koth_services.koth_create(actor=organizer, game=game, summit=3, main_questions=10,
+                                     reserve_questions=0)
+    koth_services.host_assign(actor=organizer, game=koth, user=host, assigned=True)
+    return {"organizer": organizer, "host": host, "koth": koth, "alpha": alpha, "beta": beta}
+
+
+def _client_headers(client) -> list[tuple[bytes, bytes]]:
+    cookie = "; ".join(f"{k}={v.value}" for k, v in client.cookies.items())
+    return HEADERS + [(b"cookie", cookie.encode())]
+
+
+def _phone(entry):
+    from django.test import Client
+
+    from tests.kingofhill.conftest import join_session
+
+    client = Client()
+    join_session(client, entry)
+    return _client_headers(client)
+
+
+def _staff(user):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client, _client_headers(client)
+
+
+async def _open(path, headers):
+    communicator = WebsocketCommunicator(application, path, headers=headers)
+    assert (await communicator.connect())[0]
+    first = await communicator.receive_json_from(timeout=5)
+    assert first["type"].endswith(".state"), first
+    return communicator
+
+
+async def _closed_with_4403(communicator) -> bool:
+    """Whether the socket's next output is the 4403 close (pushes before it would fail)."""
+    return await communicator.receive_output(timeout=5) == {"type": "websocket.close",
+                                                            "code": 4403}
+
+
+@pytest.fixture
+async def evening():
+    from asgiref.sync import sync_to_async
+
+    return await sync_to_async(_evening)()
+
+
+async def test_revoking_a_binding_closes_the_teams_open_sockets_and_only_those(evening):
+    from asgiref.sync import sync_to_async
+
+    from teams.services import application_revoke_join
+
+    koth, alpha, beta = evening["koth"], evening["alpha"], evening["beta"]
+    path = f"/ws/koth/{koth.pk}/team/"
+    alpha_phone = await _open(path, await sync_to_async(_phone)(alpha))
+    beta_phone = await _open(path, await sync_to_async(_phone)(beta))
+
+    await sync_to_async(application_revoke_join)(application=alpha)
+
+    assert await _closed_with_4403(alpha_phone)
+    assert await beta_phone.receive_nothing(timeout=0.3)
+    await beta_phone.disconnect()
+
+
+@pytest.mark.parametrize("how", ["reject", "withdraw"])
+async def test_rejecting_or_withdrawing_an_application_closes_its_sockets_before_any_push(
+        evening, how):
+    from asgiref.sync import sync_to_async
+
+    from teams import services as teams_services
+
+    koth, alpha = evening["koth"], evening["alpha"]
+    phone = await _open(f"/ws/koth/{koth.pk}/team/", await sync_to_async(_phone)(alpha))
+    public = await _open(f"/ws/koth/{koth.pk}/public/", HEADERS)
+
+    if how == "reject":
+        await sync_to_async(teams_services.application_reject)(
+            application=alpha, actor=evening["organizer"], reason="без оплаты")
+    else:
+        await sync_to_async(teams_services.application_withdraw)(application=alpha)
+
+    # The team list changed for everybody; the team's phone gets the close, not the push.
+    assert (await public.receive_json_from(timeout=5))["type"] == "koth.state"
+    assert await _closed_with_4403(phone)
+    await public.disconnect()
+
+
+async def test_logging_out_closes_that_sessions_host_sockets_and_not_another_devices(evening):
+    from asgiref.sync import sync_to_async
+
+    koth, host = evening["koth"], evening["host"]
+    path = f"/ws/koth/{koth.pk}/host/"
+    laptop, laptop_headers = await sync_to_async(_staff)(host)
+    phone, phone_headers = await sync_to_async(_staff)(host)
+    on_laptop = await _open(path, laptop_headers)
+    on_phone = await _open(path, phone_headers)
+
+    await sync_to_async(laptop.logout)()
+
+    assert await _closed_with_4403(on_laptop)
+    assert await on_phone.receive_nothing(timeout=0.3)
+    await on_phone.disconnect()
+
+
+async def test_losing_the_host_role_closes_the_users_host_sockets(evening):
+    from asgiref.sync import sync_to_async
+
+    from core.accounts.services import role_set
+
+    koth, host = evening["koth"], evening["host"]
+    _client, headers = await sync_to_async(_staff)(host)
+    socket = await _open(f"/ws/koth/{koth.pk}/host/", headers)
+
+    await sync_to_async(role_set)(actor=evening["organizer"], user=host, role="host",
+                                  granted=False)
+
+    assert await _closed_with_4403(socket)
+
+
+async def test_an_organizer_socket_of_gorod_closes_when_the_organizer_logs_out(evening):
+    from asgiref.sync import sync_to_async
+
+    from gorod import services as gorod_services
+
+    def night():
+        from datetime import timedelta
+
+        from django.utils import timezone
+
+        return gorod_services.gorod_create(actor=evening["organizer"], title="Ночной ГоРоД",
+                                           starts_at=timezone.now() + timedelta(days=1))
+
+    gorod = await sync_to_async(night)()
+    client, headers = await sync_to_async(_staff)(evening["organizer"])
+    socket = await _open(f"/ws/gorod/{gorod.pk}/organizer/", headers)
+
+    await sync_to_async(client.logout)()
+
+    assert await _closed_with_4403(socket)
+
+
+async def test_a_socket_rechecks_its_right_once_it_is_bound(evening, monkeypatch):
+    """A revoke committed between the handshake's check and the group join sent its message
+    before the socket listened: the check after the join still closes it."""
+    from asgiref.sync import sync_to_async
+
+    from core.consumers import GameStateConsumer
+    from teams.services import application_revoke_join
+
+    koth, alpha = evening["koth"], evening["alpha"]
+    headers = await sync_to_async(_phone)(alpha)
+    first_check = GameStateConsumer.authorise_team
+
+    async def revoked_right_after_the_check(self):
+        audience = await first_check(self)
+        if not getattr(self, "revoked", False):
+            self.revoked = True
+            await sync_to_async(application_revoke_join)(application=alpha)
+        return audience
+
+    monkeypatch.setattr(GameStateConsumer, "authorise_team", revoked_right_after_the_check)
+    communicator = WebsocketCommunicator(application, f"/ws/koth/{koth.pk}/team/",
+                                         headers=headers)
+    assert (await communicator.connect())[0]
+    assert await _closed_with_4403(communicator)

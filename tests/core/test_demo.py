@@ -67,3 +67,16 @@ def test_the_demo_prints_each_login_as_user_slash_password_and_every_results_pag
         assert authenticate(username=line.split()[0], password=line.split()[2]) is not None
     for game in Game.objects.all():
         assert f"http://127.0.0.1:8123/rating/games/{game.pk}/" in out
+
+
+def test_the_demo_host_hosts_the_demo_king_of_the_hill_game(capsys):
+    from kingofhill.demo import DEMO_TITLE
+    from kingofhill.selectors import can_host
+    from teams.models import Game
+
+    call_command("demo")
+    call_command("demo")  # idempotent: assigned once
+    game = Game.objects.get(title=DEMO_TITLE)
+    host = authenticate(username="host", password=DEMO_PASSWORD)
+    assert can_host(host, game.pk)
+    assert list(game.koth.hosts.values_list("username", flat=True)) == ["host"]

@@ -161,3 +161,38 @@ def test_a_redis_outage_loses_no_submission_and_the_first_writes_after_it_push_a
         phone_ws.close()
         host_ws.close()
     assert workers.alive()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_revoking_a_binding_in_another_process_closes_the_phones_socket_over_redis(
+        redis_worker):
+    """The revoke runs here, the phone's socket lives in the daphne worker: the close order
+    travels through the Redis layer (core.rights) and the socket ends with 4403."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from kingofhill import services as koth_services
+    from teams.models import Application, Game
+    from teams.services import application_revoke_join
+    from tests.kingofhill.conftest import make_teams, make_user
+    from tests.servers import Browser
+
+    organizer = make_user(f"org-{uuid.uuid4().hex[:6]}", "organizer")
+    game = Game.objects.create(title="Царь Горы", format="kingofhill",
+                               starts_at=timezone.now() + timedelta(days=2))
+    alpha, _beta = make_teams(game, [f"A-{uuid.uuid4().hex[:4]}", f"B-{uuid.uuid4().hex[:4]}"],
+                              organizer)
+    koth_services.koth_create(actor=organizer, game=game)
+    phone = Browser(redis_worker)
+    phone.join_team(alpha.join_token)
+    ws, first = connect(redis_worker.url(), f"/ws/koth/{game.pk}/team/", phone)
+    try:
+        assert first["type"] == "koth.state"
+        application_revoke_join(application=Application.objects.get(pk=alpha.pk))
+        with pytest.raises(SocketClosed):
+            while True:
+                ws.recv(timeout=10)
+        assert ws.close_code == 4403
+    finally:
+        ws.close()

@@ -25,6 +25,7 @@ def games(asgi_server):
     koth_entries = make_teams(koth_game, ["Alpha", "Beta"], organizer)
     koth = koth_services.koth_create(actor=organizer, game=koth_game, summit=3, main_questions=10,
                                      reserve_questions=0)
+    koth_services.host_assign(actor=organizer, game=koth, user=host)
     koth_services.game_start(actor=host, game=koth)
     gorod_game = Game.objects.create(title="ГоРоД: связь", format="gorod", starts_at=soon)
     gorod_entries = make_teams(gorod_game, ["Gamma", "Delta"], organizer)

@@ -39,6 +39,7 @@ def evening(asgi_server):
     entries = make_teams(game, ["Alpha", "Beta", "Gamma"], organizer)
     koth = services.koth_create(actor=organizer, game=game, summit=3, main_questions=10,
                                 reserve_questions=0)
+    services.host_assign(actor=organizer, game=koth, user=host)
     return koth, host, entries
 
 

@@ -62,6 +62,7 @@ def test_the_king_of_the_hill_record_is_json_even_for_a_browsers_accept_header(o
     make_teams(game, [f"T{i}" for i in range(8)], organizer)
     koth = koth_services.koth_create(actor=organizer, game=game, summit=3, main_questions=10,
                                      reserve_questions=2)
+    koth_services.host_assign(actor=organizer, game=koth, user=host)
     koth_services.game_start(actor=host, game=koth)
     response = browser(organizer).get(f"/koth/api/games/{koth.pk}/record/?download=1")
     assert_file(response, "application/json", f"kingofhill-{koth.pk}.json")

@@ -67,9 +67,12 @@ def entries(scheduled, organizer) -> list[Application]:
 
 
 @pytest.fixture
-def koth(scheduled, entries, organizer) -> KothGame:
-    return services.koth_create(actor=organizer, game=scheduled, summit=3, main_questions=10,
+def koth(scheduled, entries, organizer, host) -> KothGame:
+    """The board, with ``host`` assigned to it (hosts control only their games)."""
+    koth = services.koth_create(actor=organizer, game=scheduled, summit=3, main_questions=10,
                                 reserve_questions=2)
+    services.host_assign(actor=organizer, game=koth, user=host, assigned=True)
+    return koth
 
 
 @pytest.fixture

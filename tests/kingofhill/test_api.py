@@ -385,3 +385,82 @@ def test_a_lone_surrogate_in_an_answer_is_a_400_and_nothing_is_stored(running, p
                             content_type="application/json")
     assert response.status_code == 400 and "surrogate" in response.json()["detail"]
     assert stored(running) == before
+
+
+# --- hosts per game -----------------------------------------------------------------------------
+
+
+def test_a_host_not_assigned_to_the_game_gets_403_on_its_state_actions_console_and_socket_page(
+        running):
+    from tests.kingofhill.conftest import make_user
+
+    client = Client()
+    client.force_login(make_user("stranger-host", "host"))
+    assert client.get(url("api_host_state", running)).status_code == 403
+    refused = client.post(url("api_announce", running), {}, content_type="application/json")
+    assert refused.status_code == 403 and "host of this game" in refused.json()["detail"]
+    assert client.get(url("host", running)).status_code == 403
+    listing = client.get(reverse("kingofhill:index")).content.decode()
+    assert url("projector", running) in listing and url("host", running) not in listing
+
+
+def test_the_assigned_host_sees_the_console_in_the_list(host_client, running):
+    listing = host_client.get(reverse("kingofhill:index")).content.decode()
+    assert url("host", running) in listing
+
+
+def test_an_organizer_assigns_and_takes_off_hosts_through_the_api(client, organizer, running,
+                                                                  host):
+    from tests.kingofhill.conftest import make_user
+
+    second = make_user("second-host", "host")
+    client.force_login(organizer)
+    assert client.get(url("api_hosts", running)).json() == {
+        "hosts": [{"id": host.pk, "username": "host"}]}
+    body = client.post(url("api_hosts", running), {"user": second.pk, "assigned": True},
+                       content_type="application/json").json()
+    assert [h["username"] for h in body["hosts"]] == ["host", "second-host"]
+    body = client.post(url("api_hosts", running), {"user": host.pk, "assigned": False},
+                       content_type="application/json").json()
+    assert [h["username"] for h in body["hosts"]] == ["second-host"]
+    missing = client.post(url("api_hosts", running), {"user": 10**9, "assigned": True},
+                          content_type="application/json")
+    assert missing.status_code == 400 and missing.json()["detail"]
+
+
+def test_a_host_cannot_assign_hosts(host_client, running, host):
+    refused = host_client.post(url("api_hosts", running), {"user": host.pk, "assigned": False},
+                               content_type="application/json")
+    assert refused.status_code == 403
+
+
+def test_the_console_shows_the_organizer_the_hosts_section_and_its_form_assigns(
+        client, organizer, running, host):
+    from tests.kingofhill.conftest import make_user
+
+    second = make_user("second-host", "host")
+    client.force_login(organizer)
+    page = client.get(url("host", running)).content.decode()
+    assert 'id="game-hosts"' in page and "second-host" in page
+    client.post(url("hosts", running), {"user": second.pk, "assigned": "1"})
+    assert running.hosts.filter(pk=second.pk).exists()
+    client.post(url("hosts", running), {"user": "x", "assigned": "1"})  # a message, no 500
+    client.post(url("hosts", running), {"user": host.pk, "assigned": "0"})
+    assert not running.hosts.filter(pk=host.pk).exists()
+
+
+def test_the_host_console_has_no_hosts_section_for_a_host(host_client, running):
+    assert 'id="game-hosts"' not in host_client.get(url("host", running)).content.decode()
+
+
+@pytest.mark.parametrize("text", ["ß" * 200, "\ufdfa" * 20], ids=["eszett", "ligature"])
+def test_an_answer_longer_than_its_column_once_normalised_is_a_400_and_stores_nothing(
+        host_client, running, phone, alpha, text):
+    """Within 300 characters as typed, past them once NFKC and case folding spell it out."""
+    services.question_announce(actor=running.hosts.get(), game=running)
+    response = phone(alpha).post(url("api_answer", running),
+                                 {"text": text, "client_id": str(uuid.uuid4())},
+                                 content_type="application/json")
+    assert response.status_code == 400
+    assert "too long once its letters are spelled out" in response.json()["detail"]
+    assert not Answer.objects.filter(application=alpha).exists()

@@ -60,7 +60,11 @@ def set_up_evening(workers: Workers, teams: int, *, hosts: int = 1) -> Evening:
     entries = make_teams(game, [f"Crew {i:02d}" for i in range(teams)], organizer_user)
     created = organizer.ok("POST", "/koth/api/games/", {"game": game.pk, "summit": 5,
                                                         "main_questions": 10}, status=201)
-    host_browsers = [logged_in(workers, HOST)[0] for _ in range(hosts)]
+    host_logins = [logged_in(workers, HOST) for _ in range(hosts)]
+    for _browser, user in host_logins:  # hosts control only the games assigned to them
+        organizer.ok("POST", f"/koth/api/games/{created['id']}/hosts/",
+                     {"user": user.pk, "assigned": True})
+    host_browsers = [browser for browser, _user in host_logins]
     phones = [Browser(workers) for _ in entries]
     parallel([lambda p=p, e=e, i=i: p.join_team(e.join_token, worker=i)
               for i, (p, e) in enumerate(zip(phones, entries, strict=True))])
