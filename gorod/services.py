@@ -444,8 +444,11 @@ def leaderboard_set(w: Write, *, actor, public: bool) -> GorodGame:
     computed, no codes)."""
     _require_organizer(actor)
     gg = w.game
+    before = gg.leaderboard_public
     gg.leaderboard_public = bool(public)
     gg.save(update_fields=["leaderboard_public"])
+    audit.record(game=gg, actor=actor, action="gorod.leaderboard", at=w.now,
+                 before={"public": before}, after={"public": gg.leaderboard_public})
     return gg
 
 
@@ -654,10 +657,13 @@ def _correction_reason(reason: str) -> str:
 
 def _note_correction(ruling: Ruling, *, action: str, before: dict, reason: str, actor,
                      now: datetime) -> None:
+    after = None if action == "undo" else _ruling_value(ruling)
     ruling.history = [*(ruling.history or []), {
-        "action": action, "before": before,
-        "after": None if action == "undo" else _ruling_value(ruling),
+        "action": action, "before": before, "after": after,
         "reason": reason, "by": actor.get_username(), "at": selectors.iso(now)}]
+    audit.record(game=ruling.gorod_id, actor=actor, action=f"gorod.ruling_{action}", at=now,
+                 before={"ruling": ruling.pk, **before},
+                 after=None if after is None else {"ruling": ruling.pk, **after}, reason=reason)
 
 
 @LIVE.write
@@ -780,6 +786,11 @@ def timeout_decide(w: Write, *, actor, request: TimeoutRequest | int, confirm: b
     else:
         row.status = TimeoutRequest.Status.REFUSED
     row.save(update_fields=["decided_at", "decided_by", "answer", "ruling", "status"])
+    audit.record(game=gg, actor=actor, action="gorod.timeout", at=now,
+                 before={"request": row.pk, "team": row.application.team.name,
+                         "minutes": row.minutes, "status": TimeoutRequest.Status.PENDING},
+                 after={"request": row.pk, "status": row.status,
+                        "ruling": row.ruling_id}, reason=row.answer)
     return row
 
 
@@ -845,6 +856,10 @@ def photo_decide(w: Write, *, actor, photo: PhotoProof | int, accept: bool,
     else:
         row.status = PhotoProof.Status.REJECTED
     row.save(update_fields=["decided_at", "decided_by", "answer", "status"])
+    audit.record(game=gg, actor=actor, action="gorod.photo", at=now,
+                 before={"photo": row.pk, "team": row.application.team.name,
+                         "level": row.level.label, "status": PhotoProof.Status.PENDING},
+                 after={"photo": row.pk, "status": row.status}, reason=row.answer)
     if accept:
         w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
     return row

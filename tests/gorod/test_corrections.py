@@ -297,3 +297,35 @@ def test_the_public_leaderboard_shows_levels_and_time_so_far_only_once_switched_
     assert public(running, 30)["leaderboard"] == board
     services.leaderboard_set(actor=organizer, game=running, public=False, now=minutes(31))
     assert public(running, 32)["leaderboard"] is None
+
+
+def test_every_correction_timeout_answer_photo_answer_and_leaderboard_switch_is_audited(
+        photo_level, organizer, alpha):
+    from core.models import AuditEntry
+
+    services.game_start(actor=organizer, game=photo_level, now=minutes(0))
+    ruling = services.ruling_add(actor=organizer, game=photo_level, application=alpha,
+                                 type="bonus", minutes=5, now=minutes(2))
+    services.ruling_edit(actor=organizer, game=photo_level, ruling=ruling, minutes=8,
+                         reason="miscounted", now=minutes(3))
+    services.ruling_undo(actor=organizer, game=photo_level, ruling=ruling, reason="wrong team",
+                         now=minutes(4))
+    decide(photo_level, organizer, ask(photo_level, alpha, 5), 6, confirm=False, answer="no")
+    proof = services.photo_submit(game=photo_level, application=alpha, data=PNG, now=minutes(7))
+    services.photo_decide(actor=organizer, game=photo_level, photo=proof, accept=True,
+                          now=minutes(8))
+    services.leaderboard_set(actor=organizer, game=photo_level, public=True, now=minutes(9))
+    entries = {e.action: e for e in AuditEntry.objects.filter(game_id=photo_level.pk)}
+    assert set(entries) == {"gorod.ruling", "gorod.ruling_edit", "gorod.ruling_undo",
+                            "gorod.timeout", "gorod.photo", "gorod.leaderboard"}
+    edit = entries["gorod.ruling_edit"]
+    assert edit.before["minutes"] == 5 and edit.after["minutes"] == 8
+    assert edit.reason == "miscounted" and edit.actor == organizer
+    undo = entries["gorod.ruling_undo"]
+    assert undo.before == {"ruling": ruling.pk, "type": "bonus", "minutes": 8.0, "level": None,
+                           "at": None, "reason": ""} and undo.after is None
+    assert entries["gorod.timeout"].after["status"] == "refused"
+    assert entries["gorod.timeout"].reason == "no"
+    assert entries["gorod.photo"].after["status"] == "accepted"
+    assert entries["gorod.leaderboard"].before == {"public": False}
+    assert entries["gorod.leaderboard"].after == {"public": True}
