@@ -3,8 +3,9 @@
 Every live write goes through ``LiveGame.write``: it opens the game's transaction, locks the game
 row, and only then takes ``now`` (so a write that waited for the lock is stamped when it really
 happens, never before a write that was applied earlier). The app's action appends its event;
-then the app's ``build`` settles the game with its pure rules module and returns every
-audience's state. Each state is encoded once and compared with the audience's stored text
+then the app's ``build`` settles the game with its pure rules module and returns the states of
+the audiences the write can change (every audience, or only the few it touched: the others
+keep their stored text). Each state is encoded once and compared with the audience's stored text
 (``core.models.LiveStream``): only the changed ones are stored with ``version + 1`` — version N
 always means state N — and only they are broadcast, after the commit. Which streams changed is
 never listed at a call site. A broadcast that fails is logged and never turns a committed write
@@ -90,7 +91,8 @@ class LiveGame:
 
     name: str  # "koth", "gorod": the group prefix; the pushed type is "<name>.state"
     model: type
-    # Settle the game (status, derived fields) and return {audience: state} for every audience.
+    # Settle the game (status, derived fields) and return {audience: state} for every audience
+    # the write may have changed (all of them, or only the ones it touched).
     build: Callable[[Write], dict[str, dict]]
     # The refusal for a game id that has no live game of this format.
     missing: Callable[[int], DomainError]
@@ -147,7 +149,10 @@ class LiveGame:
         broadcast them after the commit; returns what changed."""
         game_id = w.game.pk
         texts = {audience: encode(state) for audience, state in self.build(w).items()}
-        stored = {row.audience: row for row in LiveStream.objects.filter(game_id=game_id)}
+        # A build may return only the audiences the write touched: the others keep their
+        # stored text and version, and their rows are not even read.
+        stored = {row.audience: row for row in LiveStream.objects.filter(
+            game_id=game_id, audience__in=list(texts))}
         created, updated = [], []
         for audience, text in texts.items():
             row = stored.get(audience)
@@ -185,6 +190,13 @@ class LiveGame:
             self.refresh(game=game_id)
             row = _stored(game_id, audience)
         return row
+
+
+def stored_texts(game_id: int, audiences) -> dict[str, str]:
+    """The stored state texts of these audiences (one query): what a build that touches a few
+    audiences reuses of the others'."""
+    return dict(LiveStream.objects.filter(game_id=game_id, audience__in=list(audiences))
+                .values_list("audience", "text"))
 
 
 def stream_versions(game_id: int) -> dict[str, int]:

@@ -6,6 +6,7 @@ time, so a state changes only at an event or at a deadline of the engine's."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -16,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
-from core.live import PUBLIC, Write, team_audience
+from core.live import PUBLIC, Write, encode, stored_texts, team_audience
 from core.records import RecordError
 from gorod import realtime, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
@@ -53,21 +54,24 @@ def levels(gg: GorodGame) -> list[Level]:
 
 def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | None = None,
                  teams: list[Application] | None = None,
-                 level_rows: list[Level] | None = None) -> dict:
+                 level_rows: list[Level] | None = None, only: int | None = None) -> dict:
     """The contract record (``docs/spec/record-format.md``) of a started game. ``end`` overrides the
     stored end (the service checking an end before storing it); ``teams`` and ``level_rows``
-    spare the queries when the caller has them."""
+    spare the queries when the caller has them. With ``only`` (an application id) the record
+    names every team but carries only that team's events and route: what one team's timeline
+    needs (``rules.team_result``), read without the other teams' rows."""
     teams = entries(gg) if teams is None else teams
     names = {a.pk: a.team.name for a in teams}
     level_rows = levels(gg) if level_rows is None else level_rows
     labels = {lv.pk: lv.label for lv in level_rows}
+    whose = [only] if only is not None else list(names)
     events: list[dict] = []
     closing = CodeAttempt.objects.filter(gorod=gg, closes_level=True,
-                                         application_id__in=names).order_by("at", "pk")
+                                         application_id__in=whose).order_by("at", "pk")
     for attempt in closing:
         events.append({"team": names[attempt.application_id], "type": "code",
                        "level": labels[attempt.level_id], "at": iso(attempt.at)})
-    for ruling in Ruling.objects.filter(gorod=gg, application_id__in=names).select_related("by"):
+    for ruling in Ruling.objects.filter(gorod=gg, application_id__in=whose).select_related("by"):
         event: dict[str, Any] = {"team": names[ruling.application_id], "type": ruling.type}
         if ruling.type in rules.TIMED_RULINGS:
             event["at"] = iso(ruling.at)
@@ -91,7 +95,7 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
         "max_duration_h": gg.max_duration_h,
     }
     routes = {names[r.application_id]: list(r.levels)
-              for r in Route.objects.filter(gorod=gg, application_id__in=names)}
+              for r in Route.objects.filter(gorod=gg, application_id__in=whose)}
     if routes:
         record["routes"] = routes
     end = end or gg.ended_at
@@ -132,6 +136,30 @@ def load_snapshot(gg: GorodGame, now: datetime | None = None, *,
         moment = max(now, gg.ended_at or gg.started_at)
         snap.results = rules.compute(rules.parse_record(snap.record), moment)
         snap.by_name = {t.team: t for t in snap.results.teams}
+    return snap
+
+
+def team_snapshot(gg: GorodGame, application_id: int, now: datetime) -> Snapshot:
+    """The engine's view of one team at ``now`` from that team's rows alone
+    (``rules.team_result``): its level, status and timeout, what a code is checked against.
+    ``results`` holds that team only and carries no place; ``game_over`` is the clock's (a game
+    every team has finished is already stored as finished). Refuses an impossible record like
+    ``snapshot_or_refusal``."""
+    snap = Snapshot(gorod=gg, now=now, entries=entries(gg), levels=levels(gg))
+    snap.record = build_record(gg, teams=snap.entries, level_rows=snap.levels,
+                               only=application_id)
+    name = snap.names[application_id]
+    moment = max(now, gg.ended_at or gg.started_at)
+    try:
+        record = rules.parse_record(snap.record)
+        result = rules.team_result(record, name, moment)
+    except RecordError as exc:
+        raise DomainError(_("The game engine refuses this: %(why)s") % {"why": exc}) from None
+    snap.results = rules.Results(
+        start=record.start, now=moment, game_over=rules.clock_over(record, moment),
+        ended_at=None, end_reason=None, level_ids=tuple(lv.id for lv in record.levels),
+        teams=(result,), cap=record.cap)
+    snap.by_name = {name: result}
     return snap
 
 
@@ -180,19 +208,30 @@ def _attempt(a: CodeAttempt, names: dict[int, str], labels: dict[int, str]) -> d
             "verdict": a.verdict, "sector": a.sector or None, "closed": a.closes_level}
 
 
-def organizer_state(snap: Snapshot) -> dict:
+def _organizer_live(snap: Snapshot) -> dict:
+    """The organizer's fields every code changes: the moment and the attempt log."""
     gg = snap.gorod
-    names = snap.names
     labels = {lv.pk: lv.label for lv in snap.levels}
     log = CodeAttempt.objects.filter(gorod=gg).order_by("-at", "-pk")[:ATTEMPTS_LOG]
-    rulings = Ruling.objects.filter(gorod=gg).select_related("by").order_by("-created_at", "-pk")
     return {
-        **public_state(snap),
-        "statistics": statistics(snap),
         # The moment the live statistics hold for (the last write or deadline; a finished
         # game's are final as of its end): the organizer's state changes at every write
         # anyway, the public and team states never carry the time.
         "as_of": iso(gg.ended_at if gg.status == GorodGame.Status.FINISHED else snap.now),
+        "attempts": [_attempt(a, snap.names, labels) for a in log],
+    }
+
+
+def organizer_state(snap: Snapshot) -> dict:
+    gg = snap.gorod
+    names = snap.names
+    labels = {lv.pk: lv.label for lv in snap.levels}
+    rulings = Ruling.objects.filter(gorod=gg).select_related("by").order_by("-created_at", "-pk")
+    live = _organizer_live(snap)
+    return {
+        **public_state(snap),
+        "statistics": statistics(snap),
+        "as_of": live["as_of"],
         "next_deadline": iso(rules.next_deadline(snap.results)) if snap.results else None,
         "settings": {"hint_offsets_min": gg.hint_offsets_min,
                      "sliv_penalty_min": gg.sliv_penalty_min,
@@ -204,7 +243,7 @@ def organizer_state(snap: Snapshot) -> dict:
                   for a in snap.entries],
         "level_list": [{"label": lv.label, "order": lv.order, "duration_min": lv.duration_min}
                        for lv in snap.levels],
-        "attempts": [_attempt(a, names, labels) for a in log],
+        "attempts": live["attempts"],
         "rulings": [{"id": r.pk, "team": names.get(r.application_id), "type": r.type,
                      "minutes": r.minutes, "level": labels.get(r.level_id), "at": iso(r.at),
                      "reason": r.reason, "by": r.by.get_username() if r.by else None,
@@ -235,14 +274,16 @@ class TeamData:
     recent: dict[int, list[CodeAttempt]]
 
 
-def team_data(gg: GorodGame) -> TeamData:
+def team_data(gg: GorodGame, only: int | None = None) -> TeamData:
+    """For every team, or for the one team ``only`` (an application id) a write touched."""
+    mine = {} if only is None else {"application_id": only}
     found: dict[tuple[int, int], set[str]] = {}
     for app_id, level_id, sector in CodeAttempt.objects.filter(
-            gorod=gg, verdict=CodeAttempt.Verdict.ACCEPTED).values_list(
+            gorod=gg, verdict=CodeAttempt.Verdict.ACCEPTED, **mine).values_list(
             "application_id", "level_id", "sector"):
         found.setdefault((app_id, level_id), set()).add(sector)
     recent: dict[int, list[CodeAttempt]] = {}
-    latest = CodeAttempt.objects.filter(gorod=gg).annotate(
+    latest = CodeAttempt.objects.filter(gorod=gg, **mine).annotate(
         rank=Window(RowNumber(), partition_by=[F("application_id")],
                     order_by=[F("at").desc(), F("pk").desc()])).filter(
         rank__lte=TEAM_ATTEMPTS).order_by("application_id", "-at", "-pk")
@@ -312,10 +353,24 @@ def snapshot_or_refusal(gg: GorodGame, now: datetime, *, end: datetime | None = 
 
 def build_states(w: Write) -> dict[str, dict]:
     """The live core's build for GoRoD: settle the game at ``w.now`` (it finishes when the
-    engine says it is over; the next deadline is stored for the clock), then every audience's
-    state. Reuses the action's snapshot (``w.memo["snapshot"]``) when it already includes the
-    action's event."""
+    engine says it is over; the next deadline is stored for the clock), then the states of the
+    audiences the write can change. Reuses the action's snapshot (``w.memo["snapshot"]``) when
+    it already includes the action's event.
+
+    A write about one team (``w.memo["team"]``: a code, a ruling) changes the organizer's view
+    and that team's own; the other teams' views are the public state plus their own results,
+    which a write about another team cannot change while the game runs (places and totals are
+    shown only once it is over) — so they are rebuilt only when the public state changed. A code
+    that closes no level (``w.memo["team_snapshot"]``) changes no result at all: with no
+    deadline due, its team's view is rebuilt from that team's rows and the organizer's gets the
+    new attempt on its stored statistics, with no recomputation of the game."""
     gg = w.game
+    # Another team's view changes by the time alone at a deadline: past one, build them all.
+    team_id = w.memo.get("team") if _nothing_due(gg, w.now) else None
+    if team_id is not None and "team_snapshot" in w.memo:
+        states = _attempt_states(w, team_id)
+        if states is not None:
+            return states
     snap = w.memo.get("snapshot") or snapshot_or_refusal(gg, w.now)
     fields = ["next_deadline", "clock_failures"]
     results = snap.results
@@ -332,10 +387,37 @@ def build_states(w: Write) -> dict[str, dict]:
     gg.save(update_fields=fields)
     public = public_state(snap)
     states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap)}
-    data = team_data(gg)
-    for entry in snap.entries:
-        states[team_audience(entry.pk)] = team_state(snap, entry.pk, data, public)
+    teams = [entry.pk for entry in snap.entries]
+    if team_id is not None and running:
+        stored = stored_texts(gg.pk, [PUBLIC])
+        if stored.get(PUBLIC) == encode(public):
+            teams = [team_id]
+    data = team_data(gg, only=team_id if teams == [team_id] else None)
+    for pk in teams:
+        states[team_audience(pk)] = team_state(snap, pk, data, public)
     return states
+
+
+def _nothing_due(gg: GorodGame, now: datetime) -> bool:
+    """No deadline of the engine's has passed since the stored states were built (and the clock
+    has not claimed one it has yet to apply): the stored results still hold at ``now``."""
+    return (gg.status == GorodGame.Status.RUNNING and gg.clock_failures == 0
+            and gg.next_deadline is not None and now < gg.next_deadline)
+
+
+def _attempt_states(w: Write, team_id: int) -> dict[str, dict] | None:
+    """The states a code that closed no level changes: its team's and the organizer's (the
+    attempt log). None when a stored state is missing (then everything is built)."""
+    snap: Snapshot = w.memo["team_snapshot"]
+    stored = stored_texts(w.game.pk, [PUBLIC, realtime.ORGANIZER])
+    if len(stored) < 2:
+        return None
+    organizer = json.loads(stored[realtime.ORGANIZER])
+    organizer.update(_organizer_live(snap))
+    public = json.loads(stored[PUBLIC])
+    return {realtime.ORGANIZER: organizer,
+            team_audience(team_id): team_state(snap, team_id, team_data(w.game, only=team_id),
+                                               public)}
 
 
 def read_state(gg: GorodGame, *, kind: str, application_id: int | None = None) -> dict | None:
