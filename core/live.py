@@ -7,7 +7,8 @@ then the app's ``build`` settles the game with its pure rules module and returns
 the audiences the write can change (every audience, or only the few it touched: the others
 keep their stored text). Each state is encoded once and compared with the audience's stored text
 (``core.models.LiveStream``): only the changed ones are stored with ``version + 1`` — version N
-always means state N — and only they are broadcast, after the commit. Which streams changed is
+always means state N — and only they are broadcast, after the commit — each as the patch from its previous version
+(``core.delta``) when that is smaller than the state, so a push carries what changed. Which streams changed is
 never listed at a call site. A broadcast that fails is logged and never turns a committed write
 into an error: screens catch up on their next push or resync.
 
@@ -31,6 +32,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from core import delta
 from core.errors import DomainError
 from core.models import LiveStream
 from core.realtime import send_to_groups
@@ -104,11 +106,14 @@ class LiveGame:
     def group(self, game_id: int, audience: str) -> str:
         return group_name(self.name, game_id, audience)
 
-    def message(self, version: int, text: str) -> dict:
+    def message(self, version: int, text: str, change: str | None = None) -> dict:
         """The channel-layer message of one push; ``text`` is the client's JSON, built once
-        per group rather than once per socket."""
+        per group rather than once per socket. With ``change`` (``core.delta``'s patch from
+        version - 1, as JSON text) the push carries that patch instead of the whole state: a
+        client at version - 1 applies it, any other reads the whole state over HTTP."""
+        body = f'"state":{text}' if change is None else f'"delta":{change}'
         return {"type": self.state_type, "version": version,
-                "text": f'{{"type":"{self.state_type}","version":{version},"state":{text}}}'}
+                "text": f'{{"type":"{self.state_type}","version":{version},{body}}}'}
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -148,18 +153,23 @@ class LiveGame:
         """Build, compare with the stored states, store the changed ones with version + 1 and
         broadcast them after the commit; returns what changed."""
         game_id = w.game.pk
-        texts = {audience: encode(state) for audience, state in self.build(w).items()}
+        states = self.build(w)
+        texts = {audience: encode(state) for audience, state in states.items()}
         # A build may return only the audiences the write touched: the others keep their
         # stored text and version, and their rows are not even read.
         stored = {row.audience: row for row in LiveStream.objects.filter(
             game_id=game_id, audience__in=list(texts))}
         created, updated = [], []
+        deltas: dict[str, str] = {}
         for audience, text in texts.items():
             row = stored.get(audience)
             if row is None:
                 created.append(LiveStream(game_id=game_id, audience=audience, version=1,
                                           text=text))
             elif row.text != text:
+                change = encode(delta.diff(json.loads(row.text), states[audience]))
+                if len(change) < len(text):
+                    deltas[audience] = change
                 row.version += 1
                 row.text = text
                 updated.append(row)
@@ -174,7 +184,8 @@ class LiveGame:
             LiveStream.objects.bulk_create(created)
         changed = [Stored(row.audience, row.version, row.text) for row in created]
         if changed:
-            messages = [(self.group(game_id, s.audience), self.message(s.version, s.text))
+            messages = [(self.group(game_id, s.audience),
+                         self.message(s.version, s.text, deltas.get(s.audience)))
                         for s in changed]
             transaction.on_commit(functools.partial(broadcast, messages))
         return changed
