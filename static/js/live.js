@@ -274,14 +274,13 @@
         self.resyncing = null;
         var held = self.held.sort(function (a, b) { return a.version - b.version; });
         self.held = [];
-        var behind = false;
+        // What arrived during the read and follows it; a delta that does not is dropped (the
+        // read answered a newer state, or the next push shows the gap and reads again).
         held.forEach(function (message) {
           if (message.version <= self.version) { return; }
           if (message.delta === undefined) { self.accept(message.version, message.state); }
-          else if (!self.apply(message)) { behind = true; }
+          else { self.apply(message); }
         });
-        // A delta still ahead of the state read: one more read catches up with it.
-        if (behind && held[held.length - 1].version > self.version) { self.resync(); }
       });
     return this.resyncing;
   };
