@@ -48,20 +48,29 @@ def entries(gg: GorodGame) -> list[Application]:
                 .order_by("created_at", "pk"))
 
 
+def team_names(gg: GorodGame) -> dict[int, str]:
+    """``{application id: team name}`` of a started game in its frozen order, without loading
+    the rows (what one team's timeline needs of the others: their names)."""
+    found = dict(Application.objects.filter(pk__in=gg.team_order).values_list("pk", "team__name"))
+    return {pk: found[pk] for pk in gg.team_order if pk in found}
+
+
 def levels(gg: GorodGame) -> list[Level]:
     return list(Level.objects.filter(gorod=gg).order_by("order"))
 
 
 def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | None = None,
                  teams: list[Application] | None = None,
-                 level_rows: list[Level] | None = None, only: int | None = None) -> dict:
+                 level_rows: list[Level] | None = None, only: int | None = None,
+                 names: dict[int, str] | None = None) -> dict:
     """The contract record (``docs/spec/record-format.md``) of a started game. ``end`` overrides the
     stored end (the service checking an end before storing it); ``teams`` and ``level_rows``
-    spare the queries when the caller has them. With ``only`` (an application id) the record
+    spare the queries when the caller has them (or ``names``, ``team_names``). With ``only`` (an application id) the record
     names every team but carries only that team's events and route: what one team's timeline
     needs (``rules.team_result``), read without the other teams' rows."""
-    teams = entries(gg) if teams is None else teams
-    names = {a.pk: a.team.name for a in teams}
+    if names is None:
+        teams = entries(gg) if teams is None else teams
+        names = {a.pk: a.team.name for a in teams}
     level_rows = levels(gg) if level_rows is None else level_rows
     labels = {lv.pk: lv.label for lv in level_rows}
     whose = [only] if only is not None else list(names)
@@ -88,7 +97,7 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
         "format": "gorod",
         "start": iso(gg.started_at),
         "levels": [{"id": lv.label, "duration_min": lv.duration_min} for lv in level_rows],
-        "teams": [names[a.pk] for a in teams],
+        "teams": list(names.values()),
         "events": events,
         "hint_offsets_min": list(gg.hint_offsets_min),
         "sliv_penalty_min": gg.sliv_penalty_min,
@@ -116,9 +125,13 @@ class Snapshot:
     results: rules.Results | None = None
     by_name: dict[str, rules.TeamResult] = field(default_factory=dict)
 
+    known_names: dict[int, str] | None = None  # given instead of ``entries`` (team_snapshot)
+
     @property
     def names(self) -> dict[int, str]:
-        return {a.pk: a.team.name for a in self.entries}
+        if self.known_names is None:
+            self.known_names = {a.pk: a.team.name for a in self.entries}
+        return self.known_names
 
     def level(self, label: str | None) -> Level | None:
         return next((lv for lv in self.levels if lv.label == label), None)
@@ -145,8 +158,9 @@ def team_snapshot(gg: GorodGame, application_id: int, now: datetime) -> Snapshot
     ``results`` holds that team only and carries no place; ``game_over`` is the clock's (a game
     every team has finished is already stored as finished). Refuses an impossible record like
     ``snapshot_or_refusal``."""
-    snap = Snapshot(gorod=gg, now=now, entries=entries(gg), levels=levels(gg))
-    snap.record = build_record(gg, teams=snap.entries, level_rows=snap.levels,
+    snap = Snapshot(gorod=gg, now=now, entries=[], levels=levels(gg),
+                    known_names=team_names(gg))
+    snap.record = build_record(gg, names=snap.names, level_rows=snap.levels,
                                only=application_id)
     name = snap.names[application_id]
     moment = max(now, gg.ended_at or gg.started_at)
