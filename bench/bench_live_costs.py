@@ -1,11 +1,14 @@
-"""What one live write costs: database queries and rules recomputations per GoRoD code and per
-King of the Hill answer (both written and pushed through the live pipeline, commit included).
+"""What one live write costs: database queries, rules recomputations, time and the largest
+push per GoRoD code, ruling and per King of the Hill answer (all written and pushed through the
+live pipeline, commit included).
 
-Run: ``.venv/bin/python bench/bench_live_costs.py`` (SQLite), or with ``DATABASE_URL=…`` for
-PostgreSQL. It builds a throwaway test database, a GoRoD night (``GOROD_TEAMS`` teams, five
-levels, a few attempts each) and a King of the Hill game (``KOTH_TEAMS`` teams, a few questions
-played), then measures one wrong code, one closing code and one answer: queries counted with
-Django's ``CaptureQueriesContext``, recomputations by counting calls of the engines' ``compute``.
+Run: ``.venv/bin/python bench/bench_live_costs.py [GOROD_TEAMS …]`` (SQLite), or with
+``DATABASE_URL=…`` for PostgreSQL. It builds a throwaway test database, GoRoD nights (40 and
+200 teams by default, five levels, a few attempts each) and a King of the Hill game
+(``KOTH_TEAMS`` teams, a few questions played), then measures one wrong code, one closing code,
+one ruling and one answer: queries counted with Django's ``CaptureQueriesContext``,
+recomputations by counting calls of the engines' ``compute`` (a GoRoD code checked against its
+team's own timeline counts as none), pushes by the bytes handed to the channel layer.
 """
 
 from __future__ import annotations
@@ -28,17 +31,21 @@ django.setup()
 from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext, setup_databases, teardown_databases  # noqa: E402
 
-GOROD_TEAMS, KOTH_TEAMS = 40, 24
+GOROD_TEAMS, KOTH_TEAMS = (40, 200), 24
 
 
 def measure(label, write):
+    import core.live
     from gorod import rules as gorod_rules
     from kingofhill import rules as koth_rules
 
-    calls = []
+    calls, pushed = [], []
     real = {m: m.compute for m in (gorod_rules, koth_rules)}
+    send = core.live.send_to_groups
     for module, compute in real.items():
         module.compute = lambda *a, _c=compute, **k: calls.append(1) or _c(*a, **k)
+    core.live.send_to_groups = lambda messages: pushed.extend(messages) or send(messages)
+    connection.queries_log.clear()  # the log keeps 9 000 queries: a long set-up fills it
     try:
         with CaptureQueriesContext(connection) as queries:
             t = time.perf_counter()
@@ -47,8 +54,10 @@ def measure(label, write):
     finally:
         for module, compute in real.items():
             module.compute = compute
-    print(f"{label:<34} {len(queries):>4} queries  {len(calls):>2} recomputations  "
-          f"{ms:7.1f} ms")
+        core.live.send_to_groups = send
+    sizes = [len(message["text"].encode()) for _group, message in pushed]
+    print(f"{label:<40} {len(queries):>4} queries  {len(calls):>2} recomputations  "
+          f"{ms:7.1f} ms  {len(sizes):>3} pushes, largest {max(sizes, default=0) / 1024:7.1f} KiB")
 
 
 def users():
@@ -78,7 +87,7 @@ def teams_for(game, count, captain, prefix):
     return entries
 
 
-def gorod_case(organizer):
+def gorod_case(organizer, n_teams):
     from django.utils import timezone
 
     from gorod import services
@@ -86,7 +95,7 @@ def gorod_case(organizer):
 
     game = Game.objects.create(title="bench GoRoD", format=Game.Format.GOROD,
                                starts_at=timezone.now(), created_by=organizer)
-    entries = teams_for(game, GOROD_TEAMS, organizer, "G")
+    entries = teams_for(game, n_teams, organizer, f"G{n_teams}-")
     levels = [{"label": str(n), "codes": {"code": f"G1R{n}D"}} for n in range(1, 6)]
     gg = services.gorod_create(actor=organizer, game=game, levels=levels)
     start = timezone.now() - timedelta(minutes=60)
@@ -98,10 +107,12 @@ def gorod_case(organizer):
             services.code_submit(game=gg, application=entry, text="G1R1D",
                                  now=moment + timedelta(seconds=1))
     services.game_tick(game=gg.pk)  # the clock caught up: the measure is the write alone
-    measure(f"GoRoD wrong code ({GOROD_TEAMS} teams)", lambda: services.code_submit(
+    measure(f"GoRoD wrong code ({n_teams} teams)", lambda: services.code_submit(
         game=gg.pk, application=entries[0], text="still wrong"))
-    measure(f"GoRoD closing code ({GOROD_TEAMS} teams)", lambda: services.code_submit(
+    measure(f"GoRoD closing code ({n_teams} teams)", lambda: services.code_submit(
         game=gg.pk, application=entries[0], text="G1R1D"))
+    measure(f"GoRoD penalty ruling ({n_teams} teams)", lambda: services.ruling_add(
+        actor=organizer, game=gg.pk, application=entries[2], type="penalty", minutes=5))
 
 
 def koth_case(organizer, host):
@@ -134,7 +145,8 @@ def main():
     old = setup_databases(verbosity=0, interactive=False)
     try:
         organizer, host = users()
-        gorod_case(organizer)
+        for n_teams in [int(arg) for arg in sys.argv[1:]] or GOROD_TEAMS:
+            gorod_case(organizer, n_teams)
         koth_case(organizer, host)
     finally:
         teardown_databases(old, verbosity=0)

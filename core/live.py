@@ -3,10 +3,12 @@
 Every live write goes through ``LiveGame.write``: it opens the game's transaction, locks the game
 row, and only then takes ``now`` (so a write that waited for the lock is stamped when it really
 happens, never before a write that was applied earlier). The app's action appends its event;
-then the app's ``build`` settles the game with its pure rules module and returns every
-audience's state. Each state is encoded once and compared with the audience's stored text
+then the app's ``build`` settles the game with its pure rules module and returns the states of
+the audiences the write can change (every audience, or only the few it touched: the others
+keep their stored text). Each state is encoded once and compared with the audience's stored text
 (``core.models.LiveStream``): only the changed ones are stored with ``version + 1`` — version N
-always means state N — and only they are broadcast, after the commit. Which streams changed is
+always means state N — and only they are broadcast, after the commit — each as the patch from its previous version
+(``core.delta``) when that is smaller than the state, so a push carries what changed. Which streams changed is
 never listed at a call site. A broadcast that fails is logged and never turns a committed write
 into an error: screens catch up on their next push or resync.
 
@@ -30,6 +32,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from core import delta
 from core.errors import DomainError
 from core.models import LiveStream
 from core.realtime import send_to_groups
@@ -90,7 +93,8 @@ class LiveGame:
 
     name: str  # "koth", "gorod": the group prefix; the pushed type is "<name>.state"
     model: type
-    # Settle the game (status, derived fields) and return {audience: state} for every audience.
+    # Settle the game (status, derived fields) and return {audience: state} for every audience
+    # the write may have changed (all of them, or only the ones it touched).
     build: Callable[[Write], dict[str, dict]]
     # The refusal for a game id that has no live game of this format.
     missing: Callable[[int], DomainError]
@@ -102,11 +106,14 @@ class LiveGame:
     def group(self, game_id: int, audience: str) -> str:
         return group_name(self.name, game_id, audience)
 
-    def message(self, version: int, text: str) -> dict:
+    def message(self, version: int, text: str, change: str | None = None) -> dict:
         """The channel-layer message of one push; ``text`` is the client's JSON, built once
-        per group rather than once per socket."""
+        per group rather than once per socket. With ``change`` (``core.delta``'s patch from
+        version - 1, as JSON text) the push carries that patch instead of the whole state: a
+        client at version - 1 applies it, any other reads the whole state over HTTP."""
+        body = f'"state":{text}' if change is None else f'"delta":{change}'
         return {"type": self.state_type, "version": version,
-                "text": f'{{"type":"{self.state_type}","version":{version},"state":{text}}}'}
+                "text": f'{{"type":"{self.state_type}","version":{version},{body}}}'}
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -146,15 +153,23 @@ class LiveGame:
         """Build, compare with the stored states, store the changed ones with version + 1 and
         broadcast them after the commit; returns what changed."""
         game_id = w.game.pk
-        texts = {audience: encode(state) for audience, state in self.build(w).items()}
-        stored = {row.audience: row for row in LiveStream.objects.filter(game_id=game_id)}
+        states = self.build(w)
+        texts = {audience: encode(state) for audience, state in states.items()}
+        # A build may return only the audiences the write touched: the others keep their
+        # stored text and version, and their rows are not even read.
+        stored = {row.audience: row for row in LiveStream.objects.filter(
+            game_id=game_id, audience__in=list(texts))}
         created, updated = [], []
+        deltas: dict[str, str] = {}
         for audience, text in texts.items():
             row = stored.get(audience)
             if row is None:
                 created.append(LiveStream(game_id=game_id, audience=audience, version=1,
                                           text=text))
             elif row.text != text:
+                change = encode(delta.diff(json.loads(row.text), states[audience]))
+                if len(change) < len(text):
+                    deltas[audience] = change
                 row.version += 1
                 row.text = text
                 updated.append(row)
@@ -169,7 +184,8 @@ class LiveGame:
             LiveStream.objects.bulk_create(created)
         changed = [Stored(row.audience, row.version, row.text) for row in created]
         if changed:
-            messages = [(self.group(game_id, s.audience), self.message(s.version, s.text))
+            messages = [(self.group(game_id, s.audience),
+                         self.message(s.version, s.text, deltas.get(s.audience)))
                         for s in changed]
             transaction.on_commit(functools.partial(broadcast, messages))
         return changed
@@ -185,6 +201,13 @@ class LiveGame:
             self.refresh(game=game_id)
             row = _stored(game_id, audience)
         return row
+
+
+def stored_texts(game_id: int, audiences) -> dict[str, str]:
+    """The stored state texts of these audiences (one query): what a build that touches a few
+    audiences reuses of the others'."""
+    return dict(LiveStream.objects.filter(game_id=game_id, audience__in=list(audiences))
+                .values_list("audience", "text"))
 
 
 def stream_versions(game_id: int) -> dict[str, int]:

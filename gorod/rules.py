@@ -44,8 +44,12 @@ __all__ = [
     "LevelResult",
     "Results",
     "TeamResult",
+    "clock_over",
     "compute",
     "generate_routes",
+    "level_sums",
+    "rank",
+    "team_result",
     "check_settings",
     "next_deadline",
     "parse_record",
@@ -135,6 +139,11 @@ class GameRecord:
     @property
     def cap_us(self) -> int:
         return self.start_us + round(self.max_duration_h * _HOUR)
+
+    @property
+    def cap(self) -> datetime:
+        """The time cap: the start plus the game's maximal duration."""
+        return _from_us(self.cap_us, self.start.tzinfo)
 
     @property
     def level_by_id(self) -> Mapping[str, Level]:
@@ -599,6 +608,141 @@ def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
         level_ids=tuple(level.id for level in record.levels), teams=tuple(teams),
         cap=_from_us(cap_us, tz),
     )
+
+
+def _checked_now(record: GameRecord, now: datetime | None,
+                 events: tuple[Event, ...] | list[Event]) -> tuple[datetime | None, int | None]:
+    """``now`` (or the record's) in microseconds, refusing what ``compute`` refuses: a naive
+    moment, an event or an end after it."""
+    if now is None:
+        now = record.now
+    if now is None:
+        return None, None
+    if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
+        raise RecordError("now: expected an aware datetime (with a UTC offset)")
+    now_us = _to_us(now, "now")
+    for event in events:
+        if event.at_us is not None and event.at_us > now_us:
+            raise RecordError(f"{event.where}.at: {format_time(event.at)} is later than now "
+                              f"({format_time(now)})")
+    if record.end_us is not None and record.end_us > now_us:
+        raise RecordError(f"end: {format_time(record.end)} is later than now ({format_time(now)})")
+    return now, now_us
+
+
+def clock_over(record: GameRecord, now: datetime | None = None) -> bool:
+    """Whether the clock alone has ended the game at ``now``: the organizer's end or the time
+    cap has come (a complete record, without ``now``, is over). The other end — every team
+    finished — needs every team's timeline (``compute``).
+
+    >>> rec = parse_record({"start": "2026-12-05T22:00:00+03:00", "levels": [{"id": "1"}],
+    ...                     "teams": ["A"], "max_duration_h": 1})
+    >>> at = lambda hm: datetime.fromisoformat(f"2026-12-05T{hm}:00+03:00")
+    >>> clock_over(rec, at("22:59")), clock_over(rec, at("23:00")), clock_over(rec)
+    (False, True, True)
+    """
+    _now, now_us = _checked_now(record, now, ())
+    game_end = record.cap_us if record.end_us is None else record.end_us
+    return now_us is None or now_us >= game_end
+
+
+def team_result(record: GameRecord | dict, team: str, now: datetime | None = None, *,
+                sums: Mapping[str, tuple[float, int]] | None = None) -> TeamResult:
+    """One team's result at ``now`` as ``compute`` gives it, read from that team's events
+    alone (the record may carry only them: a live write changes one team's timeline), with no
+    place (``rank`` gives the places). Exact for a team that has not finished while the clock
+    has not ended the game, and for a finished team; ``sums`` are every team's times on each
+    level (``level_sums`` of all teams), needed only for an average-time ruling — without them
+    the record's own events are the only times counted.
+
+    Worked example: team A's code at 22:31:10 closes level 1; at 22:40 it is on level 2, whatever
+    the other teams did.
+
+    >>> rec = parse_record({"start": "2026-12-05T22:00:00+03:00",
+    ...     "levels": [{"id": "1"}, {"id": "2"}], "teams": ["A", "B"], "events": [
+    ...     {"team": "A", "type": "code", "level": "1", "at": "2026-12-05T22:31:10+03:00"}]})
+    >>> a = team_result(rec, "A", datetime.fromisoformat("2026-12-05T22:40:00+03:00"))
+    >>> a.current_level, a.levels_closed, a.place
+    ('2', 1, None)
+    """
+    if not isinstance(record, GameRecord):
+        record = parse_record(record)
+    events = [event for event in record.events if event.team == team]
+    now, now_us = _checked_now(record, now, events)
+    game_end = record.cap_us if record.end_us is None else record.end_us
+    horizon = game_end if now_us is None else min(now_us, game_end)
+    # For a team still playing "every team finished" is false, so only the clock can end the
+    # game; a finished team's result does not depend on whether the game is over.
+    game_over = now_us is None or now_us >= game_end
+    rows = _play(record, team, events, record.level_by_id, horizon)
+    if sums is None:
+        sums = _sums(record, {team: rows})
+    offsets_us = tuple(round(o * _MIN) for o in record.hint_offsets_min)
+    _key, result = _team_result(record, team, record.teams.index(team), events, rows,
+                                {lv.id: list(sums.get(lv.id, (0.0, 0))) for lv in record.levels},
+                                record.sliv_penalty_min * 60, offsets_us, horizon, game_over,
+                                now_us, record.cap_us, record.start.tzinfo)
+    return result
+
+
+def level_sums(teams) -> dict[str, tuple[float, int]]:
+    """Per level, the total time (seconds, timeouts excluded) and the number of teams that
+    closed it by any means: what an average-time ruling compares with (section 12). Summed in
+    registration order, as ``compute`` does, so the floats are the same.
+
+    >>> rec = parse_record({"start": "2026-12-05T22:00:00+03:00", "levels": [{"id": "1"}],
+    ...     "teams": ["A", "B"], "events": [
+    ...     {"team": "A", "type": "code", "level": "1", "at": "2026-12-05T22:10:00+03:00"},
+    ...     {"team": "B", "type": "code", "level": "1", "at": "2026-12-05T22:30:00+03:00"}]})
+    >>> level_sums(compute(rec).teams)
+    {'1': (2400.0, 2)}
+    """
+    sums: dict[str, tuple[float, int]] = {}
+    for result in sorted(teams, key=lambda t: t.registration):
+        for level in result.levels:
+            if level.closed_at is not None:
+                total, count = sums.get(level.level, (0.0, 0))
+                sums[level.level] = (total + level.duration_s, count + 1)
+    return sums
+
+
+def rank(teams) -> tuple[TeamResult, ...]:
+    """The standings of these results, with their places (section 3): finished teams first by
+    total time, then by finish; then the others by levels closed and total; disqualified teams
+    last, in registration order, with no place. ``compute`` ranks the same way.
+
+    >>> rec = parse_record({"start": "2026-12-05T22:00:00+03:00",
+    ...     "levels": [{"id": "1"}, {"id": "2"}], "teams": ["A", "B"], "events": [
+    ...     {"team": "B", "type": "code", "level": "1", "at": "2026-12-05T22:10:00+03:00"}]})
+    >>> now = datetime.fromisoformat("2026-12-05T22:20:00+03:00")
+    >>> [(t.team, t.place) for t in rank([team_result(rec, n, now) for n in ("A", "B")])]
+    [('B', 1), ('A', 2)]
+    """
+    placed, unplaced = [], []
+    for result in teams:
+        if result.status == "disqualified":
+            unplaced.append(result)
+        elif result.finished_at is not None:
+            placed.append(((0, result.total_s, result.finished_at, result.registration), result))
+        else:
+            placed.append(((1, -result.levels_closed, result.total_s, result.registration),
+                           result))
+    placed.sort(key=lambda item: item[0])
+    ordered = [replace(result, place=place) for place, (_k, result) in enumerate(placed, 1)]
+    ordered += sorted((replace(result, place=None) for result in unplaced),
+                      key=lambda t: t.registration)
+    return tuple(ordered)
+
+
+def _sums(record: GameRecord, played: Mapping[str, list[_Played]]) -> dict[str, list[float]]:
+    sums: dict[str, list[float]] = {level.id: [0.0, 0] for level in record.levels}
+    for rows in played.values():
+        for row in rows:
+            if row.close is not None:
+                acc = sums[row.level]
+                acc[0] += (row.close - row.r - row.timeout_us) / _US
+                acc[1] += 1
+    return sums
 
 
 def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mapping[str, Level],

@@ -6,6 +6,7 @@ time, so a state changes only at an event or at a deadline of the engine's."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -17,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
-from core.live import PUBLIC, Write, team_audience
+from core.live import PUBLIC, Write, encode, stored_texts, team_audience
 from core.records import RecordError
 from gorod import realtime, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
@@ -48,27 +49,39 @@ def entries(gg: GorodGame) -> list[Application]:
                 .order_by("created_at", "pk"))
 
 
+def team_names(gg: GorodGame) -> dict[int, str]:
+    """``{application id: team name}`` of a started game in its frozen order, without loading
+    the rows (what one team's timeline needs of the others: their names)."""
+    found = dict(Application.objects.filter(pk__in=gg.team_order).values_list("pk", "team__name"))
+    return {pk: found[pk] for pk in gg.team_order if pk in found}
+
+
 def levels(gg: GorodGame) -> list[Level]:
     return list(Level.objects.filter(gorod=gg).order_by("order"))
 
 
 def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | None = None,
                  teams: list[Application] | None = None,
-                 level_rows: list[Level] | None = None) -> dict:
+                 level_rows: list[Level] | None = None, only: int | None = None,
+                 names: dict[int, str] | None = None) -> dict:
     """The contract record (``docs/spec/record-format.md``) of a started game. ``end`` overrides the
     stored end (the service checking an end before storing it); ``teams`` and ``level_rows``
-    spare the queries when the caller has them."""
-    teams = entries(gg) if teams is None else teams
-    names = {a.pk: a.team.name for a in teams}
+    spare the queries when the caller has them (or ``names``, ``team_names``). With ``only`` (an application id) the record
+    names every team but carries only that team's events and route: what one team's timeline
+    needs (``rules.team_result``), read without the other teams' rows."""
+    if names is None:
+        teams = entries(gg) if teams is None else teams
+        names = {a.pk: a.team.name for a in teams}
     level_rows = levels(gg) if level_rows is None else level_rows
     labels = {lv.pk: lv.label for lv in level_rows}
+    whose = [only] if only is not None else list(names)
     events: list[dict] = []
     closing = CodeAttempt.objects.filter(gorod=gg, closes_level=True,
-                                         application_id__in=names).order_by("at", "pk")
+                                         application_id__in=whose).order_by("at", "pk")
     for attempt in closing:
         events.append({"team": names[attempt.application_id], "type": "code",
                        "level": labels[attempt.level_id], "at": iso(attempt.at)})
-    for ruling in Ruling.objects.filter(gorod=gg, application_id__in=names,
+    for ruling in Ruling.objects.filter(gorod=gg, application_id__in=whose,
                                         undone_at__isnull=True).select_related("by"):
         event: dict[str, Any] = {"team": names[ruling.application_id], "type": ruling.type}
         if ruling.type in rules.TIMED_RULINGS:
@@ -86,14 +99,14 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
         "format": "gorod",
         "start": iso(gg.started_at),
         "levels": [{"id": lv.label, "duration_min": lv.duration_min} for lv in level_rows],
-        "teams": [names[a.pk] for a in teams],
+        "teams": list(names.values()),
         "events": events,
         "hint_offsets_min": list(gg.hint_offsets_min),
         "sliv_penalty_min": gg.sliv_penalty_min,
         "max_duration_h": gg.max_duration_h,
     }
     routes = {names[r.application_id]: list(r.levels)
-              for r in Route.objects.filter(gorod=gg, application_id__in=names)}
+              for r in Route.objects.filter(gorod=gg, application_id__in=whose)}
     if routes:
         record["routes"] = routes
     end = end or gg.ended_at
@@ -114,9 +127,13 @@ class Snapshot:
     results: rules.Results | None = None
     by_name: dict[str, rules.TeamResult] = field(default_factory=dict)
 
+    known_names: dict[int, str] | None = None  # given instead of ``entries`` (team_snapshot)
+
     @property
     def names(self) -> dict[int, str]:
-        return {a.pk: a.team.name for a in self.entries}
+        if self.known_names is None:
+            self.known_names = {a.pk: a.team.name for a in self.entries}
+        return self.known_names
 
     def level(self, label: str | None) -> Level | None:
         return next((lv for lv in self.levels if lv.label == label), None)
@@ -134,6 +151,31 @@ def load_snapshot(gg: GorodGame, now: datetime | None = None, *,
         moment = max(now, gg.ended_at or gg.started_at)
         snap.results = rules.compute(rules.parse_record(snap.record), moment)
         snap.by_name = {t.team: t for t in snap.results.teams}
+    return snap
+
+
+def team_snapshot(gg: GorodGame, application_id: int, now: datetime) -> Snapshot:
+    """The engine's view of one team at ``now`` from that team's rows alone
+    (``rules.team_result``): its level, status and timeout, what a code is checked against.
+    ``results`` holds that team only and carries no place; ``game_over`` is the clock's (a game
+    every team has finished is already stored as finished). Refuses an impossible record like
+    ``snapshot_or_refusal``."""
+    snap = Snapshot(gorod=gg, now=now, entries=[], levels=levels(gg),
+                    known_names=team_names(gg))
+    snap.record = build_record(gg, names=snap.names, level_rows=snap.levels,
+                               only=application_id)
+    name = snap.names[application_id]
+    moment = max(now, gg.ended_at or gg.started_at)
+    try:
+        record = rules.parse_record(snap.record)
+        result = rules.team_result(record, name, moment)
+    except RecordError as exc:
+        raise DomainError(_("The game engine refuses this: %(why)s") % {"why": exc}) from None
+    snap.results = rules.Results(
+        start=record.start, now=moment, game_over=rules.clock_over(record, moment),
+        ended_at=None, end_reason=None, level_ids=tuple(lv.id for lv in record.levels),
+        teams=(result,), cap=record.cap)
+    snap.by_name = {name: result}
     return snap
 
 
@@ -193,16 +235,15 @@ def _attempt(a: CodeAttempt, names: dict[int, str], labels: dict[int, str]) -> d
             "verdict": a.verdict, "sector": a.sector or None, "closed": a.closes_level}
 
 
-def _team_row(snap: Snapshot, entry: Application, data: TeamData,
+def _team_row(snap: Snapshot, application_id: int, last: CodeAttempt | None,
               labels: dict[int, str]) -> dict:
     """A team on the organizer's list: its level, since when, its next deadline, its last
     attempt (the screen counts the time on the level from ``received_at``)."""
-    result = snap.by_name.get(entry.team.name)
-    recent = data.recent.get(entry.pk) or []
-    last = recent[0] if recent else None
+    name = snap.names.get(application_id)
+    result = snap.by_name.get(name)
     open_level = result.levels[-1] if result and result.current_level is not None else None
     return {
-        "application": entry.pk, "name": entry.team.name,
+        "application": application_id, "name": name,
         "status": result.status if result else None,
         "current_level": result.current_level if result else None,
         "level_number": len(result.levels) if open_level else None,
@@ -215,31 +256,51 @@ def _team_row(snap: Snapshot, entry: Application, data: TeamData,
     }
 
 
-def organizer_state(snap: Snapshot, data: TeamData | None = None) -> dict:
+def _last_attempts(gg: GorodGame) -> dict[int, CodeAttempt]:
+    """Each team's latest attempt, in one query."""
+    latest = CodeAttempt.objects.filter(gorod=gg).annotate(
+        rank=Window(RowNumber(), partition_by=[F("application_id")],
+                    order_by=[F("at").desc(), F("pk").desc()])).filter(rank=1)
+    return {a.application_id: a for a in latest}
+
+
+def _organizer_live(snap: Snapshot) -> dict:
+    """The organizer's fields every code changes: the moment and the attempt log (the code's
+    team's row on the team list is replaced by ``_attempt_states``)."""
     gg = snap.gorod
-    names = snap.names
     labels = {lv.pk: lv.label for lv in snap.levels}
-    data = data or team_data(gg)
     log = CodeAttempt.objects.filter(gorod=gg).order_by("-at", "-pk")[:ATTEMPTS_LOG]
-    rulings = Ruling.objects.filter(gorod=gg).select_related("by").order_by("-created_at", "-pk")
     return {
-        **public_state(snap),
-        "statistics": statistics(snap),
         # The moment the live statistics hold for (the last write or deadline; a finished
         # game's are final as of its end): the organizer's state changes at every write
         # anyway, the public and team states never carry the time.
         "as_of": iso(gg.ended_at if gg.status == GorodGame.Status.FINISHED else snap.now),
+        "attempts": [_attempt(a, snap.names, labels) for a in log],
+    }
+
+
+def organizer_state(snap: Snapshot) -> dict:
+    gg = snap.gorod
+    names = snap.names
+    labels = {lv.pk: lv.label for lv in snap.levels}
+    rulings = Ruling.objects.filter(gorod=gg).select_related("by").order_by("-created_at", "-pk")
+    live = _organizer_live(snap)
+    last = _last_attempts(gg)
+    return {
+        **public_state(snap),
+        "statistics": statistics(snap),
+        "as_of": live["as_of"],
         "next_deadline": iso(rules.next_deadline(snap.results)) if snap.results else None,
         "settings": {"hint_offsets_min": gg.hint_offsets_min,
                      "sliv_penalty_min": gg.sliv_penalty_min,
                      "max_duration_h": gg.max_duration_h, "max_wrong": gg.max_wrong,
                      "wrong_window_s": gg.wrong_window_s},
-        "teams": [_team_row(snap, a, data, labels) for a in snap.entries],
+        "teams": [_team_row(snap, a.pk, last.get(a.pk), labels) for a in snap.entries],
         "end_rule": {"share": rules.END_SHARE,
                      "allowed": bool(snap.results and snap.results.end_allowed)},
         "level_list": [{"label": lv.label, "order": lv.order, "duration_min": lv.duration_min}
                        for lv in snap.levels],
-        "attempts": [_attempt(a, names, labels) for a in log],
+        "attempts": live["attempts"],
         "rulings": [{"id": r.pk, "team": names.get(r.application_id), "type": r.type,
                      "minutes": r.minutes, "level": labels.get(r.level_id), "at": iso(r.at),
                      "reason": r.reason, "by": r.by.get_username() if r.by else None,
@@ -294,23 +355,26 @@ class TeamData:
     photos: dict[tuple[int, int], list[PhotoProof]] = field(default_factory=dict)
 
 
-def team_data(gg: GorodGame) -> TeamData:
+def team_data(gg: GorodGame, only: int | None = None) -> TeamData:
+    """For every team, or for the one team ``only`` (an application id) a write touched."""
+    mine = {} if only is None else {"application_id": only}
     found: dict[tuple[int, int], set[str]] = {}
     for app_id, level_id, sector in CodeAttempt.objects.filter(
-            gorod=gg, verdict=CodeAttempt.Verdict.ACCEPTED).values_list(
+            gorod=gg, verdict=CodeAttempt.Verdict.ACCEPTED, **mine).values_list(
             "application_id", "level_id", "sector"):
         found.setdefault((app_id, level_id), set()).add(sector)
     recent: dict[int, list[CodeAttempt]] = {}
-    latest = CodeAttempt.objects.filter(gorod=gg).annotate(
+    latest = CodeAttempt.objects.filter(gorod=gg, **mine).annotate(
         rank=Window(RowNumber(), partition_by=[F("application_id")],
                     order_by=[F("at").desc(), F("pk").desc()])).filter(
         rank__lte=TEAM_ATTEMPTS).order_by("application_id", "-at", "-pk")
     for attempt in latest:
         recent.setdefault(attempt.application_id, []).append(attempt)
-    requests = {t.application_id: t for t in TimeoutRequest.objects.filter(gorod=gg)
+    requests = {t.application_id: t for t in TimeoutRequest.objects.filter(gorod=gg, **mine)
                 .order_by("asked_at", "pk")}
     photos: dict[tuple[int, int], list[PhotoProof]] = {}
-    for proof in PhotoProof.objects.filter(gorod=gg).defer("data").order_by("-uploaded_at", "-pk"):
+    for proof in PhotoProof.objects.filter(gorod=gg, **mine).defer("data").order_by(
+            "-uploaded_at", "-pk"):
         photos.setdefault((proof.application_id, proof.level_id), []).append(proof)
     return TeamData(found=found, recent=recent, timeout_requests=requests, photos=photos)
 
@@ -396,10 +460,24 @@ def snapshot_or_refusal(gg: GorodGame, now: datetime, *, end: datetime | None = 
 
 def build_states(w: Write) -> dict[str, dict]:
     """The live core's build for GoRoD: settle the game at ``w.now`` (it finishes when the
-    engine says it is over; the next deadline is stored for the clock), then every audience's
-    state. Reuses the action's snapshot (``w.memo["snapshot"]``) when it already includes the
-    action's event."""
+    engine says it is over; the next deadline is stored for the clock), then the states of the
+    audiences the write can change. Reuses the action's snapshot (``w.memo["snapshot"]``) when
+    it already includes the action's event.
+
+    A write about one team (``w.memo["team"]``: a code, a ruling) changes the organizer's view
+    and that team's own; the other teams' views are the public state plus their own results,
+    which a write about another team cannot change while the game runs (places and totals are
+    shown only once it is over) — so they are rebuilt only when the public state changed. A code
+    that closes no level (``w.memo["team_snapshot"]``) changes no result at all: with no
+    deadline due, its team's view is rebuilt from that team's rows and the organizer's gets the
+    new attempt on its stored statistics, with no recomputation of the game."""
     gg = w.game
+    # Another team's view changes by the time alone at a deadline: past one, build them all.
+    team_id = w.memo.get("team") if _nothing_due(gg, w.now) else None
+    if team_id is not None and "team_snapshot" in w.memo:
+        states = _attempt_states(w, team_id)
+        if states is not None:
+            return states
     snap = w.memo.get("snapshot") or snapshot_or_refusal(gg, w.now)
     fields = ["next_deadline", "clock_failures"]
     results = snap.results
@@ -415,11 +493,43 @@ def build_states(w: Write) -> dict[str, dict]:
     gg.clock_failures = 0
     gg.save(update_fields=fields)
     public = public_state(snap)
-    data = team_data(gg)
-    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap, data)}
-    for entry in snap.entries:
-        states[team_audience(entry.pk)] = team_state(snap, entry.pk, data, public)
+    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap)}
+    teams = [entry.pk for entry in snap.entries]
+    if team_id is not None and running:
+        stored = stored_texts(gg.pk, [PUBLIC])
+        if stored.get(PUBLIC) == encode(public):
+            teams = [team_id]
+    data = team_data(gg, only=team_id if teams == [team_id] else None)
+    for pk in teams:
+        states[team_audience(pk)] = team_state(snap, pk, data, public)
     return states
+
+
+def _nothing_due(gg: GorodGame, now: datetime) -> bool:
+    """No deadline of the engine's has passed since the stored states were built (and the clock
+    has not claimed one it has yet to apply): the stored results still hold at ``now``."""
+    return (gg.status == GorodGame.Status.RUNNING and gg.clock_failures == 0
+            and gg.next_deadline is not None and now < gg.next_deadline)
+
+
+def _attempt_states(w: Write, team_id: int) -> dict[str, dict] | None:
+    """The states a code that closed no level changes: its team's and the organizer's (the
+    attempt log). None when a stored state is missing (then everything is built)."""
+    snap: Snapshot = w.memo["team_snapshot"]
+    stored = stored_texts(w.game.pk, [PUBLIC, realtime.ORGANIZER])
+    if len(stored) < 2:
+        return None
+    organizer = json.loads(stored[realtime.ORGANIZER])
+    organizer.update(_organizer_live(snap))
+    data = team_data(w.game, only=team_id)
+    labels = {lv.pk: lv.label for lv in snap.levels}
+    recent = data.recent.get(team_id) or []
+    row = _team_row(snap, team_id, recent[0] if recent else None, labels)
+    organizer["teams"] = [row if t["application"] == team_id else t
+                          for t in organizer.get("teams", [])]
+    public = json.loads(stored[PUBLIC])
+    return {realtime.ORGANIZER: organizer,
+            team_audience(team_id): team_state(snap, team_id, data, public)}
 
 
 def read_state(gg: GorodGame, *, kind: str, application_id: int | None = None) -> dict | None:

@@ -8,8 +8,11 @@ of one game are serialised and stamped in the order they are applied), the actio
 clock) and builds every audience's state; the core stores the changed ones with their versions
 and pushes them after the commit. A write the engine refuses (an impossible ruling) raises
 ``DomainError`` with the engine's message and nothing is stored. An action that already
-computed the game after its event hands that snapshot on (``w.memo["snapshot"]``), so a code
-costs one computation (two when it closes a level: the record changed).
+computed the game after its event hands that snapshot on (``w.memo["snapshot"]``). A write
+about one team names it (``w.memo["team"]``) so only that team's view and the organizer's are
+rebuilt; a code is checked against that team's own timeline (``selectors.team_snapshot``), and
+one that closes no level recomputes nothing else (``w.memo["team_snapshot"]``); a closing code
+costs one computation of the game (the standings are re-ranked).
 
 Authorization of the request is the caller's job (views, API, consumers); organizer actions
 also check ``core.roles.is_organizer`` here.
@@ -504,7 +507,8 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         raise DomainError(_("Type a code."))
     if len(text) > CODE_MAX:
         raise DomainError(_("A code is at most %(n)d characters.") % {"n": CODE_MAX})
-    snap = selectors.snapshot_or_refusal(gg, now)
+    # The code is checked against the team's own timeline, read from its rows alone.
+    snap = selectors.team_snapshot(gg, entry.pk, now)
     if snap.results.game_over:
         raise DomainError(_("The game has ended."))
     result = snap.by_name[entry.team.name]
@@ -522,8 +526,6 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         at__gt=now - timedelta(seconds=gg.wrong_window_s), at__lte=now,
     ).values_list("at", flat=True))
     limit = check_attempt_limit(wrong, now, gg.max_wrong, gg.wrong_window_s)
-    # Results stand for every attempt but a level's closing code.
-    w.memo["snapshot"] = snap
     if not limit.allowed:
         # [decision] The refused try is stored (verdict ``limited``, unchecked, no client id so
         # a resend after the wait is checked) and committed: the organizer sees the flood. It
@@ -531,6 +533,8 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         attempt = CodeAttempt.objects.create(
             gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
             normalized=normalized[:CODE_MAX], at=now, verdict=CodeAttempt.Verdict.LIMITED)
+        w.memo["team"] = entry.pk
+        w.memo["team_snapshot"] = snap  # a refused try changes no result
         return Submitted(attempt, 0, False, limit.wait_s)
     try:
         match = match_attempt(level_codes_from_dict(level.codes), entry.team.name, text,
@@ -547,8 +551,10 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
         normalized=normalized[:CODE_MAX], at=now, verdict=verdict,
         sector=match.sector or "", closes_level=closes, client_id=client_id)
-    if closes:
-        del w.memo["snapshot"]
+    w.memo["team"] = entry.pk
+    if not closes:
+        # Only a level's closing code is an event of the record: the results stand.
+        w.memo["team_snapshot"] = snap
     return Submitted(attempt, match.remaining, False)
 
 
@@ -607,7 +613,7 @@ def ruling_add(w: Write, *, actor, application: Application | int, type: str,
         if not level:
             if type == "average_time":
                 raise DomainError(_("Choose the level."))
-            current = selectors.snapshot_or_refusal(gg, now).by_name[
+            current = selectors.team_snapshot(gg, entry.pk, now).by_name[
                 entry.team.name].current_level
             if current is None:
                 raise DomainError(_("The team is not on a level now; choose the level."))
@@ -628,6 +634,7 @@ def ruling_add(w: Write, *, actor, application: Application | int, type: str,
                  reason=ruling.reason)
     # The engine's refusal rolls the ruling back.
     w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+    w.memo["team"] = entry.pk
     return ruling
 
 

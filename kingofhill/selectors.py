@@ -554,7 +554,8 @@ def build_states(w: Write) -> dict[str, dict]:
 
     The board is recomputed from the record when the action says the closed questions changed
     (``w.memo["recompute"]``), on a refresh, or when this process keeps no board for the game's
-    ``board_generation``; otherwise only the open question is read.
+    ``board_generation``; otherwise only the open question is read. A write about one team
+    (``w.memo["team"]``, an answer) on a kept board builds only that team's view of the teams'.
     """
     koth = w.game
     full = bool(w.memo.get("recompute") or w.memo.get("refresh"))
@@ -567,8 +568,12 @@ def build_states(w: Write) -> dict[str, dict]:
         settle(koth, snap, w.now)
     public = public_state(snap)
     states = {PUBLIC: public, realtime.HOST: host_state(snap, public)}
+    # A write about one team on an unchanged board (an answer, ``w.memo["team"]``) changes
+    # only that team's own view: the others see the public state without the answer count.
+    touched = w.memo.get("team") if snap.reused else None
     for entry in snap.entries:
-        states[team_audience(entry.pk)] = team_state(snap, entry.pk, public)
+        if touched is None or entry.pk == touched:
+            states[team_audience(entry.pk)] = team_state(snap, entry.pk, public)
     if not snap.reused:
         generation = koth.board_generation
         transaction.on_commit(lambda: remember_closed(snap, generation))

@@ -237,6 +237,9 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
     if verdict is not None:
         VerdictChange.objects.create(answer=answer, old=None, new=verdict, changed_at=w.now)
     w.memo["current"] = question
+    # Nothing on the board moves until the close: the host's view, the projector's count and
+    # this team's own view are all an answer changes.
+    w.memo["team"] = entry.pk
     return answer
 
 

@@ -2,7 +2,7 @@
 pushed after its commit, and check the core's promises:
 
 - every audience whose stored state changed got exactly one push, with its next version and
-  exactly the stored state (version N is state N);
+  exactly the stored state (version N is state N), whole or as the delta from the previous one;
 - every other audience got nothing and kept its version;
 - a refused write changed and pushed nothing;
 - the stored states equal a rebuild from scratch at the same moment (nothing kept stale).
@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 from django.db import transaction
 
+from core.delta import patch
 from core.errors import DomainError
 from core.live import LiveGame, Write, encode
 from core.models import LiveStream
@@ -76,8 +77,38 @@ def verify_action(app: LiveGame, game_id: int, write, *, now, monkeypatch, captu
             continue
         assert len(got) == 1, f"{audience}: changed but pushed {len(got)} times"
         assert got[0]["version"] == version == (old[0] + 1 if old else 1), audience
-        assert got[0]["state"] == json.loads(text), f"{audience}: push is not the stored state"
+        state = (patch(json.loads(old[1]), got[0]["delta"]) if "delta" in got[0]
+                 else got[0]["state"])
+        assert state == json.loads(text), f"{audience}: push is not the stored state"
     fresh = rebuilt(app, game_id, now)
     assert fresh == {audience: text for audience, (_v, text) in after.items()
                      if audience in fresh}, "a stored state differs from a rebuild"
     return True
+
+
+class Screen:
+    """A test socket that follows its stream as ``static/js/live.js`` does: the first message
+    is the whole state, a push with a ``delta`` is applied to the state it follows (and must be
+    exactly its next version). ``receive_json_from`` answers every message with the state it
+    leads to, so a test reads ``message["state"]`` whatever travelled."""
+
+    def __init__(self, communicator):
+        self.communicator = communicator
+        self.version = None
+        self.state = None
+
+    async def receive_json_from(self, timeout=1):
+        message = await self.communicator.receive_json_from(timeout=timeout)
+        if "delta" in message:
+            assert self.version is not None and message["version"] == self.version + 1, (
+                "a delta that does not follow the version it patches")
+            message = {**message, "state": patch(self.state, message.pop("delta"))}
+        if "state" in message:
+            self.version, self.state = message["version"], message["state"]
+        return message
+
+    async def receive_nothing(self, timeout=0.1):
+        return await self.communicator.receive_nothing(timeout=timeout)
+
+    async def disconnect(self, *args, **kwargs):
+        return await self.communicator.disconnect(*args, **kwargs)

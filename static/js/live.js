@@ -4,7 +4,9 @@
  *
  * It owns the socket, the stream's version, gap detection and the HTTP resync:
  *
- * - The server pushes {type: "<app>.state", version: N, state: S}; a stream's version only grows.
+ * - The server pushes {type: "<app>.state", version: N, state: S}, or {..., version: N,
+ *   delta: D} where D patches state N - 1 into state N (core/delta.py; applied by patch below);
+ *   a stream's version only grows. A delta that does not follow the state held is a gap.
  * - On (re)connect the game socket's FIRST message is the current state, so a reconnect costs
  *   exactly one state read (that message) and no HTTP request. Only if no state arrives within
  *   STATE_WAIT_MS after the socket opened does the client fetch GET stateUrl ({version, state}).
@@ -121,6 +123,41 @@
     }
   }
 
+  // ------------------------------------------------------------------ deltas
+
+  /* Apply core/delta.py's patch to a state, leaving the old one as it was (the same rules as
+   * its Python patch): {"=": v} replaces; {d, x} changes keys of an object and removes x;
+   * {k, o, c} rebuilds a list of rows by their key k in the order o with the changed rows c;
+   * {i, n} changes items of any other list, now n long. */
+  function patch(old, change) {
+    if (change == null) { return old; }
+    if (Object.prototype.hasOwnProperty.call(change, "=")) { return change["="]; }
+    var out;
+    if (change.d) {
+      out = {};
+      var removed = change.x || [];
+      Object.keys(old || {}).forEach(function (key) {
+        if (removed.indexOf(key) < 0) { out[key] = old[key]; }
+      });
+      Object.keys(change.d).forEach(function (key) {
+        out[key] = patch(old ? old[key] : undefined, change.d[key]);
+      });
+      return out;
+    }
+    if (change.k) {
+      var before = {};
+      (old || []).forEach(function (row) { before[String(row[change.k])] = row; });
+      return change.o.map(function (id) { return patch(before[String(id)], change.c[String(id)]); });
+    }
+    out = (old || []).slice(0, change.n);
+    while (out.length < change.n) { out.push(null); }
+    Object.keys(change.i).forEach(function (index) {
+      var i = Number(index);
+      out[i] = patch(old ? old[i] : undefined, change.i[index]);
+    });
+    return out;
+  }
+
   // ------------------------------------------------------------------ the stream
 
   function Stream(options) {
@@ -129,11 +166,12 @@
     this.onState = options.onState || function () {};
     this.onMessage = options.onMessage || function () {};
     this.version = options.version == null ? -1 : options.version;
+    this.state = options.state === undefined ? null : options.state;  // what a delta patches
     this.attempt = 0;
     this.awaitingFirst = false;  // between open and the connection's first state
     this.firstTimer = null;
     this.resyncing = null;       // the running HTTP read, so a burst of gaps costs one
-    this.held = null;            // the newest push that arrived during that read
+    this.held = [];              // the pushes that arrived during that read (a few)
     this.reads = 0;              // HTTP state reads so far (diagnostics and tests)
     this.closedByUs = false;
     streams.push(this);
@@ -182,31 +220,45 @@
   Stream.prototype.receive = function (message) {
     if (!message) { return; }
     if (message.type === "site.announce") { announce(message); return; }
-    if (message.version == null || message.state === undefined) { this.onMessage(message); return; }
+    if (message.version == null || (message.state === undefined && message.delta === undefined)) {
+      this.onMessage(message);
+      return;
+    }
     if (this.awaitingFirst) {  // the connection's first message is the whole current state
       this.awaitingFirst = false;
       global.clearTimeout(this.firstTimer);
-      this.accept(message.version, message.state);
-      return;
+      if (message.delta === undefined) { this.accept(message.version, message.state); return; }
     }
     if (message.version <= this.version) { return; }  // stale or duplicate
     if (this.resyncing) { this.hold(message); return; }
-    if (this.stateUrl && this.version >= 0 && message.version !== this.version + 1) {
+    if (!this.apply(message)) {
       this.hold(message);  // a gap: a push was lost on the way
       this.resync();
-      return;
     }
-    this.accept(message.version, message.state);
+  };
+
+  /* Render a push if it follows what is held: a whole state that is newer (and, with an HTTP
+   * read to fall back on, exactly the next version), or a delta from exactly this version. */
+  Stream.prototype.apply = function (message) {
+    var next = message.version === this.version + 1;
+    if (message.delta !== undefined) {
+      if (!next || this.state == null) { return false; }
+      return this.accept(message.version, patch(this.state, message.delta));
+    }
+    if (this.stateUrl && this.version >= 0 && !next) { return false; }
+    return this.accept(message.version, message.state);
   };
 
   Stream.prototype.hold = function (message) {
-    if (!this.held || message.version > this.held.version) { this.held = message; }
+    this.held.push(message);
+    if (this.held.length > 50) { this.held.shift(); }  // a resync far behind reads again
   };
 
   /* A whole state from anywhere (socket, HTTP, a POST's answer): rendered if it is newer. */
   Stream.prototype.accept = function (version, state) {
     if (version == null || version <= this.version) { return false; }
     this.version = version;
+    this.state = state;
     this.onState(state, version);
     return true;
   };
@@ -223,9 +275,15 @@
       .catch(function () { /* the next gap or reconnect tries again */ })
       .then(function () {
         self.resyncing = null;
-        var held = self.held;
-        self.held = null;
-        if (held) { self.accept(held.version, held.state); }
+        var held = self.held.sort(function (a, b) { return a.version - b.version; });
+        self.held = [];
+        // What arrived during the read and follows it; a delta that does not is dropped (the
+        // read answered a newer state, or the next push shows the gap and reads again).
+        held.forEach(function (message) {
+          if (message.version <= self.version) { return; }
+          if (message.delta === undefined) { self.accept(message.version, message.state); }
+          else { self.apply(message); }
+        });
       });
     return this.resyncing;
   };
@@ -261,7 +319,7 @@
     this.initial = initial.state;
     this.live = connect({
       path: this.config.ws, stateUrl: this.config.stateUrl, version: initial.version,
-      onState: function (state) { self.render(state); }
+      state: initial.state, onState: function (state) { self.render(state); }
     });
   }
 
@@ -321,7 +379,7 @@
   });
 
   global.Live = {
-    connect: connect, Page: Page, streams: streams, backoff: backoff, announce: announce,
+    connect: connect, Page: Page, streams: streams, backoff: backoff, announce: announce, patch: patch,
     el: el, time: time, readJson: readJson, cookie: cookie, STATE_WAIT_MS: STATE_WAIT_MS
   };
 })(window);

@@ -710,6 +710,7 @@
       path: root.getAttribute("data-ws-path"),
       stateUrl: root.getAttribute("data-state-url") || null,
       version: initial.version,
+      state: initial.state,  // what the first delta patches
       onState: apply
     });
   }

@@ -12,6 +12,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from core.delta import patch
 from gorod import services
 from tests.gorod.fixtures_live import LEVELS, make_teams, make_user
 
@@ -39,11 +40,15 @@ def test_the_server_pushes_a_hint_that_falls_due_to_an_open_organizer_page_by_it
     hints: list[int] = []
     requests: list[str] = []
 
+    followed: dict = {}  # the state the frames lead to, as the page follows them
+
     def on_socket(ws):
         def frame(payload):
             message = json.loads(payload)
             if message.get("type") == "gorod.state":
-                rows = message["state"]["statistics"]["rows"]
+                followed["state"] = (patch(followed["state"], message["delta"])
+                                     if "delta" in message else message["state"])
+                rows = followed["state"]["statistics"]["rows"]
                 hints.append(rows[0]["cells"][0]["hints_shown"])
         ws.on("framereceived", frame)
 

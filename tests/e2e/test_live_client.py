@@ -12,10 +12,13 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 from playwright.sync_api import expect
 
+from core.delta import diff
 from kingofhill import rules as koth_rules
 from tests.conftest import artifacts_dir
+from tests.core.test_delta import JSON as DELTA_JSON
 from tests.e2e.live_pages import PAGES, PROJECTOR, WAIT, open_live, settle, state_reads
 from tests.kingofhill.projector_harness import mid_game_state, render_projector
 
@@ -132,6 +135,42 @@ def test_a_burst_of_pushes_after_a_gap_costs_one_read_and_the_newest_wins(harnes
     push(page, 4, state)  # and so is a stale one
     expect(page.locator("#koth-title")).to_have_text("Самое новое")
     assert page.errors == []
+
+
+def push_delta(page, version: int, change: dict) -> None:
+    page.evaluate("([v, d]) => Live.streams[0].receive({type: 'koth.state', version: v, delta: d})",
+                  [version, change])
+
+
+def test_a_delta_at_the_next_version_renders_with_no_read_and_one_past_a_gap_reads_once(harness):
+    state = mid_game_state(8)
+    page = harness(state)
+    reads = state_reads(page)
+    newer = copy.deepcopy(state)
+    newer["game"]["title"] = "Пришла дельта"
+    push_delta(page, 2, diff(state, newer))
+    expect(page.locator("#koth-title")).to_have_text("Пришла дельта", timeout=WAIT)
+    assert page.evaluate("Live.streams[0].version") == 2 and reads == []
+    assert page.evaluate("Live.streams[0].state") == newer
+    push_delta(page, 4, diff(newer, state))  # version 3 was lost: the delta cannot apply
+    page.wait_for_timeout(500)
+    assert len(reads) == 1
+    expect(page.locator("#koth-title")).to_have_text("Пришла дельта")
+    assert page.errors == []
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(old=DELTA_JSON, new=DELTA_JSON)
+def test_the_pages_patch_gives_the_servers_new_state(harness_page, old, new):
+    change = diff({"v": old}, {"v": new})
+    got = harness_page.evaluate("([o, d]) => Live.patch(o, d)", [{"v": old}, change])
+    assert got == {"v": new}
+
+
+@pytest.fixture
+def harness_page(harness):
+    return harness(mid_game_state(3))
 
 
 def test_the_projector_shows_holds_to_win_from_the_state(harness):

@@ -15,6 +15,7 @@ from config.asgi import application
 from gorod import clock, services
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import join_session
+from tests.live_checks import Screen
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
@@ -41,6 +42,7 @@ async def open_socket(path, headers=ORIGIN):
     communicator = WebsocketCommunicator(application, path, headers=headers)
     connected, _ = await communicator.connect()
     assert connected
+    communicator = Screen(communicator)  # follows the deltas as the page does
     first = await communicator.receive_json_from(timeout=5)
     assert first["type"] == "gorod.state"
     return communicator, first

@@ -19,12 +19,16 @@ import gorod.codes
 import gorod.rules
 from core.records import RecordError
 from gorod.rules import (
+    clock_over,
     compute,
     generate_routes,
+    level_sums,
     next_deadline,
     parse_record,
+    rank,
     replay,
     statistics_table,
+    team_result,
 )
 from tests.gorod.conftest import (
     START,
@@ -664,6 +668,44 @@ def test_a_later_now_never_changes_a_closed_level(data, later_s):
                 # that level; the level's own timeline may not.
                 assert replace(level_a, average_s=None) == replace(level_b, average_s=None)
         assert len(b.levels) >= len(a.levels)
+
+
+def _one_team(data: dict, team: str) -> dict:
+    """The record as a live write reads it for one team: every team named, only its events."""
+    return {**data, "events": [e for e in data["events"] if e["team"] == team]}
+
+
+@PROPS
+@given(valid_games(), st.data())
+def test_each_teams_own_timeline_ranked_equals_the_full_recompute(data, draw):
+    if data["teams"] and draw.draw(st.booleans()):
+        data["events"].append({"team": draw.draw(st.sampled_from(data["teams"])),
+                               "type": "disqualify"})
+    rec = parse_record(data)
+    full = compute(rec)
+    sums = level_sums(full.teams)
+    incremental = rank([team_result(parse_record(_one_team(data, team)), team, sums=sums)
+                        for team in rec.teams])
+    assert incremental == full.teams
+
+
+@PROPS
+@given(valid_games(with_now=True))
+def test_a_teams_result_from_its_own_events_is_the_full_recomputes_at_any_moment(data):
+    """What a code submission reads: the team's level, status and deadlines from its own
+    events; only an average-time adjustment needs the other teams' times."""
+    rec = parse_record(data)
+    now = rec.now or (START + timedelta(hours=rec.max_duration_h))
+    full = compute(rec, now)
+    sums = level_sums(full.teams)
+    for expected in full.teams:
+        one = parse_record(_one_team(data, expected.team))
+        assert team_result(one, expected.team, now, sums=sums) == replace(expected, place=None)
+        if not any(e["type"] == "average_time" and e["team"] == expected.team
+                   for e in data["events"]):
+            assert team_result(one, expected.team, now) == replace(expected, place=None)
+    everyone_finished = all(t.finished_at is not None for t in full.teams)
+    assert full.game_over == (clock_over(rec, now) or everyone_finished)
 
 
 JSON = st.recursive(

@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 
+from core.delta import patch
 from gorod import realtime, rules, selectors, services
 from gorod.models import CodeAttempt, GorodGame, Ruling
 from teams.models import Game
@@ -354,6 +355,7 @@ def test_a_wrong_code_pushes_after_the_commit_to_its_team_and_the_organizer_only
     monkeypatch.setattr("core.live.send_to_groups", sent.extend)
     before = {kind: selectors.read_state(running, kind=kind, application_id=app)["version"]
               for kind, app in (("public", None), ("organizer", None), ("team", alpha.pk))}
+    held = selectors.read_state(running, kind="team", application_id=alpha.pk)["state"]
     with django_capture_on_commit_callbacks() as callbacks:
         submit(running, alpha, "bad", 1)
     assert sent == []  # nothing before the commit
@@ -364,7 +366,9 @@ def test_a_wrong_code_pushes_after_the_commit_to_its_team_and_the_organizer_only
                            realtime.team_group(running.pk, alpha.pk)}
     mine = json.loads(groups[realtime.team_group(running.pk, alpha.pk)]["text"])
     assert mine["version"] == before["team"] + 1
-    assert mine["state"]["me"]["attempts"][0]["text"] == "bad"
+    # The push carries what changed, applied to the state the phone holds.
+    assert "state" not in mine
+    assert patch(held, mine["delta"])["me"]["attempts"][0]["text"] == "bad"
     assert selectors.read_state(running, kind="public")["version"] == before["public"]
 
 

@@ -12,6 +12,7 @@ from django.test import Client
 from config.asgi import application
 from kingofhill import services
 from tests.kingofhill.conftest import join_session
+from tests.live_checks import Screen
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
@@ -38,6 +39,7 @@ async def open_socket(path, headers=ORIGIN):
     communicator = WebsocketCommunicator(application, path, headers=headers)
     connected, _ = await communicator.connect()
     assert connected
+    communicator = Screen(communicator)  # follows the deltas as the page does
     first = await communicator.receive_json_from(timeout=5)
     assert first["type"] == "koth.state"
     return communicator, first
