@@ -22,6 +22,8 @@ from teams.permissions import TeamPhoneAPIView
 
 TAG = ["King of the Hill"]
 ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+# A change of the past that changes the outcome: 409, "detail" says what, "change" details it.
+CHANGE_ERRORS = {**ERRORS, 409: s.ErrorSerializer}
 
 
 class KothAPIView(ServiceAPIView):
@@ -134,7 +136,7 @@ class CloseAPI(HostAPIView):
 
 class JudgeAPI(HostAPIView):
     @extend_schema(tags=TAG, request=s.JudgeSerializer,
-                   responses={200: s.StateSerializer, **ERRORS},
+                   responses={200: s.StateSerializer, **CHANGE_ERRORS},
                    summary="Judge a whole group of identical (normalised) answers")
     def post(self, request, game_id: int):
         data = self.payload(s.JudgeSerializer)
@@ -144,7 +146,7 @@ class JudgeAPI(HostAPIView):
 
 class VerdictAPI(HostAPIView):
     @extend_schema(tags=TAG, request=s.VerdictSerializer,
-                   responses={200: s.StateSerializer, **ERRORS},
+                   responses={200: s.StateSerializer, **CHANGE_ERRORS},
                    summary="Change one answer's verdict (also of an earlier question)")
     def post(self, request, game_id: int):
         data = self.payload(s.VerdictSerializer)
@@ -154,7 +156,7 @@ class VerdictAPI(HostAPIView):
 
 class PartnerAPI(HostAPIView):
     @extend_schema(tags=TAG, request=s.PartnerSerializer,
-                   responses={200: s.StateSerializer, **ERRORS},
+                   responses={200: s.StateSerializer, **CHANGE_ERRORS},
                    summary="Mark or unmark a partner question")
     def post(self, request, game_id: int):
         data = self.payload(s.PartnerSerializer)

@@ -23,8 +23,9 @@ from collections.abc import Sequence
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from core.errors import DomainError, NotAllowed
+from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.live import Write
+from core.records import RecordError
 from core.roles import is_host
 from kingofhill import rules, selectors
 from kingofhill.live import LIVE
@@ -36,6 +37,8 @@ from kingofhill.models import (
     Question,
     VerdictChange,
 )
+from rating import selectors as rating_selectors
+from rating import services as rating_services
 from teams.models import Application, Game
 
 ANSWER_MAX = 300
@@ -254,7 +257,78 @@ def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
     return question
 
 
-def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor) -> int:
+def _nobody(name: str | None) -> str:
+    return name if name is not None else _("nobody yet")
+
+
+def _effect_text(effect: rules.ChangeEffect, after: rules.Board, published: bool) -> str:
+    """What a change of the past will change, in the host's words."""
+    parts = []
+    if effect.changes_winner:
+        parts.append(_("The winner changes: %(before)s → %(after)s.") % {
+            "before": _nobody(effect.winner_before), "after": _nobody(effect.winner_after)})
+    if effect.reopens:
+        parts.append(_("The finished game re-opens: play goes on with question %(n)d.")
+                     % {"n": after.question + 1})
+    elif effect.king_before != effect.king_after:
+        parts.append(_("The King changes: %(before)s → %(after)s.") % {
+            "before": _nobody(effect.king_before), "after": _nobody(effect.king_after)})
+    if effect.teams:
+        parts.append(_("Places: %(list)s.") % {"list": ", ".join(
+            f"{t.team} {t.place_before} → {t.place_after}" for t in effect.teams)})
+    if published:
+        parts.append(_("The published results become out of date: the organizer must "
+                       "publish them again."))
+    return " ".join(parts)
+
+
+def _effect_data(effect: rules.ChangeEffect, published: bool) -> dict:
+    return {
+        "winner_before": effect.winner_before, "winner_after": effect.winner_after,
+        "king_before": effect.king_before, "king_after": effect.king_after,
+        "reopens": effect.reopens, "results_published": published,
+        "teams": [{"team": t.team, "place_before": t.place_before,
+                   "place_after": t.place_after, "step_before": t.step_before,
+                   "step_after": t.step_after, "points_before": t.points_before,
+                   "points_after": t.points_after} for t in effect.teams],
+    }
+
+
+def _change_past(w: Write, question: Question, *, verdicts: dict | None = None,
+                 partner: bool | None = None, confirm: bool) -> None:
+    """Before a verdict or partner mark of a played question changes: the engine projects the
+    new outcome; one that changes the winner, re-opens a finished game or alters published
+    results is refused until confirmed, and once applied marks the published results out of
+    date. A change the engine cannot replay is left to the recompute, which refuses it."""
+    koth = w.game
+    snap = selectors.load_snapshot(koth, reuse=True)
+    if snap.board is None or question.closed_at is None:
+        return
+    try:
+        record = rules.parse_record(snap.record)
+        named = {snap.names[app]: v for app, v in (verdicts or {}).items() if app in snap.names}
+        after = rules.compute(rules.record_with(record, question.number, verdicts=named,
+                                                partner=partner))
+    except RecordError:
+        return
+    effect = rules.change_effect(snap.board, after)
+    published = effect.changes_results and rating_selectors.results_published(koth.pk)
+    text = _effect_text(effect, after, published)
+    if (effect.needs_confirmation or published) and not confirm:
+        raise NeedsConfirmation(
+            _("This changes the outcome of the game. %(what)s Confirm to apply it.")
+            % {"what": text}, change=_effect_data(effect, published))
+    if published:
+        rating_services.results_mark_outdated(
+            game=koth.pk, now=w.now,
+            reason=_("Question %(n)d changed. %(what)s") % {"n": question.number, "what": text})
+
+
+def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *,
+                  confirm: bool = False) -> int:
+    changing = {a.application_id: verdict for a in answers if a.verdict is not verdict}
+    if changing and question.closed_at is not None:
+        _change_past(w, question, verdicts=changing, confirm=confirm)
     changed = 0
     for answer in answers:
         if answer.verdict is verdict:
@@ -278,10 +352,11 @@ def _check_verdict(verdict) -> bool:
 
 
 @LIVE.write
-def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: bool) -> int:
+def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: bool,
+                  confirm: bool = False) -> int:
     """Judge every answer of ``question`` whose normalised text is ``normalized`` at once;
     returns how many verdicts changed. Works on a closed question too (the board is then
-    recomputed)."""
+    recomputed; a change of the outcome needs ``confirm``, see ``_change_past``)."""
     _require_host(actor)
     verdict = _check_verdict(verdict)
     koth = w.game
@@ -292,25 +367,28 @@ def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: b
     if not answers:
         raise DomainError(_("No answer «%(text)s» to question %(n)d.")
                           % {"text": normalized, "n": q.number})
-    return _set_verdicts(w, q, answers, verdict, actor)
+    return _set_verdicts(w, q, answers, verdict, actor, confirm=confirm)
 
 
 @LIVE.write
-def verdict_set(w: Write, *, actor, answer: int, verdict: bool) -> Answer:
-    """Change one answer's verdict, of the open question or any earlier one."""
+def verdict_set(w: Write, *, actor, answer: int, verdict: bool, confirm: bool = False) -> Answer:
+    """Change one answer's verdict, of the open question or any earlier one (a change of the
+    outcome needs ``confirm``, see ``_change_past``)."""
     _require_host(actor)
     verdict = _check_verdict(verdict)
     try:
         row = Answer.objects.select_related("question").get(pk=answer, question__koth=w.game)
     except (Answer.DoesNotExist, ValueError, TypeError, OverflowError):
         raise DomainError(_("No such answer in this game.")) from None
-    _set_verdicts(w, row.question, [row], verdict, actor)
+    _set_verdicts(w, row.question, [row], verdict, actor, confirm=confirm)
     return row
 
 
 @LIVE.write
-def partner_set(w: Write, *, actor, question: int, partner: bool) -> Question:
-    """Mark or unmark a partner question, at any time (2.2.6)."""
+def partner_set(w: Write, *, actor, question: int, partner: bool,
+                confirm: bool = False) -> Question:
+    """Mark or unmark a partner question, at any time (2.2.6); on a played question a change
+    of the outcome needs ``confirm`` (see ``_change_past``)."""
     _require_host(actor)
     if not isinstance(partner, bool):
         raise DomainError(_("The partner mark is true or false."))
@@ -321,6 +399,8 @@ def partner_set(w: Write, *, actor, question: int, partner: bool) -> Question:
     if q.partner == partner:
         w.unchanged = True
         return q
+    if q.closed_at is not None:
+        _change_past(w, q, partner=partner, confirm=confirm)
     PartnerChange.objects.create(question=q, old=q.partner, new=partner, changed_by=actor,
                                  changed_at=w.now)
     q.partner = partner

@@ -30,7 +30,20 @@
     FIELDS.forEach(function (id) { $(id).value = draft && draft[id] || ""; });
   }
 
-  function api(action, body) { return page.post(page.config.api + action + "/", body); }
+  // A change of a played question that changes the outcome comes back 409 with what it would
+  // change ("detail"): the host confirms it, and it is sent again with confirm: true.
+  function api(action, body) {
+    return page.post(page.config.api + action + "/", body).then(function (result) {
+      var data = result.data || {};
+      if (result.ok || !data.change || (body && body.confirm)) { return result; }
+      page.showError("");
+      if (window.confirm(data.detail)) {
+        return api(action, Object.assign({}, body, {confirm: true}));
+      }
+      render(current);  // a checkbox the host ticked goes back to what the state says
+      return result;
+    });
+  }
 
   function verdictText(v) {
     var T = page.text;

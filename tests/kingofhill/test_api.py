@@ -385,3 +385,25 @@ def test_a_lone_surrogate_in_an_answer_is_a_400_and_nothing_is_stored(running, p
                             content_type="application/json")
     assert response.status_code == 400 and "surrogate" in response.json()["detail"]
     assert stored(running) == before
+
+
+def test_a_past_verdict_that_changes_the_winner_is_a_409_with_the_projection_until_confirmed(
+        host_client, running, host, alpha, beta, gamma):
+    from tests.kingofhill.test_services import finish
+
+    finish(running, host, alpha, beta, gamma)
+    answer = Answer.objects.get(question__koth=running, question__number=2, application=alpha)
+    body = {"question": 2, "normalized": answer.normalized, "verdict": False}
+    refused = host_client.post(url("api_judge", running), body, content_type="application/json")
+    assert refused.status_code == 409
+    data = refused.json()
+    assert "Alpha → nobody yet" in data["detail"]
+    assert data["change"]["reopens"] is True
+    assert {t["team"] for t in data["change"]["teams"]} >= {"Alpha"}
+    running.refresh_from_db()
+    assert running.status == KothGame.Status.FINISHED
+
+    done = host_client.post(url("api_judge", running), {**body, "confirm": True},
+                            content_type="application/json")
+    assert done.status_code == 200
+    assert done.json()["state"]["game"]["status"] == "running"
