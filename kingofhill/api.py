@@ -164,6 +164,26 @@ class PartnerAPI(HostAPIView):
         return self.host_state()
 
 
+class CountdownAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.CountdownSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Start (seconds > 0) or stop (0) the answers' countdown")
+    def post(self, request, game_id: int):
+        data = self.payload(s.CountdownSerializer)
+        services.countdown_set(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class RevealAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.RevealSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Show (or hide) the last closed question and its answer on screens")
+    def post(self, request, game_id: int):
+        data = self.payload(s.RevealSerializer)
+        services.question_reveal(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
 # --- team actions -----------------------------------------------------------------------------
 
 

@@ -50,6 +50,15 @@ class PartnerSerializer(serializers.Serializer):
     confirm = serializers.BooleanField(default=False, help_text=CONFIRM)
 
 
+class CountdownSerializer(serializers.Serializer):
+    seconds = serializers.IntegerField(min_value=0, max_value=600,
+                                       help_text="1..600 starts (or restarts) it, 0 stops it")
+
+
+class RevealSerializer(serializers.Serializer):
+    reveal = serializers.BooleanField(default=True)
+
+
 class DeclareSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=["jump", "revolution", "none"],
                                    help_text='"none" withdraws the declaration')

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
@@ -27,13 +28,14 @@ from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.live import Write
 from core.records import RecordError
 from core.roles import is_host
-from kingofhill import rules, selectors
+from kingofhill import bank, rules, selectors
 from kingofhill.live import LIVE
 from kingofhill.models import (
     Answer,
     Declaration,
     KothGame,
     PartnerChange,
+    PreparedQuestion,
     Question,
     VerdictChange,
 )
@@ -238,7 +240,9 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
 def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
                       variants: Sequence[str] = ()) -> Question:
     """Announce the open question: from this instant declarations are closed and answers open.
-    The text and the answer key (with accepted variants) are optional."""
+    The text and the answer key (with accepted variants) are optional; when none is given and
+    the question bank holds an unused question, the next one is announced (with its partner
+    mark and its note for the host)."""
     _require_host(actor)
     koth = w.game
     _require_running(koth)
@@ -248,13 +252,133 @@ def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
                           % {"n": question.number})
     if not isinstance(variants, (list, tuple)) or not all(isinstance(v, str) for v in variants):
         raise DomainError(_("Accepted variants must be a list of texts."))
-    question.text = (text or "").strip()[:5000]
+    typed = any(((text or "").strip(), (answer_key or "").strip(), *variants))
+    prepared = None if typed else selectors.next_prepared(koth, lock=True)
+    if prepared is not None:
+        text, answer_key, variants = prepared.text, prepared.answer_key, prepared.variants
+        question.note = prepared.note
+        if prepared.partner and not question.partner:
+            PartnerChange.objects.create(question=question, old=False, new=True,
+                                         changed_by=actor, changed_at=w.now)
+            question.partner = True
+    question.text = (text or "").strip()[:bank.TEXT_MAX]
     question.answer_key = (answer_key or "").strip()[:ANSWER_MAX]
     question.variants = [v.strip()[:ANSWER_MAX] for v in variants if v.strip()]
     question.announced_at = w.now
     question.save()
+    if prepared is not None:
+        prepared.question = question
+        prepared.save(update_fields=["question"])
     w.memo["current"] = question
     return question
+
+
+COUNTDOWN_MAX = 600
+
+
+@LIVE.write
+def countdown_set(w: Write, *, actor, seconds: int) -> Question:
+    """Start (or restart) a countdown of ``seconds`` for the answers to the announced question;
+    0 stops it. Screens count down to its end; nothing is refused when it runs out (the host
+    closes the question)."""
+    _require_host(actor)
+    koth = w.game
+    _require_running(koth)
+    if not isinstance(seconds, int) or isinstance(seconds, bool) \
+            or not 0 <= seconds <= COUNTDOWN_MAX:
+        raise DomainError(_("A countdown is a whole number of seconds from 1 to %(max)d "
+                            "(0 stops it).") % {"max": COUNTDOWN_MAX})
+    question = _current(koth)
+    if question.phase != Question.Phase.ANSWERING:
+        raise DomainError(_("Announce question %(n)d before starting its countdown.")
+                          % {"n": question.number})
+    if not seconds and question.countdown_ends_at is None:
+        w.unchanged = True
+        return question
+    question.countdown_seconds = seconds or None
+    question.countdown_ends_at = w.now + timedelta(seconds=seconds) if seconds else None
+    question.save(update_fields=["countdown_seconds", "countdown_ends_at"])
+    w.memo["current"] = question
+    return question
+
+
+@LIVE.write
+def question_reveal(w: Write, *, actor, reveal: bool = True) -> Question:
+    """Show (or hide) the last closed question's text and answer on the projector and the
+    phones, until the next question is announced."""
+    _require_host(actor)
+    koth = w.game
+    if not isinstance(reveal, bool):
+        raise DomainError(_("Reveal is true or false."))
+    question = (Question.objects.filter(koth=koth, closed_at__isnull=False)
+                .order_by("-number").first())
+    if question is None:
+        raise DomainError(_("No question has been closed yet."))
+    if (question.revealed_at is not None) == reveal:
+        w.unchanged = True
+        return question
+    question.revealed_at = w.now if reveal else None
+    question.save(update_fields=["revealed_at"])
+    # A closed question's row is kept with the board: read it afresh.
+    w.memo["recompute"] = True
+    return question
+
+
+# --- the question bank ------------------------------------------------------------------------
+
+
+def _bank_add(koth: KothGame, items: Sequence[bank.Item]) -> list[PreparedQuestion]:
+    have = PreparedQuestion.objects.filter(koth=koth).count()
+    if have + len(items) > bank.MAX_QUESTIONS:
+        raise DomainError(_("The bank holds at most %(max)d questions; it has %(have)d.")
+                          % {"max": bank.MAX_QUESTIONS, "have": have})
+    last = (PreparedQuestion.objects.filter(koth=koth).order_by("-position")
+            .values_list("position", flat=True).first()) or 0
+    return PreparedQuestion.objects.bulk_create(
+        PreparedQuestion(koth=koth, position=last + i, text=item.text,
+                         answer_key=item.answer_key, variants=list(item.variants),
+                         partner=item.partner, note=item.note)
+        for i, item in enumerate(items, start=1))
+
+
+def _check_bank_open(koth: KothGame) -> None:
+    if koth.status == KothGame.Status.FINISHED:
+        raise DomainError(_("The game has finished."))
+
+
+@LIVE.write
+def bank_question_add(w: Write, *, actor, text: str, answer_key: str = "",
+                      variants: Sequence[str] = (), partner: bool = False,
+                      note: str = "") -> PreparedQuestion:
+    """Add one prepared question at the end of the bank."""
+    _require_host(actor)
+    _check_bank_open(w.game)
+    item, problems = bank.check_item(text, answer_key, variants, partner, note)
+    if problems:
+        raise DomainError(_("The question is not added: %(why)s.") % {"why": "; ".join(problems)})
+    return _bank_add(w.game, [item])[0]
+
+
+@LIVE.write
+def bank_import(w: Write, *, actor, name: str, data: bytes) -> int:
+    """Append every question of a CSV/XLSX/plain-text file (``kingofhill.bank``), all or none;
+    returns how many. A bad file raises ``bank.BankError`` with every problem."""
+    _require_host(actor)
+    _check_bank_open(w.game)
+    items = bank.parse_file(name, data)
+    return len(_bank_add(w.game, items))
+
+
+@LIVE.write
+def bank_question_delete(w: Write, *, actor, prepared: int) -> None:
+    """Remove a prepared question not yet announced."""
+    _require_host(actor)
+    row = PreparedQuestion.objects.filter(koth=w.game, pk=prepared).first()
+    if row is None:
+        raise DomainError(_("No such prepared question in this game."))
+    if row.question_id is not None:
+        raise DomainError(_("This question has been announced; it stays in the bank."))
+    row.delete()
 
 
 def _nobody(name: str | None) -> str:

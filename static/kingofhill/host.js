@@ -5,7 +5,7 @@
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
   var el = function (tag, attrs, children) { return window.kothEl(tag, attrs, children); };
-  var page, current = null;
+  var page, current = null, countdown = null;
   var FIELDS = ["q-text", "q-key", "q-variants"];
   var draftFor = null;  // the question number whose draft the form holds
 
@@ -65,6 +65,15 @@
     $("announce").disabled = !host.can.announce;
     $("announce-form").hidden = !(q && q.phase === "declaring" && status === "running");
     if (q && q.phase === "declaring") { restoreDraft(q.number); }
+    renderQuestion(q, host.bank, status);
+    var answering = !!(q && q.phase === "answering" && status === "running");
+    $("countdown-controls").hidden = !host.can.countdown;
+    var running = answering && state.question && state.question.countdown;
+    $("countdown-stop").hidden = !running;
+    if (!countdown) { countdown = new window.KothCountdown.Countdown($("countdown")); }
+    countdown.set(answering && state.question ? state.question.countdown : null);
+    $("reveal").hidden = !host.can.reveal;
+    $("reveal").textContent = host.revealed ? T.unreveal : T.reveal;
     $("close").disabled = !host.can.close;
     $("close").hidden = status !== "running";
     var why = "";
@@ -134,6 +143,29 @@
     }));
   }
 
+  // After the announcement the host keeps the question, its key and note in view; before it,
+  // the form says what "announce" will take from the bank when left empty.
+  function renderQuestion(q, bank, status) {
+    var T = page.text;
+    var shown = !!(q && q.phase !== "declaring" && status === "running" && (q.text || q.answer_key || q.note));
+    $("current-question").hidden = !shown;
+    if (shown) {
+      $("current-text").textContent = q.text;
+      $("current-key").textContent = q.answer_key ? T.answerKey + " " + q.answer_key +
+        (q.variants.length ? " · " + T.variants + " " + q.variants.join(" | ") : "") : "";
+      $("current-note").textContent = q.note ? T.note + " " + q.note : "";
+    }
+    var next = bank && bank.next;
+    var declaring = !!(q && q.phase === "declaring" && status === "running");
+    $("bank-next").hidden = !(declaring && next);
+    if (declaring && next) {
+      $("bank-next-head").textContent = T.bankNext + " " + bank.left;
+      $("bank-next-text").textContent = next.text +
+        (next.answer_key ? " — " + T.answerKey + " " + next.answer_key : "") +
+        (next.partner ? " · " + T.partner : "") + (next.note ? " · " + T.note + " " + next.note : "");
+    }
+  }
+
   function judge(group, verdict) {
     var q = current.host.question;
     api("judge", {question: q.number, normalized: group.key, verdict: verdict});
@@ -183,6 +215,11 @@
     $("announce-form").addEventListener("submit", announce);
     FIELDS.forEach(function (id) { $(id).addEventListener("input", saveDraft); });
     $("close").addEventListener("click", function () { api("close"); });
+    $("countdown-start").addEventListener("click", function () {
+      api("countdown", {seconds: Number($("countdown-seconds").value) || 0});
+    });
+    $("countdown-stop").addEventListener("click", function () { api("countdown", {seconds: 0}); });
+    $("reveal").addEventListener("click", function () { api("reveal", {reveal: !current.host.revealed}); });
     $("partner").addEventListener("change", function () {
       api("partner", {question: current.host.question.number, partner: $("partner").checked});
     });
