@@ -258,3 +258,23 @@ class PartnerChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.question_id}: {self.old} → {self.new}"
+
+
+class PhoneSocket(models.Model):
+    """One open team-phone socket (``kingofhill.consumers.TeamConsumer``): a team is connected
+    while it has at least one. The host console shows who is (presence)."""
+
+    koth = models.ForeignKey(
+        KothGame, on_delete=models.CASCADE, related_name="sockets", verbose_name=_("game")
+    )
+    application = models.ForeignKey(
+        Application, on_delete=models.CASCADE, related_name="+", verbose_name=_("team"))
+    channel = models.CharField(_("channel"), max_length=200, unique=True)
+    opened_at = models.DateTimeField(_("opened at"))
+
+    class Meta:
+        verbose_name = _("team phone socket")
+        verbose_name_plural = _("team phone sockets")
+
+    def __str__(self) -> str:
+        return self.channel

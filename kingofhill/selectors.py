@@ -29,6 +29,7 @@ from kingofhill.models import (
     Answer,
     Declaration,
     KothGame,
+    PhoneSocket,
     PreparedQuestion,
     Question,
     team_colour,
@@ -358,6 +359,13 @@ def bank_questions(koth: KothGame) -> list[PreparedQuestion]:
                 .order_by("position", "pk"))
 
 
+def connected_teams(snap: Snapshot) -> list[str]:
+    """The teams whose phones are connected now (at least one open socket)."""
+    present = set(PhoneSocket.objects.filter(koth=snap.koth).values_list("application_id",
+                                                                          flat=True))
+    return [snap.names[a.pk] for a in snap.entries if a.pk in present]
+
+
 def bank_summary(koth: KothGame) -> dict:
     """What the host console shows of the bank: how many are left and the next one (one
     query: every host state carries it)."""
@@ -431,6 +439,8 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
         if question is not None else 0,
         "history": history,
         "bank": bank_summary(snap.koth),
+        # Teams with at least one phone socket open, in registration order.
+        "connected": connected_teams(snap),
         "challengers": list(rules.challengers(snap.board)) if snap.board is not None else [],
         "can": {
             "start": status == KothGame.Status.SETUP and len(snap.entries) >= 2,

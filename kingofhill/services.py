@@ -35,6 +35,7 @@ from kingofhill.models import (
     Declaration,
     KothGame,
     PartnerChange,
+    PhoneSocket,
     PreparedQuestion,
     Question,
     VerdictChange,
@@ -552,6 +553,28 @@ def question_close(w: Write, *, actor) -> Question:
     question.save(update_fields=["closed_at"])
     w.memo["recompute"] = True
     return question
+
+
+# --- presence ---------------------------------------------------------------------------------
+
+
+@LIVE.write
+def presence_open(w: Write, *, application: int, channel: str) -> None:
+    """A team phone's socket opened (the consumer calls this after authorising it)."""
+    if application not in w.game.team_order and not Application.objects.filter(
+            pk=application, game_id=w.game.pk).exists():
+        raise DomainError(_("This team does not play in this game."))
+    _socket, created = PhoneSocket.objects.get_or_create(
+        channel=channel, defaults={"koth": w.game, "application_id": application,
+                                   "opened_at": w.now})
+    w.unchanged = not created
+
+
+@LIVE.write
+def presence_close(w: Write, *, channel: str) -> None:
+    """A team phone's socket closed: the team stays connected while another is open."""
+    deleted, _kinds = PhoneSocket.objects.filter(koth=w.game, channel=channel).delete()
+    w.unchanged = not deleted
 
 
 def game_record(game: KothGame | int) -> dict:

@@ -436,10 +436,10 @@ def test_an_answer_reuses_the_kept_board_in_a_pinned_number_of_queries(
     # the open question, the existing answer, savepoint + insert + release, the verdict change
     # (a key match), the open question's declarations and answers, the stored states read and
     # the changed ones replaced (a delete and an insert, however many changed), and the host
-    # state's question bank (its next question and how many are left).
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(16):
+    # state's question bank (its next question and how many are left) and its presence.
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(17):
         answer(running, alpha, "Пушкин")
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(15):
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(16):
         answer(running, beta, "Лермонтов")
     host_state = selectors.read_state(KothGame.objects.get(pk=running.pk), kind="host")
     assert [g["teams"] for g in host_state["state"]["host"]["groups"]] == [["Alpha"], ["Beta"]]
@@ -507,8 +507,8 @@ def test_a_close_reads_a_fixed_number_of_queries_however_many_teams(
         answer(running, entry, "Пушкин")
     judge_all(running, host, 1, {"пушкин": True})
     # ... plus the stored states read and the changed ones replaced (core.live), and the
-    # host state's question bank (one query).
-    with django_assert_max_num_queries(19) as captured:
+    # host state's question bank and presence (one query each).
+    with django_assert_max_num_queries(20) as captured:
         services.question_close(actor=host, game=running)
     per_team = [q["sql"] for q in captured.captured_queries
                 if q["sql"].startswith("SELECT \"kingofhill_declaration\"")
