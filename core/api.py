@@ -29,7 +29,8 @@ def exception_handler(exc, context):
     is a 400 with ``{"detail": message}`` rather than a 500, and a serializer's field errors
     carry a ``detail`` line too (``"field: message; ..."``) beside the errors by field."""
     if isinstance(exc, DomainError):
-        return Response({"detail": exc.message}, status=exc.status_code)
+        return Response({"detail": exc.message, **getattr(exc, "extra", {})},
+                        status=exc.status_code)
     if isinstance(exc, RecordError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
     response = drf_exception_handler(exc, context)

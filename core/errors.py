@@ -20,6 +20,18 @@ class NotAllowed(DomainError):
     status_code = 403
 
 
+class NeedsConfirmation(DomainError):
+    """Allowed, but with consequences the actor must confirm first (the API answers 409 with
+    ``detail`` and ``extra``, e.g. what a changed verdict would change; the client sends the
+    request again with ``confirm: true``)."""
+
+    status_code = 409
+
+    def __init__(self, message: str, **extra) -> None:
+        super().__init__(message)
+        self.extra = extra
+
+
 def is_api(request) -> bool:
     """API calls answer JSON ``{"detail"}``; everything else is a page for a person."""
     return "/api/" in getattr(request, "path", "")

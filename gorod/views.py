@@ -364,7 +364,9 @@ def team_image(request, game_id: int, level: str, name: str):
     a closed one), so a phone cannot read a later level's picture before its time."""
     gg = _gorod(game_id)
     entry = get_team_entry(request, gg.pk)
-    if entry is None or level not in selectors.team_level_labels(gg, entry.pk):
+    if entry is None:
+        raise PermissionDenied
+    if level not in selectors.team_level_labels(gg, entry.pk):
         raise Http404(_("No such image for your team."))
     row = get_object_or_404(gg.levels, label=level)
     if name not in (row.images or []):

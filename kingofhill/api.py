@@ -24,6 +24,8 @@ from teams.permissions import TeamPhoneAPIView
 
 TAG = ["King of the Hill"]
 ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
+# A change of the past that changes the outcome: 409, "detail" says what, "change" details it.
+CHANGE_ERRORS = {**ERRORS, 409: s.ErrorSerializer}
 
 
 class KothAPIView(ServiceAPIView):
@@ -145,7 +147,7 @@ class CloseAPI(HostAPIView):
 
 class JudgeAPI(HostAPIView):
     @extend_schema(tags=TAG, request=s.JudgeSerializer,
-                   responses={200: s.StateSerializer, **ERRORS},
+                   responses={200: s.StateSerializer, **CHANGE_ERRORS},
                    summary="Judge a whole group of identical (normalised) answers")
     def post(self, request, game_id: int):
         data = self.payload(s.JudgeSerializer)
@@ -155,7 +157,7 @@ class JudgeAPI(HostAPIView):
 
 class VerdictAPI(HostAPIView):
     @extend_schema(tags=TAG, request=s.VerdictSerializer,
-                   responses={200: s.StateSerializer, **ERRORS},
+                   responses={200: s.StateSerializer, **CHANGE_ERRORS},
                    summary="Change one answer's verdict (also of an earlier question)")
     def post(self, request, game_id: int):
         data = self.payload(s.VerdictSerializer)
@@ -165,7 +167,7 @@ class VerdictAPI(HostAPIView):
 
 class PartnerAPI(HostAPIView):
     @extend_schema(tags=TAG, request=s.PartnerSerializer,
-                   responses={200: s.StateSerializer, **ERRORS},
+                   responses={200: s.StateSerializer, **CHANGE_ERRORS},
                    summary="Mark or unmark a partner question")
     def post(self, request, game_id: int):
         data = self.payload(s.PartnerSerializer)
@@ -197,6 +199,26 @@ class HostsAPI(KothAPIView):
         services.host_assign(actor=request.user, game=self.get_koth(), user=user,
                              assigned=data["assigned"])
         return self.hosts()
+
+
+class CountdownAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.CountdownSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Start (seconds > 0) or stop (0) the answers' countdown")
+    def post(self, request, game_id: int):
+        data = self.payload(s.CountdownSerializer)
+        services.countdown_set(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class RevealAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.RevealSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Show (or hide) the last closed question and its answer on screens")
+    def post(self, request, game_id: int):
+        data = self.payload(s.RevealSerializer)
+        services.question_reveal(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
 
 
 # --- team actions -----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from channels.db import database_sync_to_async
 
 from core.consumers import GameStateConsumer
 from core.live import PUBLIC
-from kingofhill import realtime, selectors
+from kingofhill import realtime, selectors, services
 from kingofhill.live import LIVE
 
 
@@ -29,5 +29,22 @@ class HostConsumer(_KothConsumer):
 
 
 class TeamConsumer(_KothConsumer):
+    """A team phone; its open sockets are the team's presence on the host console."""
+
     async def authorise(self) -> str | None:
         return await self.authorise_team()
+
+    async def connect(self):
+        self.present = False
+        await super().connect()
+        if self.application_id is not None and self.groups_joined:
+            await database_sync_to_async(services.presence_open)(
+                game=self.game_id, application=self.application_id, channel=self.channel_name)
+            self.present = True
+
+    async def disconnect(self, code):
+        if getattr(self, "present", False):
+            self.present = False
+            await database_sync_to_async(services.presence_close)(
+                game=self.game_id, channel=self.channel_name)
+        await super().disconnect(code)

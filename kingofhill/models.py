@@ -95,8 +95,16 @@ class Question(models.Model):
     # Other accepted answers, as typed by the host (normalised when compared).
     variants = models.JSONField(_("accepted variants"), default=list, blank=True)
     partner = models.BooleanField(_("partner question"), default=False)
+    # For the host's eyes only (from the question bank): never in a public or team state.
+    note = models.TextField(_("note for the host"), blank=True)
     announced_at = models.DateTimeField(_("announced at"), null=True, blank=True)
     closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    # The host's optional countdown for the answers: screens count down to its end.
+    countdown_seconds = models.PositiveSmallIntegerField(_("countdown, seconds"), null=True,
+                                                         blank=True)
+    countdown_ends_at = models.DateTimeField(_("countdown ends at"), null=True, blank=True)
+    # The host showed the question and its answer on the projector after the close.
+    revealed_at = models.DateTimeField(_("revealed at"), null=True, blank=True)
 
     class Meta:
         ordering = ["koth", "number"]
@@ -116,6 +124,35 @@ class Question(models.Model):
         if self.announced_at is not None:
             return self.Phase.ANSWERING
         return self.Phase.DECLARING
+
+
+class PreparedQuestion(models.Model):
+    """A question prepared before the evening (``kingofhill.bank``): the announcement of a
+    question takes the next one not yet used and links it (``question``)."""
+
+    koth = models.ForeignKey(
+        KothGame, on_delete=models.CASCADE, related_name="bank", verbose_name=_("game")
+    )
+    position = models.PositiveIntegerField(_("position"))
+    text = models.TextField(_("text"))
+    answer_key = models.CharField(_("answer"), max_length=300, blank=True)
+    variants = models.JSONField(_("accepted variants"), default=list, blank=True)
+    partner = models.BooleanField(_("partner question"), default=False)
+    note = models.TextField(_("note for the host"), blank=True)
+    # The question it was announced as; a question dropped when a changed verdict finished the
+    # game sets it free again.
+    question = models.OneToOneField(
+        Question, on_delete=models.SET_NULL, null=True, blank=True, related_name="prepared",
+        verbose_name=_("announced as"),
+    )
+
+    class Meta:
+        ordering = ["koth", "position", "pk"]
+        verbose_name = _("prepared question")
+        verbose_name_plural = _("prepared questions")
+
+    def __str__(self) -> str:
+        return self.text[:60]
 
 
 class Declaration(models.Model):
@@ -224,3 +261,23 @@ class PartnerChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.question_id}: {self.old} → {self.new}"
+
+
+class PhoneSocket(models.Model):
+    """One open team-phone socket (``kingofhill.consumers.TeamConsumer``): a team is connected
+    while it has at least one. The host console shows who is (presence)."""
+
+    koth = models.ForeignKey(
+        KothGame, on_delete=models.CASCADE, related_name="sockets", verbose_name=_("game")
+    )
+    application = models.ForeignKey(
+        Application, on_delete=models.CASCADE, related_name="+", verbose_name=_("team"))
+    channel = models.CharField(_("channel"), max_length=200, unique=True)
+    opened_at = models.DateTimeField(_("opened at"))
+
+    class Meta:
+        verbose_name = _("team phone socket")
+        verbose_name_plural = _("team phone sockets")
+
+    def __str__(self) -> str:
+        return self.channel

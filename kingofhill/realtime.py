@@ -31,15 +31,20 @@ The public state ``S`` (the projector relies on exactly this)::
       "question": null | {"number", "phase": "declaring" | "answering" | "closed",
                           "partner", "answered", "total",
                           "revolutions": [team names whose revolution counts],
-                          "jumps": [team names whose jump counts]},
+                          "jumps": [team names whose jump counts],
+                          "countdown": null | {"seconds", "ends_at"}},  # the host's countdown
+      "reveal": null | {"number", "text", "answer_key", "variants"},
+               # the last closed question, once the host reveals it, until the next announcement
     }
 
 The host state is ``S`` plus ``"host"``: the current question's text and key, its declarations
 (with whether each counts and the engine's reason when not), its answers grouped by normalised
 text with verdicts, the "answered of total" counter, the teams that have not answered and the
 number of answers not judged yet (why "close" waits), every question's history (answers with
-verdicts, partner mark, ignored declarations) so earlier verdicts can be changed, and the
-challengers. The team state is ``S`` without ``question.answered`` (other teams' answers are not
+verdicts, partner mark, ignored declarations) so earlier verdicts can be changed, the
+challengers, the question bank (``bank``: the next prepared question and how many are left),
+the teams whose phones are connected (``connected``), whether the last question is revealed,
+and the current question's ``note`` for the host. The team state is ``S`` without ``question.answered`` (other teams' answers are not
 its news) plus ``"me"``: the team's own place, step, points, right, what it may declare now
 (with reasons), what each kind would give (``projected_outcome``; its ``note`` is the engine's
 stable ``Outcome.code``, shown through the page's labels), its declaration and its own

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import prefetch_related_objects
+from django.db.models import Count, Window, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -26,7 +26,15 @@ from core.live import PUBLIC, Write, team_audience
 from core.records import RecordError, format_time
 from core.roles import HOST, is_host, is_organizer
 from kingofhill import realtime, rules
-from kingofhill.models import Answer, Declaration, KothGame, Question, team_colour
+from kingofhill.models import (
+    Answer,
+    Declaration,
+    KothGame,
+    PhoneSocket,
+    PreparedQuestion,
+    Question,
+    team_colour,
+)
 from teams.models import Application, Game
 
 NOT_STARTED = "the game has not started"
@@ -304,6 +312,10 @@ def public_state(snap: Snapshot) -> dict:
             "total": len(snap.entries),
             "revolutions": _counting(snap, question, rules.REVOLUTION),
             "jumps": _counting(snap, question, rules.JUMP),
+            # The host's countdown: screens count down to ``ends_at`` from ``server_time``.
+            "countdown": {"seconds": question.countdown_seconds,
+                          "ends_at": _time(question.countdown_ends_at)}
+            if question.countdown_ends_at is not None and question.closed_at is None else None,
         }
     return {
         "game": {
@@ -319,7 +331,22 @@ def public_state(snap: Snapshot) -> dict:
                   for i, a in enumerate(snap.entries)],
         "board": public_board(snap.board_dict()),
         "question": q,
+        "reveal": _reveal(snap),
     }
+
+
+def _reveal(snap: Snapshot) -> dict | None:
+    """The last closed question's text and answer, once the host reveals them, until the next
+    question is announced (or for good after the end)."""
+    current = snap.current
+    if current is not None and current.closed_at is None and current.announced_at is not None:
+        return None
+    closed = [q for q in snap.questions if q.closed_at is not None]
+    last = closed[-1] if closed else None
+    if last is None or last.revealed_at is None:
+        return None
+    return {"number": last.number, "text": last.text, "answer_key": last.answer_key,
+            "variants": list(last.variants or [])}
 
 
 def _answer_row(snap: Snapshot, answer: Answer) -> dict:
@@ -356,6 +383,40 @@ def answer_groups(snap: Snapshot, question: Question) -> list[dict]:
     return ordered
 
 
+def next_prepared(koth: KothGame, *, lock: bool = False) -> PreparedQuestion | None:
+    """The question bank's next question not yet announced."""
+    rows = PreparedQuestion.objects.filter(koth=koth, question__isnull=True)
+    if lock:
+        rows = rows.select_for_update()
+    return rows.order_by("position", "pk").first()
+
+
+def bank_questions(koth: KothGame) -> list[PreparedQuestion]:
+    """The whole bank in order, with the number each used one was announced as."""
+    return list(PreparedQuestion.objects.filter(koth=koth).select_related("question")
+                .order_by("position", "pk"))
+
+
+def connected_teams(snap: Snapshot) -> list[str]:
+    """The teams whose phones are connected now (at least one open socket)."""
+    present = set(PhoneSocket.objects.filter(koth=snap.koth).values_list("application_id",
+                                                                          flat=True))
+    return [snap.names[a.pk] for a in snap.entries if a.pk in present]
+
+
+def bank_summary(koth: KothGame) -> dict:
+    """What the host console shows of the bank: how many are left and the next one (one
+    query: every host state carries it)."""
+    nxt = (PreparedQuestion.objects.filter(koth=koth, question__isnull=True)
+           .annotate(left=Window(Count("id"))).order_by("position", "pk").first())
+    return {
+        "left": 0 if nxt is None else nxt.left,
+        "next": None if nxt is None else {
+            "id": nxt.pk, "text": nxt.text, "answer_key": nxt.answer_key,
+            "variants": list(nxt.variants), "partner": nxt.partner, "note": nxt.note},
+    }
+
+
 def _history(snap: Snapshot) -> list[dict]:
     """Every closed question with its answers, newest first: the same for every write until
     the board is recomputed, so built once per board."""
@@ -389,7 +450,7 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
             "number": question.number, "phase": question.phase, "text": question.text,
             "answer_key": question.answer_key, "variants": list(question.variants or []),
             "partner": question.partner, "announced_at": _time(question.announced_at),
-            "closed_at": _time(question.closed_at),
+            "closed_at": _time(question.closed_at), "note": question.note,
         }
         for d in sorted(question.declarations.all(), key=lambda d: (d.at, d.pk)):
             reason = _declaration_status(snap, question, d)
@@ -415,13 +476,19 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
                         if a.application_id in snap.names and a.verdict is None)
         if question is not None else 0,
         "history": history,
+        "bank": bank_summary(snap.koth),
+        # Teams with at least one phone socket open, in registration order.
+        "connected": connected_teams(snap),
         "challengers": list(rules.challengers(snap.board)) if snap.board is not None else [],
         "can": {
             "start": status == KothGame.Status.SETUP and len(snap.entries) >= 2,
             "announce": status == KothGame.Status.RUNNING and phase == Question.Phase.DECLARING,
             "close": status == KothGame.Status.RUNNING and phase == Question.Phase.ANSWERING
             and judged,
+            "countdown": status == KothGame.Status.RUNNING and phase == Question.Phase.ANSWERING,
+            "reveal": any(q.closed_at is not None for q in snap.questions),
         },
+        "revealed": state.get("reveal") is not None,
     }
     return state
 

@@ -10,6 +10,9 @@ from core.api import id_field, model_int_field
 from kingofhill import rules
 from kingofhill.models import KothGame
 
+CONFIRM = ("apply a change of a played question that changes the winner, re-opens the "
+           "finished game or alters published results (without it: 409 with the projection)")
+
 
 class KothCreateSerializer(serializers.Serializer):
     game = id_field(help_text="teams.Game id (format kingofhill)")
@@ -32,16 +35,28 @@ class JudgeSerializer(serializers.Serializer):
     normalized = serializers.CharField(allow_blank=True, trim_whitespace=False,
                                        help_text="the group's normalised text")
     verdict = serializers.BooleanField()
+    confirm = serializers.BooleanField(default=False, help_text=CONFIRM)
 
 
 class VerdictSerializer(serializers.Serializer):
     answer = id_field()
     verdict = serializers.BooleanField()
+    confirm = serializers.BooleanField(default=False, help_text=CONFIRM)
 
 
 class PartnerSerializer(serializers.Serializer):
     question = id_field()
     partner = serializers.BooleanField()
+    confirm = serializers.BooleanField(default=False, help_text=CONFIRM)
+
+
+class CountdownSerializer(serializers.Serializer):
+    seconds = serializers.IntegerField(min_value=0, max_value=600,
+                                       help_text="1..600 starts (or restarts) it, 0 stops it")
+
+
+class RevealSerializer(serializers.Serializer):
+    reveal = serializers.BooleanField(default=True)
 
 
 class HostAssignSerializer(serializers.Serializer):

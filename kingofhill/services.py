@@ -20,24 +20,30 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from core import audit, rights
-from core.errors import DomainError, NotAllowed
+from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.live import Write
+from core.records import RecordError
 from core.roles import is_host, is_organizer
-from kingofhill import rules, selectors
+from kingofhill import bank, rules, selectors
 from kingofhill.live import LIVE
 from kingofhill.models import (
     Answer,
     Declaration,
     KothGame,
     PartnerChange,
+    PhoneSocket,
+    PreparedQuestion,
     Question,
     VerdictChange,
 )
+from rating import selectors as rating_selectors
+from rating import services as rating_services
 from teams.models import Application, Game
 
 ANSWER_MAX = 300
@@ -250,7 +256,9 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
 def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
                       variants: Sequence[str] = ()) -> Question:
     """Announce the open question: from this instant declarations are closed and answers open.
-    The text and the answer key (with accepted variants) are optional."""
+    The text and the answer key (with accepted variants) are optional; when none is given and
+    the question bank holds an unused question, the next one is announced (with its partner
+    mark and its note for the host)."""
     _require_host(actor, w.game)
     koth = w.game
     _require_running(koth)
@@ -260,11 +268,23 @@ def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
                           % {"n": question.number})
     if not isinstance(variants, (list, tuple)) or not all(isinstance(v, str) for v in variants):
         raise DomainError(_("Accepted variants must be a list of texts."))
-    question.text = (text or "").strip()[:5000]
+    typed = any(((text or "").strip(), (answer_key or "").strip(), *variants))
+    prepared = None if typed else selectors.next_prepared(koth, lock=True)
+    if prepared is not None:
+        text, answer_key, variants = prepared.text, prepared.answer_key, prepared.variants
+        question.note = prepared.note
+        if prepared.partner and not question.partner:
+            PartnerChange.objects.create(question=question, old=False, new=True,
+                                         changed_by=actor, changed_at=w.now)
+            question.partner = True
+    question.text = (text or "").strip()[:bank.TEXT_MAX]
     question.answer_key = (answer_key or "").strip()[:ANSWER_MAX]
     question.variants = [v.strip()[:ANSWER_MAX] for v in variants if v.strip()]
     question.announced_at = w.now
     question.save()
+    if prepared is not None:
+        prepared.question = question
+        prepared.save(update_fields=["question"])
     w.memo["current"] = question
     return question
 
@@ -274,7 +294,186 @@ def _verdict_value(question: Question, answer: Answer, verdict: bool | None) -> 
             "verdict": verdict}
 
 
-def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor) -> int:
+COUNTDOWN_MAX = 600
+
+
+@LIVE.write
+def countdown_set(w: Write, *, actor, seconds: int) -> Question:
+    """Start (or restart) a countdown of ``seconds`` for the answers to the announced question;
+    0 stops it. Screens count down to its end; nothing is refused when it runs out (the host
+    closes the question)."""
+    _require_host(actor, w.game)
+    koth = w.game
+    _require_running(koth)
+    if not isinstance(seconds, int) or isinstance(seconds, bool) \
+            or not 0 <= seconds <= COUNTDOWN_MAX:
+        raise DomainError(_("A countdown is a whole number of seconds from 1 to %(max)d "
+                            "(0 stops it).") % {"max": COUNTDOWN_MAX})
+    question = _current(koth)
+    if question.phase != Question.Phase.ANSWERING:
+        raise DomainError(_("Announce question %(n)d before starting its countdown.")
+                          % {"n": question.number})
+    if not seconds and question.countdown_ends_at is None:
+        w.unchanged = True
+        return question
+    question.countdown_seconds = seconds or None
+    question.countdown_ends_at = w.now + timedelta(seconds=seconds) if seconds else None
+    question.save(update_fields=["countdown_seconds", "countdown_ends_at"])
+    w.memo["current"] = question
+    return question
+
+
+@LIVE.write
+def question_reveal(w: Write, *, actor, reveal: bool = True) -> Question:
+    """Show (or hide) the last closed question's text and answer on the projector and the
+    phones, until the next question is announced."""
+    _require_host(actor, w.game)
+    koth = w.game
+    if not isinstance(reveal, bool):
+        raise DomainError(_("Reveal is true or false."))
+    question = (Question.objects.filter(koth=koth, closed_at__isnull=False)
+                .order_by("-number").first())
+    if question is None:
+        raise DomainError(_("No question has been closed yet."))
+    if (question.revealed_at is not None) == reveal:
+        w.unchanged = True
+        return question
+    question.revealed_at = w.now if reveal else None
+    question.save(update_fields=["revealed_at"])
+    # A closed question's row is kept with the board: read it afresh.
+    w.memo["recompute"] = True
+    return question
+
+
+# --- the question bank ------------------------------------------------------------------------
+
+
+def _bank_add(koth: KothGame, items: Sequence[bank.Item]) -> list[PreparedQuestion]:
+    have = PreparedQuestion.objects.filter(koth=koth).count()
+    if have + len(items) > bank.MAX_QUESTIONS:
+        raise DomainError(_("The bank holds at most %(max)d questions; it has %(have)d.")
+                          % {"max": bank.MAX_QUESTIONS, "have": have})
+    last = (PreparedQuestion.objects.filter(koth=koth).order_by("-position")
+            .values_list("position", flat=True).first()) or 0
+    return PreparedQuestion.objects.bulk_create(
+        PreparedQuestion(koth=koth, position=last + i, text=item.text,
+                         answer_key=item.answer_key, variants=list(item.variants),
+                         partner=item.partner, note=item.note)
+        for i, item in enumerate(items, start=1))
+
+
+def _check_bank_open(koth: KothGame) -> None:
+    if koth.status == KothGame.Status.FINISHED:
+        raise DomainError(_("The game has finished."))
+
+
+@LIVE.write
+def bank_question_add(w: Write, *, actor, text: str, answer_key: str = "",
+                      variants: Sequence[str] = (), partner: bool = False,
+                      note: str = "") -> PreparedQuestion:
+    """Add one prepared question at the end of the bank."""
+    _require_host(actor, w.game)
+    _check_bank_open(w.game)
+    item, problems = bank.check_item(text, answer_key, variants, partner, note)
+    if problems:
+        raise DomainError(_("The question is not added: %(why)s.") % {"why": "; ".join(problems)})
+    return _bank_add(w.game, [item])[0]
+
+
+@LIVE.write
+def bank_import(w: Write, *, actor, name: str, data: bytes) -> int:
+    """Append every question of a CSV/XLSX/plain-text file (``kingofhill.bank``), all or none;
+    returns how many. A bad file raises ``bank.BankError`` with every problem."""
+    _require_host(actor, w.game)
+    _check_bank_open(w.game)
+    items = bank.parse_file(name, data)
+    return len(_bank_add(w.game, items))
+
+
+@LIVE.write
+def bank_question_delete(w: Write, *, actor, prepared: int) -> None:
+    """Remove a prepared question not yet announced."""
+    _require_host(actor, w.game)
+    row = PreparedQuestion.objects.filter(koth=w.game, pk=prepared).first()
+    if row is None:
+        raise DomainError(_("No such prepared question in this game."))
+    if row.question_id is not None:
+        raise DomainError(_("This question has been announced; it stays in the bank."))
+    row.delete()
+
+
+def _nobody(name: str | None) -> str:
+    return name if name is not None else _("nobody yet")
+
+
+def _effect_text(effect: rules.ChangeEffect, after: rules.Board, published: bool) -> str:
+    """What a change of the past will change, in the host's words."""
+    parts = []
+    if effect.changes_winner:
+        parts.append(_("The winner changes: %(before)s → %(after)s.") % {
+            "before": _nobody(effect.winner_before), "after": _nobody(effect.winner_after)})
+    if effect.reopens:
+        parts.append(_("The finished game re-opens: play goes on with question %(n)d.")
+                     % {"n": after.question + 1})
+    elif effect.king_before != effect.king_after:
+        parts.append(_("The King changes: %(before)s → %(after)s.") % {
+            "before": _nobody(effect.king_before), "after": _nobody(effect.king_after)})
+    if effect.teams:
+        parts.append(_("Places: %(list)s.") % {"list": ", ".join(
+            f"{t.team} {t.place_before} → {t.place_after}" for t in effect.teams)})
+    if published:
+        parts.append(_("The published results become out of date: the organizer must "
+                       "publish them again."))
+    return " ".join(parts)
+
+
+def _effect_data(effect: rules.ChangeEffect, published: bool) -> dict:
+    return {
+        "winner_before": effect.winner_before, "winner_after": effect.winner_after,
+        "king_before": effect.king_before, "king_after": effect.king_after,
+        "reopens": effect.reopens, "results_published": published,
+        "teams": [{"team": t.team, "place_before": t.place_before,
+                   "place_after": t.place_after, "step_before": t.step_before,
+                   "step_after": t.step_after, "points_before": t.points_before,
+                   "points_after": t.points_after} for t in effect.teams],
+    }
+
+
+def _change_past(w: Write, question: Question, *, verdicts: dict | None = None,
+                 partner: bool | None = None, confirm: bool) -> None:
+    """Before a verdict or partner mark of a played question changes: the engine projects the
+    new outcome; one that changes the winner, re-opens a finished game or alters published
+    results is refused until confirmed, and once applied marks the published results out of
+    date. A change the engine cannot replay is left to the recompute, which refuses it."""
+    koth = w.game
+    snap = selectors.load_snapshot(koth, reuse=True)
+    if snap.board is None or question.closed_at is None:
+        return
+    try:
+        record = rules.parse_record(snap.record)
+        named = {snap.names[app]: v for app, v in (verdicts or {}).items() if app in snap.names}
+        after = rules.compute(rules.record_with(record, question.number, verdicts=named,
+                                                partner=partner))
+    except RecordError:
+        return
+    effect = rules.change_effect(snap.board, after)
+    published = effect.changes_results and rating_selectors.results_published(koth.pk)
+    text = _effect_text(effect, after, published)
+    if (effect.needs_confirmation or published) and not confirm:
+        raise NeedsConfirmation(
+            _("This changes the outcome of the game. %(what)s Confirm to apply it.")
+            % {"what": text}, change=_effect_data(effect, published))
+    if published:
+        rating_services.results_mark_outdated(
+            game=koth.pk, now=w.now,
+            reason=_("Question %(n)d changed. %(what)s") % {"n": question.number, "what": text})
+
+
+def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *,
+                  confirm: bool = False) -> int:
+    changing = {a.application_id: verdict for a in answers if a.verdict is not verdict}
+    if changing and question.closed_at is not None:
+        _change_past(w, question, verdicts=changing, confirm=confirm)
     changed = 0
     for answer in answers:
         if answer.verdict is verdict:
@@ -301,10 +500,11 @@ def _check_verdict(verdict) -> bool:
 
 
 @LIVE.write
-def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: bool) -> int:
+def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: bool,
+                  confirm: bool = False) -> int:
     """Judge every answer of ``question`` whose normalised text is ``normalized`` at once;
     returns how many verdicts changed. Works on a closed question too (the board is then
-    recomputed)."""
+    recomputed; a change of the outcome needs ``confirm``, see ``_change_past``)."""
     _require_host(actor, w.game)
     verdict = _check_verdict(verdict)
     koth = w.game
@@ -315,25 +515,28 @@ def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: b
     if not answers:
         raise DomainError(_("No answer «%(text)s» to question %(n)d.")
                           % {"text": normalized, "n": q.number})
-    return _set_verdicts(w, q, answers, verdict, actor)
+    return _set_verdicts(w, q, answers, verdict, actor, confirm=confirm)
 
 
 @LIVE.write
-def verdict_set(w: Write, *, actor, answer: int, verdict: bool) -> Answer:
-    """Change one answer's verdict, of the open question or any earlier one."""
+def verdict_set(w: Write, *, actor, answer: int, verdict: bool, confirm: bool = False) -> Answer:
+    """Change one answer's verdict, of the open question or any earlier one (a change of the
+    outcome needs ``confirm``, see ``_change_past``)."""
     _require_host(actor, w.game)
     verdict = _check_verdict(verdict)
     try:
         row = Answer.objects.select_related("question").get(pk=answer, question__koth=w.game)
     except (Answer.DoesNotExist, ValueError, TypeError, OverflowError):
         raise DomainError(_("No such answer in this game.")) from None
-    _set_verdicts(w, row.question, [row], verdict, actor)
+    _set_verdicts(w, row.question, [row], verdict, actor, confirm=confirm)
     return row
 
 
 @LIVE.write
-def partner_set(w: Write, *, actor, question: int, partner: bool) -> Question:
-    """Mark or unmark a partner question, at any time (2.2.6)."""
+def partner_set(w: Write, *, actor, question: int, partner: bool,
+                confirm: bool = False) -> Question:
+    """Mark or unmark a partner question, at any time (2.2.6); on a played question a change
+    of the outcome needs ``confirm`` (see ``_change_past``)."""
     _require_host(actor, w.game)
     if not isinstance(partner, bool):
         raise DomainError(_("The partner mark is true or false."))
@@ -344,6 +547,8 @@ def partner_set(w: Write, *, actor, question: int, partner: bool) -> Question:
     if q.partner == partner:
         w.unchanged = True
         return q
+    if q.closed_at is not None:
+        _change_past(w, q, partner=partner, confirm=confirm)
     PartnerChange.objects.create(question=q, old=q.partner, new=partner, changed_by=actor,
                                  changed_at=w.now)
     audit.record(game=koth, actor=actor, action="kingofhill.partner", at=w.now,
@@ -404,6 +609,28 @@ def host_assign(*, actor, game: KothGame | int, user, assigned: bool = True) -> 
                  before={"host": user.get_username(), "assigned": has},
                  after={"host": user.get_username(), "assigned": assigned})
     return True
+
+
+# --- presence ---------------------------------------------------------------------------------
+
+
+@LIVE.write
+def presence_open(w: Write, *, application: int, channel: str) -> None:
+    """A team phone's socket opened (the consumer calls this after authorising it)."""
+    if application not in w.game.team_order and not Application.objects.filter(
+            pk=application, game_id=w.game.pk).exists():
+        raise DomainError(_("This team does not play in this game."))
+    _socket, created = PhoneSocket.objects.get_or_create(
+        channel=channel, defaults={"koth": w.game, "application_id": application,
+                                   "opened_at": w.now})
+    w.unchanged = not created
+
+
+@LIVE.write
+def presence_close(w: Write, *, channel: str) -> None:
+    """A team phone's socket closed: the team stays connected while another is open."""
+    deleted, _kinds = PhoneSocket.objects.filter(koth=w.game, channel=channel).delete()
+    w.unchanged = not deleted
 
 
 def game_record(game: KothGame | int) -> dict:

@@ -20,6 +20,8 @@ api_urls = [
     path("api/games/<id:game_id>/verdict/", api.VerdictAPI.as_view(), name="api_verdict"),
     path("api/games/<id:game_id>/partner/", api.PartnerAPI.as_view(), name="api_partner"),
     path("api/games/<id:game_id>/hosts/", api.HostsAPI.as_view(), name="api_hosts"),
+    path("api/games/<id:game_id>/countdown/", api.CountdownAPI.as_view(), name="api_countdown"),
+    path("api/games/<id:game_id>/reveal/", api.RevealAPI.as_view(), name="api_reveal"),
     path("api/games/<id:game_id>/declare/", api.DeclareAPI.as_view(), name="api_declare"),
     path("api/games/<id:game_id>/answer/", api.AnswerAPI.as_view(), name="api_answer"),
 ]
@@ -29,6 +31,7 @@ page_urls = [
     path("new/", views.create, name="create"),
     path("<id:game_id>/host/", views.host, name="host"),
     path("<id:game_id>/hosts/", views.hosts, name="hosts"),
+    path("<id:game_id>/questions/", views.question_bank, name="bank"),
     path("<id:game_id>/play/", views.play, name="play"),
     path("<id:game_id>/projector/", views.projector, name="projector"),
 ]

@@ -12,12 +12,13 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
 from core.converters import ID_MAX
 from core.errors import DomainError
 from core.roles import is_host, is_organizer
-from kingofhill import rules, selectors, services
+from kingofhill import bank, forms, rules, selectors, services
 from kingofhill.models import KothGame
 from teams.models import Game
 from teams.permissions import get_team_entry, redirect_to_join
@@ -151,3 +152,60 @@ def projector(request, game_id: int):
     koth = _koth(game_id)
     return render(request, "kingofhill/projector.html",
                   _live(koth, "public", selectors.read_state(koth, kind="public")))
+
+
+@login_required
+def question_bank(request, game_id: int):
+    """The question bank of one game: the host (or organizer) prepares questions before the
+    evening by a form or by importing a file; the announcement takes the next unused one.
+    Actions post here with ``action`` = add | import | delete."""
+    koth = _koth(game_id)
+    if not selectors.can_host(request.user, koth):
+        raise PermissionDenied
+    add_form, import_form = forms.BankQuestionForm(), forms.BankImportForm()
+    if request.method == "POST":
+        action = request.POST.get("action")
+        try:
+            if action == "add":
+                add_form = forms.BankQuestionForm(request.POST)
+                if add_form.is_valid():
+                    services.bank_question_add(actor=request.user, game=koth,
+                                               **add_form.question())
+                    messages.success(request, _("The question is added to the bank."))
+                    return redirect("kingofhill:bank", game_id=koth.pk)
+            elif action == "import":
+                import_form = forms.BankImportForm(request.POST, request.FILES)
+                if import_form.is_valid():
+                    upload = import_form.cleaned_data["file"]
+                    # Read one byte past the limit: enough to refuse a big file as too big.
+                    data = upload.read(bank.MAX_BYTES + 1)
+                    n = services.bank_import(actor=request.user, game=koth, name=upload.name,
+                                             data=data)
+                    messages.success(request, ngettext(
+                        "Imported %(n)d question.", "Imported %(n)d questions.", n) % {"n": n})
+                    return redirect("kingofhill:bank", game_id=koth.pk)
+            elif action == "delete":
+                services.bank_question_delete(actor=request.user, game=koth,
+                                              prepared=_int(request.POST.get("prepared")))
+                messages.success(request, _("The question is removed from the bank."))
+                return redirect("kingofhill:bank", game_id=koth.pk)
+            else:
+                messages.error(request, _("Unknown action."))
+        except bank.BankError as exc:
+            messages.error(request, _("Nothing is imported. Fix the file and import it again:"))
+            for problem in exc.problems:
+                messages.error(request, problem)
+        except DomainError as exc:
+            messages.error(request, exc.message)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "kingofhill/bank.html", {
+        "game": koth, "questions": selectors.bank_questions(koth), "add_form": add_form,
+        "import_form": import_form,
+    }, status=status)
+
+
+def _int(value) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0

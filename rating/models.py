@@ -66,6 +66,10 @@ class GameResult(models.Model):
     finalized_at = models.DateTimeField(_("finalized at"), null=True, blank=True)
     reopen_reason = models.TextField(_("reason for re-opening"), blank=True)
     early_final_reason = models.TextField(_("reason for an early final"), blank=True)
+    # Set when the game's board changed after publication (a verdict or partner mark of a
+    # played question): the page says so until the organizer publishes again.
+    outdated_at = models.DateTimeField(_("out of date since"), null=True, blank=True)
+    outdated_reason = models.TextField(_("why out of date"), blank=True)
 
     class Meta:
         ordering = ["-published_at", "-id"]

@@ -26,6 +26,11 @@ CACHE_KEY = "rating:season:{pk}"
 CACHE_SECONDS = 7 * 24 * 3600
 
 
+def results_published(game: Game | int) -> bool:
+    """Are results of this game published (preliminary or final)?"""
+    return GameResult.objects.filter(game=game).exists()
+
+
 def game_result(game: Game) -> GameResult | None:
     return (GameResult.objects.select_related("game", "game__organizing_team", "published_by")
             .prefetch_related(Prefetch("rows", ResultRow.objects.select_related("team")),

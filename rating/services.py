@@ -263,7 +263,9 @@ def results_publish(*, actor, game: Game, now=None) -> GameResult:
         result = GameResult.objects.create(game=game, published_at=now, published_by=actor)
     result.published_at, result.published_by = now, actor
     result.ended_at, result.finish_reason = outcome.ended_at, outcome.finish_reason
-    result.save(update_fields=["published_at", "published_by", "ended_at", "finish_reason"])
+    result.outdated_at, result.outdated_reason = None, ""  # published from the board as it is
+    result.save(update_fields=["published_at", "published_by", "ended_at", "finish_reason",
+                               "outdated_at", "outdated_reason"])
     places = rules.table_places(
         (team_id, standing, dq) for standing, (team_id, _place, dq, _f)
         in enumerate(outcome.rows, 1))
@@ -392,6 +394,9 @@ def results_finalize(*, actor, game: Game, now=None, early: bool = False,
     if is_early and not reason:
         raise DomainError(_("Say why the results are made final before the protest window "
                             "closes."))
+    if result.outdated_at is not None:
+        raise DomainError(_("The game's board changed after these results were published: "
+                            "refresh them from the game first."))
     rows = list(result.rows.all())
     if not rules.places_complete((row.place, row.disqualified) for row in rows):
         raise DomainError(_("The places must run 1, 2, 3, … with no gaps and no shared places."))
@@ -405,6 +410,21 @@ def results_finalize(*, actor, game: Game, now=None, early: bool = False,
          before={"status": GameResult.Status.PRELIMINARY}, after={"status": result.status})
     _notify(result, Notice.Kind.RESULTS_FINAL)
     _changed(result)
+    return result
+
+
+@transaction.atomic
+def results_mark_outdated(*, game: Game | int, reason: str, now=None) -> GameResult | None:
+    """The game's board changed after its results were published: the results page says so
+    and asks the organizer to publish again (``results_publish`` clears the mark). Called by
+    the game's own service, which has already authorized the change; None when nothing is
+    published."""
+    result = GameResult.objects.select_for_update().filter(game=game).first()
+    if result is None:
+        return None
+    result.outdated_at = now or timezone.now()
+    result.outdated_reason = reason[:2000]
+    result.save(update_fields=["outdated_at", "outdated_reason"])
     return result
 
 

@@ -8,6 +8,8 @@
   function KothPage(render) {
     Live.Page.call(this, {prefix: "koth", render: render});
     this.reasons = Live.readJson("koth-reasons") || {};
+    // the countdown counts from the server's clock, as the page was served
+    if (global.KothCountdown) { global.KothCountdown.syncClock((Live.readJson("koth-state") || {}).server_time); }
   }
   KothPage.prototype = Object.create(Live.Page.prototype);
   KothPage.prototype.constructor = KothPage;

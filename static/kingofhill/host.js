@@ -1,11 +1,11 @@
 /* The host console: everything is rendered from the server's host state (so a reload loses
  * nothing); every button is a POST to the API. Keyboard: S start, A announce, C close,
- * P partner mark, 1–9 mark answer group N correct, Shift+1–9 incorrect. */
+ * P partner mark, a group's number (any number of digits) marks it correct, Shift incorrect. */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
   var el = function (tag, attrs, children) { return window.kothEl(tag, attrs, children); };
-  var page, current = null;
+  var page, current = null, countdown = null;
   var FIELDS = ["q-text", "q-key", "q-variants"];
   var draftFor = null;  // the question number whose draft the form holds
 
@@ -30,7 +30,20 @@
     FIELDS.forEach(function (id) { $(id).value = draft && draft[id] || ""; });
   }
 
-  function api(action, body) { return page.post(page.config.api + action + "/", body); }
+  // A change of a played question that changes the outcome comes back 409 with what it would
+  // change ("detail"): the host confirms it, and it is sent again with confirm: true.
+  function api(action, body) {
+    return page.post(page.config.api + action + "/", body).then(function (result) {
+      var data = result.data || {};
+      if (result.ok || !data.change || (body && body.confirm)) { return result; }
+      page.showError("");
+      if (window.confirm(data.detail)) {
+        return api(action, Object.assign({}, body, {confirm: true}));
+      }
+      render(current);  // a checkbox the host ticked goes back to what the state says
+      return result;
+    });
+  }
 
   function verdictText(v) {
     var T = page.text;
@@ -52,6 +65,15 @@
     $("announce").disabled = !host.can.announce;
     $("announce-form").hidden = !(q && q.phase === "declaring" && status === "running");
     if (q && q.phase === "declaring") { restoreDraft(q.number); }
+    renderQuestion(q, host.bank, status);
+    var answering = !!(q && q.phase === "answering" && status === "running");
+    $("countdown-controls").hidden = !host.can.countdown;
+    var running = answering && state.question && state.question.countdown;
+    $("countdown-stop").hidden = !running;
+    if (!countdown) { countdown = new window.KothCountdown.Countdown($("countdown")); }
+    countdown.set(answering && state.question ? state.question.countdown : null);
+    $("reveal").hidden = !host.can.reveal;
+    $("reveal").textContent = host.revealed ? T.unreveal : T.reveal;
     $("close").disabled = !host.can.close;
     $("close").hidden = status !== "running";
     var why = "";
@@ -73,6 +95,12 @@
     $("answered-counter").textContent = host.answered + " " + T.of + " " + host.total + " " + T.answered;
     $("unanswered").textContent = host.unanswered.length && q && q.phase === "answering"
       ? T.waitingFor + " " + host.unanswered.join(", ") : "";
+    var connected = host.connected || [], names = state.teams.map(function (t) { return t.name; });
+    var away = names.filter(function (n) { return connected.indexOf(n) < 0; });
+    $("presence").textContent = T.connected + " " + connected.length + " " + T.of + " " + names.length +
+      (away.length ? " · " + T.offline + " " + away.join(", ") : "");
+    $("presence").dataset.connected = connected.join("\n");
+    $("end-links").hidden = status !== "finished";
     var groups = $("groups");
     groups.replaceChildren.apply(groups, host.groups.map(function (g) {
       var yes = el("button", {type: "button", text: "✓ " + g.index, class: "koth-yes",
@@ -98,7 +126,13 @@
         el("td", {text: t.points}), el("td", {text: t.revolution_right ? T.yes : T.no})]);
     }));
 
+    // the host's open questions and scroll survive the re-render of every live update
     var history = $("history");
+    var opened = {};
+    Array.prototype.forEach.call(history.querySelectorAll("details[open]"), function (d) {
+      opened[d.dataset.question] = true;
+    });
+    var scrolled = history.scrollTop;
     history.replaceChildren.apply(history, host.history.map(function (h) {
       var partner = el("input", {type: "checkbox", checked: h.partner});
       partner.addEventListener("change", function () {
@@ -113,12 +147,36 @@
         return el("tr", {"data-answer": a.id}, [el("td", {text: a.team}), el("td", {text: a.text}),
           el("td", {text: window.kothTime(a.at)}), el("td", {text: verdictText(a.verdict)}), el("td", {}, [flip])]);
       });
-      return el("details", {class: "koth-history", "data-question": h.number}, [
+      return el("details", {class: "koth-history", "data-question": h.number, open: !!opened[h.number]}, [
         el("summary", {text: T.question + " " + h.number + (h.answer_key ? " · " + T.answerKey + " " + h.answer_key : "")}),
         el("label", {class: "koth-check"}, [partner, document.createTextNode(" " + T.partner)]),
         ignored.length ? el("p", {class: "muted", text: T.ignored + " " + ignored.join("; ")}) : null,
         rows.length ? el("table", {}, [el("tbody", {}, rows)]) : el("p", {class: "muted", text: T.noAnswers})]);
     }));
+    history.scrollTop = scrolled;
+  }
+
+  // After the announcement the host keeps the question, its key and note in view; before it,
+  // the form says what "announce" will take from the bank when left empty.
+  function renderQuestion(q, bank, status) {
+    var T = page.text;
+    var shown = !!(q && q.phase !== "declaring" && status === "running" && (q.text || q.answer_key || q.note));
+    $("current-question").hidden = !shown;
+    if (shown) {
+      $("current-text").textContent = q.text;
+      $("current-key").textContent = q.answer_key ? T.answerKey + " " + q.answer_key +
+        (q.variants.length ? " · " + T.variants + " " + q.variants.join(" | ") : "") : "";
+      $("current-note").textContent = q.note ? T.note + " " + q.note : "";
+    }
+    var next = bank && bank.next;
+    var declaring = !!(q && q.phase === "declaring" && status === "running");
+    $("bank-next").hidden = !(declaring && next);
+    if (declaring && next) {
+      $("bank-next-head").textContent = T.bankNext + " " + bank.left;
+      $("bank-next-text").textContent = next.text +
+        (next.answer_key ? " — " + T.answerKey + " " + next.answer_key : "") +
+        (next.partner ? " · " + T.partner : "") + (next.note ? " · " + T.note + " " + next.note : "");
+    }
   }
 
   function judge(group, verdict) {
@@ -145,15 +203,41 @@
                       target.tagName === "TEXTAREA" || target.isContentEditable);
   }
 
+  // A group's number by keyboard, for any number of groups: digits gather for a moment ("1",
+  // "2" is group 12) and are judged as soon as no longer number is possible, on Enter, or
+  // after the pause; Shift with any digit means incorrect.
+  var typed = {digits: "", incorrect: false, timer: null};
+
+  function showTyped() { $("key-buffer").textContent = typed.digits ? "#" + typed.digits + (typed.incorrect ? " ✗" : " ✓") : ""; }
+
+  function commitTyped() {
+    window.clearTimeout(typed.timer);
+    var group = current.host.groups[Number(typed.digits) - 1];
+    if (group) { judge(group, !typed.incorrect); }
+    typed.digits = "";
+    typed.incorrect = false;
+    showTyped();
+  }
+
+  function typeDigit(d, shift) {
+    window.clearTimeout(typed.timer);
+    if (!typed.digits && d === "0") { return; }
+    typed.digits += d;
+    typed.incorrect = typed.incorrect || shift;
+    showTyped();
+    if (Number(typed.digits) * 10 > current.host.groups.length) { commitTyped(); return; }
+    typed.timer = window.setTimeout(commitTyped, 1200);
+  }
+
   function onKey(event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) { return; }
     var host = current.host, key = event.key.toLowerCase();
-    var digit = /^Digit([1-9])$/.exec(event.code);
+    var digit = /^(?:Digit|Numpad)([0-9])$/.exec(event.code);
     if (digit) {
-      var group = host.groups[Number(digit[1]) - 1];
-      if (group) { judge(group, !event.shiftKey); event.preventDefault(); }
+      if (host.groups.length) { typeDigit(digit[1], event.shiftKey); event.preventDefault(); }
       return;
     }
+    if (event.key === "Enter" && typed.digits) { commitTyped(); event.preventDefault(); return; }
     if (key === "a" && host.can.announce) { announce(); }
     else if (key === "c" && host.can.close) { api("close"); }
     else if (key === "s" && host.can.start) { api("start"); }
@@ -170,6 +254,11 @@
     $("announce-form").addEventListener("submit", announce);
     FIELDS.forEach(function (id) { $(id).addEventListener("input", saveDraft); });
     $("close").addEventListener("click", function () { api("close"); });
+    $("countdown-start").addEventListener("click", function () {
+      api("countdown", {seconds: Number($("countdown-seconds").value) || 0});
+    });
+    $("countdown-stop").addEventListener("click", function () { api("countdown", {seconds: 0}); });
+    $("reveal").addEventListener("click", function () { api("reveal", {reveal: !current.host.revealed}); });
     $("partner").addEventListener("change", function () {
       api("partner", {question: current.host.question.number, partner: $("partner").checked});
     });

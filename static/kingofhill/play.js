@@ -7,6 +7,7 @@
   var $ = function (id) { return document.getElementById(id); };
   var page;
   var current = null;  // the last state rendered
+  var countdown = null;  // the host's answer countdown (countdown.js)
 
   function storageKey(number) { return "koth:" + page.config.game + ":q" + number; }
 
@@ -109,6 +110,12 @@
     $("question-status").textContent = state.game.status === "finished" ? "" :
       (phase ? T[phase] : "");
     document.body.dataset.phase = phase || "setup";
+    if (!countdown) { countdown = new window.KothCountdown.Countdown($("countdown")); }
+    countdown.set(phase === "answering" ? q.countdown : null);
+    // the host revealed the last question: its answer under this team's verdict
+    var shown = state.reveal, reveal = $("last-reveal");
+    reveal.hidden = !(shown && shown.answer_key && me.last_move && me.last_move.number === shown.number);
+    reveal.textContent = reveal.hidden ? "" : T.revealAnswer + " " + shown.answer_key;
 
     // Declarations: exactly what the engine allows now; the rest disabled with its reason.
     var allowed = me.allowed || {};

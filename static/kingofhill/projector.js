@@ -564,6 +564,22 @@
     rev.setAttribute("data-teams", m.revolutions.join("\n"));
     byId("koth-revolution-teams").textContent = m.revolutions.join(", ");
 
+    // the host's countdown, and the last question revealed after its close
+    var countdown = byId("koth-countdown");
+    if (countdown && global.KothCountdown) {
+      if (!countdown.__kothCountdown) { countdown.__kothCountdown = new global.KothCountdown.Countdown(countdown); }
+      countdown.__kothCountdown.set(q && q.phase === "answering" ? q.countdown : null);
+    }
+    var reveal = root.ownerDocument.getElementById("koth-reveal"), shown = state && state.reveal;
+    if (reveal) {
+      reveal.hidden = !shown;
+      reveal.setAttribute("data-number", shown ? String(shown.number) : "");
+      reveal.querySelector("#koth-reveal-text").textContent = shown ? format(strings.reveal_question, {number: shown.number}) +
+        (shown.text ? ": " + shown.text : "") : "";
+      reveal.querySelector("#koth-reveal-answer").textContent = shown && shown.answer_key ?
+        format(strings.reveal_answer, {answer: shown.answer_key}) : "";
+    }
+
     // standings
     renderStandings(byId("koth-standings"), m, size, strings);
     return m;
@@ -576,8 +592,18 @@
     });
     box.setAttribute("data-size", size);
     // one column while its font stays legible from the back of the hall, else two
-    var font = fillStandings(box, m, size, strings, size === "l" ? 2 : 1);
-    if (size !== "l" && font < 16 && m.rows.length > 12) { font = fillStandings(box, m, size, strings, 2); }
+    // the fewest columns whose names are legible and whole; else the largest font
+    var options = size === "l" ? [2] : (m.rows.length > 12 ? [1, 2] : [1]);
+    var best = null;
+    options.forEach(function (cols) {
+      var fit = fillStandings(box, m, size, strings, cols);
+      // legible first (14 px), then whole names, then the larger font
+      var score = [fit.font >= 14 ? 1 : 0, fit.clipped ? 0 : 1, fit.font];
+      var better = !best || score[0] - best.score[0] || score[1] - best.score[1] || score[2] - best.score[2];
+      if (!best || better > 0) { best = {cols: cols, font: fit.font, score: score}; }
+    });
+    if (box.getAttribute("data-columns") !== String(best.cols)) { fillStandings(box, m, size, strings, best.cols); }
+    var font = best.font;
     box.setAttribute("data-font", String(font));
     // FLIP: rows that changed place slide from where they were
     Array.prototype.forEach.call(box.querySelectorAll(".kp-row[data-team]"), function (row) {
@@ -593,7 +619,8 @@
     });
   }
 
-  /* Draw the standings in `cols` columns; returns the largest font (px) at which they fit. */
+  /* Draw the standings in `cols` columns; returns the largest font (px) at which they fit and
+   * whether some name is still cut short at it. */
   function fillStandings(box, m, size, strings, cols) {
     box.innerHTML = "";
     box.setAttribute("data-columns", String(cols));
@@ -634,18 +661,24 @@
     }
     // the largest font at which every row fits
     var font = {s: 36, m: 28, l: 23}[size];
-    var floorForNames = {s: 28, m: cols > 1 ? 18 : 20, l: 17}[size];
+    var floorForNames = 14;  // below it a name may end in "…" rather than shrink further
     box.style.setProperty("--font", font + "px");
     var names = box.querySelectorAll(".kp-row[data-team] .kp-name-text");
     function clipped() {
       for (var k = 0; k < names.length; k++) { if (names[k].scrollWidth > names[k].clientWidth + 1) { return true; } }
       return false;
     }
-    while (font > 10 && (box.scrollHeight > box.clientHeight + 1 || (font > floorForNames && clipped()))) {
+    while (font > 8 && (box.scrollHeight > box.clientHeight || (font > floorForNames && clipped()))) {
       font -= 1;
       box.style.setProperty("--font", font + "px");
     }
-    return font;
+    // a narrow number column cannot hold the whole word: the short one
+    var head = font < 22 ? [strings.step_short, strings.points_short] : [strings.step, strings.points];
+    Array.prototype.forEach.call(box.querySelectorAll(".kp-row.kp-head"), function (row) {
+      row.querySelector(".kp-step").textContent = head[0] || strings.step || "";
+      row.querySelector(".kp-points").textContent = head[1] || strings.points || "";
+    });
+    return {font: font, clipped: clipped()};
   }
 
   function renderBanner(banner, m, strings) {
@@ -667,6 +700,10 @@
     var root = doc.getElementById("koth-projector");
     // the panel's width follows the team count: set it first, the board fills what is left
     root.setAttribute("data-size", sizeClass(((state && state.teams) || []).length));
+    // the chrome scales with the screen (1 at 1920x1080), never below what a hall can read
+    var win = doc.defaultView || global;
+    var k = Math.max(0.6, Math.min(1, win.innerWidth / 1920, win.innerHeight / 1080));
+    root.style.setProperty("--k", String(Math.round(k * 1000) / 1000));
     var m = render(doc.getElementById("koth-board"), state, strings);
     renderPanel(root, state, strings);
     renderBanner(doc.getElementById("koth-winner"), m, strings || {});
@@ -699,7 +736,19 @@
         if (global.console) { global.console.error(err); }
       }
     }
+    if (global.KothCountdown) { global.KothCountdown.syncClock(initial.server_time); }
     if (initial.state) { apply(initial.state); }
+    var full = global.document.getElementById("koth-fullscreen");
+    if (full) {
+      var canFull = !!global.document.documentElement.requestFullscreen;
+      var showButton = function () { full.hidden = !canFull || !!global.document.fullscreenElement; };
+      full.addEventListener("click", function () {
+        if (global.KothCountdown) { global.KothCountdown.unlockSound(); }  // a click allows sound
+        global.document.documentElement.requestFullscreen().catch(function () { /* refused */ });
+      });
+      global.document.addEventListener("fullscreenchange", showButton);
+      showButton();
+    }
     var resizeTimer = null;
     global.addEventListener("resize", function () {  // the board's viewBox follows the screen
       global.clearTimeout(resizeTimer);

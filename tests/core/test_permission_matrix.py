@@ -161,6 +161,9 @@ HTTP_ROWS: dict[str, Row] = {
     "kingofhill:api_verdict": Row(KOTH_HOSTS, "post", kwargs=koth),
     "kingofhill:api_partner": Row(KOTH_HOSTS, "post", kwargs=koth),
     "kingofhill:api_hosts": Row(ORGANIZER, kwargs=koth),
+    "kingofhill:api_countdown": Row(KOTH_HOSTS, "post", kwargs=koth),
+    "kingofhill:api_reveal": Row(KOTH_HOSTS, "post", kwargs=koth),
+    "kingofhill:bank": Row(KOTH_HOSTS, kwargs=koth),
     "kingofhill:api_declare": Row(PHONES, "post", kwargs=koth),
     "kingofhill:api_answer": Row(PHONES, "post", kwargs=koth),
     "kingofhill:index": Row(EVERYONE),
@@ -180,6 +183,21 @@ HTTP_ROWS: dict[str, Row] = {
     "gorod:api_end": Row(ORGANIZER, "post", kwargs=lambda w: {"game_id": w.ids["spare_gorod"]}),
     "gorod:api_ruling": Row(ORGANIZER, "post", kwargs=gorod),
     "gorod:api_code": Row(PHONES, "post", kwargs=gorod),
+    "gorod:api_leaderboard": Row(ORGANIZER, "post", kwargs=gorod),
+    "gorod:api_ruling_edit": Row(ORGANIZER, "post", kwargs=lambda w: {
+        "game_id": w.ids["gorod"], "ruling_id": 999999}),
+    "gorod:api_ruling_undo": Row(ORGANIZER, "post", kwargs=lambda w: {
+        "game_id": w.ids["gorod"], "ruling_id": 999999}),
+    "gorod:api_timeout_decide": Row(ORGANIZER, "post", kwargs=lambda w: {
+        "game_id": w.ids["gorod"], "request_id": 999999}),
+    "gorod:api_photo_decide": Row(ORGANIZER, "post", kwargs=lambda w: {
+        "game_id": w.ids["gorod"], "photo_id": 999999}),
+    "gorod:api_timeout": Row(PHONES, "post", kwargs=gorod),
+    "gorod:api_photo": Row(PHONES, "post", kwargs=gorod),
+    "gorod:team_image": Row(PHONES, kwargs=lambda w: {"game_id": w.ids["gorod"], "level": "1",
+                                                     "name": "none.png"}),
+    "gorod:photo": Row(ORGANIZER, kwargs=lambda w: {"game_id": w.ids["gorod"],
+                                                   "photo_id": 999999}),
     "gorod:index": Row(EVERYONE),
     "gorod:setup_index": Row(ORGANIZER),
     "gorod:setup": Row(ORGANIZER, kwargs=gorod),

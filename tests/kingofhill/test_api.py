@@ -464,3 +464,44 @@ def test_an_answer_longer_than_its_column_once_normalised_is_a_400_and_stores_no
     assert response.status_code == 400
     assert "too long once its letters are spelled out" in response.json()["detail"]
     assert not Answer.objects.filter(application=alpha).exists()
+
+
+def test_a_past_verdict_that_changes_the_winner_is_a_409_with_the_projection_until_confirmed(
+        host_client, running, host, alpha, beta, gamma):
+    from tests.kingofhill.test_services import finish
+
+    finish(running, host, alpha, beta, gamma)
+    answer = Answer.objects.get(question__koth=running, question__number=2, application=alpha)
+    body = {"question": 2, "normalized": answer.normalized, "verdict": False}
+    refused = host_client.post(url("api_judge", running), body, content_type="application/json")
+    assert refused.status_code == 409
+    data = refused.json()
+    assert "Alpha → nobody yet" in data["detail"]
+    assert data["change"]["reopens"] is True
+    assert {t["team"] for t in data["change"]["teams"]} >= {"Alpha"}
+    running.refresh_from_db()
+    assert running.status == KothGame.Status.FINISHED
+
+    done = host_client.post(url("api_judge", running), {**body, "confirm": True},
+                            content_type="application/json")
+    assert done.status_code == 200
+    assert done.json()["state"]["game"]["status"] == "running"
+
+
+def test_the_countdown_and_the_reveal_are_host_actions_with_clear_refusals(
+        client, host_client, running, phone):
+    assert phone().post(url("api_countdown", running), {"seconds": 60},
+                        content_type="application/json").status_code == 403
+    early = host_client.post(url("api_countdown", running), {"seconds": 60},
+                             content_type="application/json")
+    assert early.status_code == 400 and "before starting its countdown" in early.json()["detail"]
+    host_client.post(url("api_announce", running), {}, content_type="application/json")
+    for bad in (-5, 601, "soon"):
+        refused = host_client.post(url("api_countdown", running), {"seconds": bad},
+                                   content_type="application/json")
+        assert refused.status_code == 400 and refused.json()["detail"], bad
+    started = host_client.post(url("api_countdown", running), {"seconds": 30},
+                               content_type="application/json").json()
+    assert started["state"]["question"]["countdown"]["seconds"] == 30
+    nothing = host_client.post(url("api_reveal", running), {}, content_type="application/json")
+    assert nothing.status_code == 400 and "No question has been closed" in nothing.json()["detail"]

@@ -10,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from config.asgi import application
-from kingofhill import services
+from kingofhill import selectors, services
 from tests.kingofhill.conftest import join_session
 from tests.live_checks import Screen
 
@@ -88,6 +88,12 @@ async def test_each_group_gets_its_own_state_and_a_team_never_sees_another_teams
     beta_socket, b0 = await open_socket(f"/ws/koth/{running.pk}/team/",
                                         await sync_to_async(team_headers)(beta))
     assert a0["state"]["me"]["team"] == "Alpha" and b0["state"]["me"]["team"] == "Beta"
+    # Each phone's presence reaches the host, and only the host.
+    assert (await host_socket.receive_json_from(timeout=5))["state"]["host"]["connected"] == [
+        "Alpha"]
+    assert (await host_socket.receive_json_from(timeout=5))["state"]["host"]["connected"] == [
+        "Alpha", "Beta"]
+    assert await public_socket.receive_nothing(timeout=0.2)
 
     await sync_to_async(services.question_announce)(actor=host, game=running.pk)
     announced = {}
@@ -102,7 +108,8 @@ async def test_each_group_gets_its_own_state_and_a_team_never_sees_another_teams
     to_host = await host_socket.receive_json_from(timeout=5)
     to_public = await public_socket.receive_json_from(timeout=5)
     to_beta = await beta_socket.receive_json_from(timeout=5)
-    assert to_host["version"] == to_public["version"] == announced["host"]["version"] + 1
+    assert to_host["version"] == announced["host"]["version"] + 1
+    assert to_public["version"] == announced["public"]["version"] + 1
     assert to_beta["version"] == announced["beta"]["version"] + 1  # Beta's own stream
     assert to_host["state"]["host"]["groups"][0]["teams"] == ["Beta"]
     assert to_host["state"]["host"]["answered"] == 1
@@ -175,6 +182,8 @@ async def test_an_earlier_verdict_or_partner_mark_changed_through_the_api_update
                                   await sync_to_async(team_headers)(beta)),
     }
     versions = {name: first["version"] for name, (_socket, first) in sockets.items()}
+    for _phone in ("alpha", "beta"):  # the phones' presence, told to the host
+        versions["host"] = (await sockets["host"][0].receive_json_from(timeout=5))["version"]
     host_client = Client()
     await sync_to_async(host_client.force_login)(host)
 
@@ -212,3 +221,23 @@ async def test_an_earlier_verdict_or_partner_mark_changed_through_the_api_update
     assert "host" not in pushed["alpha"]["state"] and "me" not in pushed["public"]["state"]
     for socket, _first in sockets.values():
         await socket.disconnect()
+
+
+async def test_a_team_is_connected_while_one_of_its_phones_has_its_socket_open(
+        running, host, alpha, beta):
+    host_socket, first = await open_socket(f"/ws/koth/{running.pk}/host/",
+                                           await sync_to_async(host_headers)(host))
+    assert first["state"]["host"]["connected"] == []
+    headers = await sync_to_async(team_headers)(alpha)
+    phone1, _ = await open_socket(f"/ws/koth/{running.pk}/team/", headers)
+    assert (await host_socket.receive_json_from(timeout=5))["state"]["host"]["connected"] == [
+        "Alpha"]
+    # A second phone of the same team, then the first one leaving: still connected, no news.
+    phone2, _ = await open_socket(f"/ws/koth/{running.pk}/team/", headers)
+    await phone1.disconnect()
+    assert await host_socket.receive_nothing(timeout=0.3)
+    assert await sync_to_async(lambda: selectors.read_state(
+        running, kind="host")["state"]["host"]["connected"])() == ["Alpha"]
+    await phone2.disconnect()
+    assert (await host_socket.receive_json_from(timeout=5))["state"]["host"]["connected"] == []
+    await host_socket.disconnect()

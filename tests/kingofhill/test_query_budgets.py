@@ -15,10 +15,10 @@ from tests.kingofhill.conftest import join_session, make_teams
 pytestmark = pytest.mark.django_db
 
 # The budgets: each path's exact count, the same for every size of game.
-ANSWER = 14
-JUDGE = 18
-CLOSE = 18
-READ = {"public": 2, "host": 5, "team": 4}  # the session, the user, the stored state
+ANSWER = 16
+JUDGE = 23
+CLOSE = 20
+READ = {"public": 2, "host": 6, "team": 4}  # the session, the user, the stored state
 
 SIZES = [pytest.param((5, 1), id="5-teams-1-question"),
          pytest.param((40, 3), id="40-teams-3-questions")]

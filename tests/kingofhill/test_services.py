@@ -435,10 +435,11 @@ def test_an_answer_reuses_the_kept_board_in_a_pinned_number_of_queries(
     # The service's savepoint pair (its transaction, inside the test's), the lock, the entry,
     # the open question, the existing answer, savepoint + insert + release, the verdict change
     # (a key match), the open question's declarations and answers, the stored states read and
-    # the changed ones replaced (a delete and an insert, however many changed).
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(15):
+    # the changed ones replaced (a delete and an insert, however many changed), and the host
+    # state's question bank (its next question and how many are left) and its presence.
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(17):
         answer(running, alpha, "Пушкин")
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(14):
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(16):
         answer(running, beta, "Лермонтов")
     host_state = selectors.read_state(KothGame.objects.get(pk=running.pk), kind="host")
     assert [g["teams"] for g in host_state["state"]["host"]["groups"]] == [["Alpha"], ["Beta"]]
@@ -506,8 +507,9 @@ def test_a_close_reads_a_fixed_number_of_queries_however_many_teams(
     for entry in (alpha, beta, gamma):
         answer(running, entry, "Пушкин")
     judge_all(running, host, 1, {"пушкин": True})
-    # ... plus the stored states read and the changed ones replaced (core.live).
-    with django_assert_max_num_queries(18) as captured:
+    # ... plus the stored states read and the changed ones replaced (core.live), and the
+    # host state's question bank and presence (one query each).
+    with django_assert_max_num_queries(20) as captured:
         services.question_close(actor=host, game=running)
     per_team = [q["sql"] for q in captured.captured_queries
                 if q["sql"].startswith("SELECT \"kingofhill_declaration\"")
@@ -691,3 +693,176 @@ def test_a_refused_verdict_leaves_no_audit_entry(running, host):
     with pytest.raises(DomainError):
         services.verdict_set(actor=host, game=running, answer=10**6, verdict=True)
     assert AuditEntry.objects.count() == before
+
+
+# --- changing the past safely -------------------------------------------------------------------
+
+
+def finish(koth, host, alpha, beta, gamma) -> None:
+    """Alpha jumps onto the summit on question 2 and holds it until the game ends."""
+    play(koth, host, {alpha: True, beta: True, gamma: False})
+    play(koth, host, {alpha: True, beta: True, gamma: True}, {alpha: "jump"})
+    while KothGame.objects.get(pk=koth.pk).status == KothGame.Status.RUNNING:
+        play(koth, host, {alpha: True, beta: False, gamma: False})
+    koth.refresh_from_db()
+
+
+def answer_of(koth, entry, number) -> Answer:
+    return Answer.objects.get(question__koth=koth, question__number=number, application=entry)
+
+
+def test_a_past_verdict_that_re_opens_the_finished_game_is_refused_until_confirmed(
+        running, host, alpha, beta, gamma):
+    finish(running, host, alpha, beta, gamma)
+    assert (running.status, running.board["winner"]) == (KothGame.Status.FINISHED, "Alpha")
+    before = snapshot_of(running)
+    jump = answer_of(running, alpha, 2)
+    with pytest.raises(services.NeedsConfirmation) as refused:
+        services.verdict_set(actor=host, game=running, answer=jump.pk, verdict=False)
+    change = refused.value.extra["change"]
+    assert change["reopens"] and change["winner_before"] == "Alpha"
+    assert change["winner_after"] is None and not change["results_published"]
+    assert "re-opens" in refused.value.message and "Alpha → nobody yet" in refused.value.message
+    assert snapshot_of(running) == before  # nothing changed, nothing pushed
+
+    services.verdict_set(actor=host, game=running, answer=jump.pk, verdict=False, confirm=True)
+    running.refresh_from_db()
+    assert running.status == KothGame.Status.RUNNING and running.board["winner"] is None
+    assert answer_of(running, alpha, 2).verdict is False
+
+
+def test_a_past_change_that_keeps_winner_and_game_open_needs_no_confirmation(
+        running, host, alpha, beta, gamma):
+    play(running, host, {alpha: True, beta: True, gamma: False})
+    services.verdict_set(actor=host, game=running, answer=answer_of(running, gamma, 1).pk,
+                         verdict=True)
+    assert team(running, "Gamma")["step"] == 1
+
+
+def test_after_publication_a_past_change_marks_the_results_out_of_date_until_published_again(
+        running, host, organizer, alpha, beta, gamma):
+    from rating import services as rating_services
+    from rating.models import GameResult
+
+    finish(running, host, alpha, beta, gamma)
+    rating_services.results_publish(actor=organizer, game=running.game)
+    # A partner mark keeps the winner but changes the points the results show.
+    with pytest.raises(services.NeedsConfirmation) as refused:
+        services.partner_set(actor=host, game=running, question=1, partner=True)
+    assert refused.value.extra["change"]["results_published"]
+    assert "publish them again" in refused.value.message
+    assert GameResult.objects.get(game=running.game).outdated_at is None
+
+    services.partner_set(actor=host, game=running, question=1, partner=True, confirm=True)
+    result = GameResult.objects.get(game=running.game)
+    assert result.outdated_at is not None and "Question 1 changed" in result.outdated_reason
+    with pytest.raises(DomainError, match="refresh them from the game first"):
+        rating_services.results_finalize(actor=organizer, game=running.game, early=True,
+                                         reason="now")
+    rating_services.results_publish(actor=organizer, game=running.game)
+    result.refresh_from_db()
+    assert result.outdated_at is None and result.outdated_reason == ""
+    assert result.rows.get(team__name="Alpha").figures["points"] == team(running, "Alpha")["points"]
+
+
+# --- the question bank --------------------------------------------------------------------------
+
+
+def test_announce_with_an_empty_form_takes_the_next_prepared_question_with_its_mark_and_note(
+        running, host):
+    from kingofhill.models import PreparedQuestion
+
+    services.bank_import(actor=host, game=running, name="q.csv", data=(
+        b"text,answer,variants,partner,note\n"
+        b"First?,one,1 | uno,no,\n"
+        b"Second?,two,,yes,read slowly\n"))
+    first = announce(running, host)
+    assert (first.text, first.answer_key, first.variants, first.partner) == (
+        "First?", "one", ["1", "uno"], False)
+    state = selectors.read_state(running, kind="host")["state"]["host"]
+    assert state["bank"]["left"] == 1 and state["bank"]["next"]["text"] == "Second?"
+    assert state["question"]["text"] == "First?"
+    services.question_close(actor=host, game=running)
+
+    second = announce(running, host)
+    assert (second.text, second.partner, second.note) == ("Second?", True, "read slowly")
+    assert PartnerChange.objects.filter(question=second, new=True).exists()
+    host_view = selectors.read_state(running, kind="host")["state"]
+    assert host_view["host"]["question"]["note"] == "read slowly"
+    assert host_view["host"]["bank"] == {"left": 0, "next": None}
+    assert "read slowly" not in json.dumps(selectors.read_state(running, kind="public"))
+    assert list(PreparedQuestion.objects.values_list("question__number", flat=True)) == [1, 2]
+
+
+def test_a_typed_question_is_announced_as_typed_and_leaves_the_bank_alone(running, host):
+    services.bank_question_add(actor=host, game=running, text="Prepared?", answer_key="p")
+    typed = announce(running, host, text="Typed?", answer_key="t")
+    assert typed.text == "Typed?"
+    assert selectors.read_state(running, kind="host")["state"]["host"]["bank"]["left"] == 1
+
+
+def test_a_bad_file_imports_nothing_and_an_announced_question_cannot_be_removed(running, host):
+    from kingofhill.bank import BankError
+    from kingofhill.models import PreparedQuestion
+
+    with pytest.raises(BankError):
+        services.bank_import(actor=host, game=running, name="q.csv",
+                             data=b"text,answer\nGood?,yes\n,no text\n")
+    assert PreparedQuestion.objects.count() == 0
+    kept = services.bank_question_add(actor=host, game=running, text="Kept?")
+    announce(running, host)
+    with pytest.raises(DomainError, match="has been announced"):
+        services.bank_question_delete(actor=host, game=running, prepared=kept.pk)
+    spare = services.bank_question_add(actor=host, game=running, text="Spare?")
+    services.bank_question_delete(actor=host, game=running, prepared=spare.pk)
+    assert list(PreparedQuestion.objects.values_list("text", flat=True)) == ["Kept?"]
+
+
+def test_only_hosts_prepare_questions_and_an_empty_one_is_refused(running, host, outsider):
+    with pytest.raises(NotAllowed):
+        services.bank_question_add(actor=outsider, game=running, text="Sneaky?")
+    with pytest.raises(DomainError, match="the question text is empty"):
+        services.bank_question_add(actor=host, game=running, text="   ")
+
+
+# --- the countdown and the reveal ---------------------------------------------------------------
+
+
+def test_the_hosts_countdown_is_an_end_time_in_every_screens_state_and_0_stops_it(
+        running, host, alpha):
+    with pytest.raises(DomainError, match="before starting its countdown"):
+        services.countdown_set(actor=host, game=running, seconds=60)
+    announce(running, host)
+    before = stream_versions(running.pk)
+    question = services.countdown_set(actor=host, game=running, seconds=60)
+    assert question.countdown_ends_at - question.announced_at >= timedelta(seconds=60)
+    public = selectors.read_state(running, kind="public")["state"]["question"]["countdown"]
+    phone = selectors.read_state(running, kind="team", application_id=alpha.pk)["state"]
+    assert public == {"seconds": 60, "ends_at": question.countdown_ends_at.isoformat()}
+    assert phone["question"]["countdown"] == public
+    after = stream_versions(running.pk)
+    assert all(after[k] == before[k] + 1 for k in before)  # every screen is told
+    for bad in (-1, 601, 2.5, True, "60"):
+        with pytest.raises(DomainError):
+            services.countdown_set(actor=host, game=running, seconds=bad)
+    services.countdown_set(actor=host, game=running, seconds=0)
+    assert selectors.read_state(running, kind="public")["state"]["question"]["countdown"] is None
+    services.question_close(actor=host, game=running)
+    assert selectors.read_state(running, kind="public")["state"]["question"]["countdown"] is None
+
+
+def test_a_revealed_question_shows_its_text_and_answer_until_the_next_is_announced(
+        running, host, alpha, beta, gamma):
+    with pytest.raises(DomainError, match="No question has been closed"):
+        services.question_reveal(actor=host, game=running)
+    announce(running, host, text="Кто написал «Онегина»?", answer_key="Пушкин")
+    services.question_close(actor=host, game=running)
+    assert selectors.read_state(running, kind="public")["state"]["reveal"] is None
+    services.question_reveal(actor=host, game=running)
+    shown = selectors.read_state(running, kind="public")["state"]["reveal"]
+    assert shown == {"number": 1, "text": "Кто написал «Онегина»?", "answer_key": "Пушкин",
+                     "variants": []}
+    assert selectors.read_state(running, kind="team",
+                                application_id=alpha.pk)["state"]["reveal"] == shown
+    announce(running, host)
+    assert selectors.read_state(running, kind="public")["state"]["reveal"] is None

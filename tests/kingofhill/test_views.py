@@ -129,7 +129,46 @@ def test_a_verdict_that_reopens_a_finished_game_makes_it_running_again_in_the_li
 
     finish(running, host, alpha, beta, gamma)
     crowning = Answer.objects.get(question__koth=running, question__number=2, application=alpha)
-    services.verdict_set(actor=host, game=running, answer=crowning.pk, verdict=False)
+    services.verdict_set(actor=host, game=running, answer=crowning.pk, verdict=False,
+                         confirm=True)
     running.refresh_from_db()
     assert running.status == KothGame.Status.RUNNING
     assert Game.objects.get(pk=running.pk).status == Game.Status.RUNNING
+
+
+def test_the_question_bank_page_adds_imports_and_refuses_bad_files_with_a_message(
+        client, koth, host, outsider):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from kingofhill.models import PreparedQuestion
+
+    page = reverse("kingofhill:bank", args=[koth.pk])
+    client.force_login(outsider)
+    assert client.get(page).status_code == 403
+    client.force_login(host)
+    assert client.get(page).status_code == 200
+    added = client.post(page, {"action": "add", "text": "Столица Франции?", "answer_key": "Париж",
+                               "variants": "Paris\nПариж!", "partner": "on", "note": "медленно"})
+    assert added.status_code == 302
+    row = PreparedQuestion.objects.get()
+    assert (row.variants, row.partner, row.note) == (["Paris", "Париж!"], True, "медленно")
+
+    for name, data, message in [
+        ("q.csv", b"", "The file is empty."),
+        ("q.csv", b"vopros\nx\n", "Unknown columns: vopros."),
+        ("q.csv", "text\nВопрос\n".encode("cp1251"), "not UTF-8"),
+        ("q.csv", b"text\n" + b"x" * (5 * 1024 * 1024), "The file is too big"),
+    ]:
+        upload = SimpleUploadedFile(name, data, content_type="text/csv")
+        response = client.post(page, {"action": "import", "file": upload})
+        html = response.content.decode()
+        assert response.status_code == 400 and "Nothing is imported" in html, name
+        assert message in html, name
+    assert PreparedQuestion.objects.count() == 1
+
+    upload = SimpleUploadedFile("q.txt", "Раз?\nОтвет: 1\n\nДва?\nОтвет: 2\n".encode())
+    assert client.post(page, {"action": "import", "file": upload}).status_code == 302
+    assert list(PreparedQuestion.objects.values_list("text", flat=True)) == [
+        "Столица Франции?", "Раз?", "Два?"]
+    html = client.get(page).content.decode()
+    assert "Раз?" in html and "Imported 2 questions." in html

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('kingofhill', '0003_live_core'),
+        ('kingofhill', '0006_phone_presence'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,129 @@
+"""The projector for any hall, in real Chromium: 1024x768, 1280x720 and 1920x1080 with 8, 24
+and 64 teams. Nothing overflows the screen, team names keep a legible computed font size, the
+winner card fits, and the countdown, the reveal, the legend and the full-screen button show.
+One page is reused across sizes (a viewport change re-lays the page out, as a real screen
+would); screenshots go to artifacts/."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tests.conftest import artifacts_dir
+from tests.e2e.test_koth_projector import apply
+from tests.kingofhill.projector_harness import finished_state, mid_game_state, render_projector
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+SIZES = ((1024, 768), (1280, 720), (1920, 1080))
+# [decision] 14 px is the floor for names up to 24 teams on every size; 64 teams on a small
+# projector may go to 12 px (two columns of 32 rows in 720 px), never clipped off the screen.
+MIN_NAME_PX = {8: 14, 24: 14, 64: 12}
+
+MEASURE = """() => {
+  const vw = innerWidth, vh = innerHeight, d = document.documentElement;
+  const visible = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const boxes = [...document.querySelectorAll(
+      '.kp-row, .kp-label, .kp-panel > *, .kp-legend, .kp-winner-card, .kp-countdown, .kp-reveal')]
+    .filter(visible).map(e => { const r = e.getBoundingClientRect();
+      return {cls: e.className.baseVal ?? e.className, l: r.left, t: r.top, r: r.right, b: r.bottom}; });
+  const out = boxes.filter(b => b.l < -0.5 || b.t < -0.5 || b.r > vw + 0.5 || b.b > vh + 0.5);
+  const names = [...document.querySelectorAll('.kp-row[data-team] .kp-name-text')];
+  const standings = document.getElementById('koth-standings');
+  const panel = document.querySelector('.kp-panel');
+  const legend = document.getElementById('koth-legend').getBoundingClientRect();
+  const covered = [...document.querySelectorAll('#koth-board .kp-label')].filter(e => {
+      const r = e.getBoundingClientRect();
+      return r.left < legend.right && legend.left < r.right && r.top < legend.bottom && legend.top < r.bottom;
+    }).map(e => e.dataset.team);
+  return {
+    out, covered, scroll: [d.scrollWidth - vw, d.scrollHeight - vh, document.body.scrollWidth - vw],
+    nameFont: Math.min(...names.map(e => parseFloat(getComputedStyle(e).fontSize))),
+    names: names.length,
+    standingsOverflow: standings.scrollHeight - standings.clientHeight,
+    panelOverflow: panel.scrollHeight - panel.clientHeight,
+  };
+}"""
+
+
+def fits(page, n: int, where: str) -> dict:
+    size = page.evaluate(MEASURE)
+    assert size["out"] == [], (where, size["out"][:5])
+    assert max(size["scroll"]) <= 0, (where, size)
+    assert size["covered"] == [], (where, "the legend covers", size["covered"])
+    # the page fits rows to the pixel, as it measures them (sub-pixel rounding: 1 px)
+    assert size["standingsOverflow"] <= 1 and size["panelOverflow"] <= 1, (where, size)
+    assert size["names"] == n, where
+    assert size["nameFont"] >= MIN_NAME_PX[n], (where, size["nameFont"])
+    return size
+
+
+def test_the_projector_fits_three_screens_with_8_24_and_64_teams(asgi_server, new_page):
+    shots = artifacts_dir()
+    page = new_page(viewport={"width": 1920, "height": 1080})
+    page.emulate_media(reduced_motion="reduce")  # measure rows where they land, not mid-slide
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    html = {"body": ""}
+    page.route("**/projector-harness", lambda route: route.fulfill(
+        body=html["body"], content_type="text/html; charset=utf-8"))
+    version = 1
+    for n in (8, 24, 64):
+        mid = mid_game_state(n)
+        # a running countdown and, for the 8 teams, a revealed previous question
+        mid["question"]["countdown"] = {
+            "seconds": 60, "ends_at": (datetime.now(UTC) + timedelta(seconds=45)).isoformat()}
+        html["body"] = render_projector(mid, version)
+        page.goto(asgi_server + "/projector-harness")
+        page.wait_for_function("document.querySelectorAll('#koth-board .kp-slope').length > 0")
+        for width, height in SIZES:
+            where = f"{n} teams at {width}x{height}"
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_function(f"document.getElementById('koth-projector').style.getPropertyValue('--k') === "
+                                   f"'{round(max(0.6, min(1, width / 1920, height / 1080)), 3)}'")
+            fits(page, n, where)
+            countdown = page.locator("#koth-countdown")
+            assert countdown.is_visible() and int(countdown.get_attribute("data-left")) > 30, where
+            assert page.locator("#koth-legend").is_visible(), where
+            assert page.locator("#koth-fullscreen").is_visible(), where
+            page.screenshot(path=str(shots / f"projector-{n}-{width}x{height}.png"))
+        # the finished game: the winner card fits at every size
+        version += 1
+        apply(page, finished_state(n), version)
+        for width, height in SIZES:
+            where = f"winner, {n} teams at {width}x{height}"
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_function(f"document.getElementById('koth-projector').style.getPropertyValue('--k') === "
+                                   f"'{round(max(0.6, min(1, width / 1920, height / 1080)), 3)}'")
+            fits(page, n, where)
+            card = page.locator(".kp-winner-card").bounding_box()
+            board = page.locator(".kp-board-wrap").bounding_box()
+            assert card["x"] >= board["x"] and card["x"] + card["width"] <= board["x"] + board["width"], where
+            assert card["y"] >= 0 and card["y"] + card["height"] <= height, where
+            name = page.locator("#koth-winner-name")
+            assert name.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), where
+            page.screenshot(path=str(shots / f"projector-winner-{n}-{width}x{height}.png"))
+        version += 1
+    assert errors == []
+
+
+def test_a_revealed_question_and_its_answer_show_after_the_close(asgi_server, new_page):
+    state = mid_game_state(24)
+    state["question"] = {**state["question"], "phase": "declaring", "answered": 0, "countdown": None}
+    state["reveal"] = {"number": 12, "text": "Кто написал «Евгения Онегина»? " * 8,
+                       "answer_key": "Пушкин", "variants": []}
+    page = new_page(viewport={"width": 1024, "height": 768})
+    html = render_projector(state)
+    page.route("**/projector-harness", lambda route: route.fulfill(
+        body=html, content_type="text/html; charset=utf-8"))
+    page.goto(asgi_server + "/projector-harness")
+    page.wait_for_function("document.querySelectorAll('#koth-board .kp-slope').length > 0")
+    reveal = page.locator("#koth-reveal")
+    assert reveal.is_visible()
+    assert "Вопрос 12" in reveal.inner_text() and "Ответ: Пушкин" in reveal.inner_text()
+    assert page.locator("#koth-countdown").is_hidden()
+    fits(page, 24, "reveal at 1024x768")
+    page.screenshot(path=str(artifacts_dir() / "projector-reveal-24-1024x768.png"))
+    apply(page, {**state, "reveal": None}, 2)
+    assert reveal.is_hidden()
