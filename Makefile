@@ -37,8 +37,10 @@ serve: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# Starts and stops its own servers (SQLite; PostgreSQL + Redis, installed like .ci/run does);
+# prints one table and writes bench/results.json. BENCH_QUICK=1: small counts, under 2 minutes.
 bench: $(STAMP)
-	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	$(BIN)/python -m bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
