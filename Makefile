@@ -22,7 +22,7 @@ setup: $(STAMP)
 # on the embedded default; with REDIS_URL one clock process runs beside it and stops with it.
 SERVE = if [ -n "$$REDIS_URL" ]; then trap 'kill $$clock 2>/dev/null' EXIT; \
 	$(BIN)/python manage.py gorod_clock & clock=$$!; fi; \
-	$(BIN)/python -m daphne -b $(HOST) -p $(PORT) config.asgi:application
+	$(BIN)/python -m config.server --host $(HOST) --port $(PORT) --access-log
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v 0

@@ -247,6 +247,7 @@ class Socket:
     closed_code: int | None = None
     task: asyncio.Task | None = None
     on_text: object = None
+    path: str = ""
 
     @property
     def version(self) -> int:
@@ -279,26 +280,29 @@ async def open_socket(http: aiohttp.ClientSession, base: str, path: str,
                                headers=headers, max_msg_size=0, timeout=aiohttp.ClientWSTimeout(
                                    ws_receive=None, ws_close=5), autoping=True,
                                heartbeat=None, compress=0)
-    sock = Socket(ws, on_text=on_text)
+    sock = Socket(ws, on_text=on_text, path=path)
     sock.task = asyncio.get_running_loop().create_task(sock.read())
     return sock
 
 
-async def open_many(http, targets: list[tuple[str, str, str | None]], *, batch: int = 100,
-                    on_text=None) -> tuple[list[Socket], int]:
-    """Open ``(base, path, session)`` sockets, ``batch`` at a time; returns the open ones and how
-    many failed to open."""
-    socks, failed = [], 0
-    for i in range(0, len(targets), batch):
-        results = await asyncio.gather(
-            *(open_socket(http, b, p, s, on_text=on_text) for b, p, s in targets[i:i + batch]),
-            return_exceptions=True)
-        for r in results:
-            if isinstance(r, Socket):
-                socks.append(r)
-            else:
-                failed += 1
-    return socks, failed
+async def open_many(http, targets: list[tuple[str, str, str | None]], *, batch: int = 200,
+                    on_text=None, within: float = 60) -> tuple[list[Socket], int]:
+    """Open ``(base, path, session)`` sockets, ``batch`` handshakes at a time, for at most
+    ``within`` seconds in all; returns the open ones and how many did not open (refused,
+    failed or still waiting when the time was up)."""
+    gate = asyncio.Semaphore(batch)
+
+    async def one(target):
+        async with gate:
+            return await open_socket(http, *target, on_text=on_text)
+
+    tasks = [asyncio.ensure_future(one(t)) for t in targets]
+    done, pending = await asyncio.wait(tasks, timeout=within)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    socks = [t.result() for t in tasks if t in done and t.exception() is None]
+    return socks, len(targets) - len(socks)
 
 
 async def wait_first(socks: list[Socket], timeout: float) -> list[float | None]:
@@ -446,12 +450,12 @@ async def fanout(manifest: dict, urls: list[str], *, sockets: int, changes: int)
             while time.perf_counter() < deadline and any(
                     s.version <= b for s, b in zip(socks, before, strict=True)):
                 await asyncio.sleep(0.01)
-            for s, b, (_, _, session) in zip(socks, before, targets, strict=False):
+            for s, b in zip(socks, before, strict=True):
                 arrived = next((at for at, v in s.versions if v > b), None)
                 if arrived is None:
                     missing += 1
                     continue
-                (team_times if session else public_times).append(arrived - t0)
+                (team_times if "/team/" in s.path else public_times).append(arrived - t0)
         largest = max((s.largest for s in socks), default=0)
         dropped = sum(1 for s in socks if s.task is not None and s.task.done())
         await close_all(socks)

@@ -44,8 +44,8 @@ from bench.servers import ROOT, Nginx, Postgres, Redis, start_app, wait_http  # 
 
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 SIZES = {
-    False: {"connections": 32, "count": 600, "seconds": 6.0, "repeats": 3, "night_rate": 200,
-            "night_seconds": 30.0, "fanout": 2000, "changes": 4, "replay_repeats": 5,
+    False: {"connections": 32, "count": 1000, "seconds": 3.0, "repeats": 3, "night_rate": 200,
+            "night_seconds": 30.0, "fanout": 2000, "changes": 2, "replay_repeats": 5,
             "replay_koth": (64, 500), "replay_gorod": (200, 30, 20_000)},
     True: {"connections": 8, "count": 30, "seconds": 1.0, "repeats": 2, "night_rate": 20,
            "night_seconds": 2.0, "fanout": 40, "changes": 2, "replay_repeats": 1,
@@ -480,7 +480,7 @@ def run(work: Path) -> None:
                 try:
                     per_workers[workers] = serve(
                         setup, "daphne", env, workers, work, manifest, endpoints=all_endpoints,
-                        night=True, fanout=workers == 2, storm=workers == 2,
+                        night=workers == 2, fanout=workers == 2, storm=workers == 2,
                         nginx_check=workers == 2)
                 finally:
                     clock.terminate()

@@ -129,11 +129,8 @@ SERVERS = {
     # The deployment commands, as `make serve` and scripts/serve-workers.sh run them.
     "daphne": lambda port: [PYTHON, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
                             "config.asgi:application"],
-    "uvicorn": lambda port: [PYTHON, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port),
-                             "--no-access-log", "--no-proxy-headers", "--lifespan", "off",
-                             "--ws", "websockets",
-                             "--http", "httptools", "--loop", "uvloop",
-                             "config.asgi:application"],
+    "uvicorn": lambda port: [PYTHON, "-m", "config.server", "--host", "127.0.0.1", "--port",
+                             str(port)],
 }
 
 

@@ -90,10 +90,12 @@ def sqlite_config(path: str) -> dict:
 # keeps CONN_MAX_AGE at 0 and hands each request a warm connection. CONN_HEALTH_CHECKS makes
 # the pool test a connection before lending it, so a database restart costs no request. The
 # pool is per worker process: workers × DB_POOL_MAX_SIZE must stay under the server's
-# max_connections (100 by default), with room for the clock and management commands.
+# max_connections (100 by default), with room for the clock and management commands. A request
+# waits at most DB_POOL_TIMEOUT_S for a connection: long enough for a burst (600 phones
+# connecting at once), short enough that a database that is down answers 503 in seconds.
 DB_POOL_MIN_SIZE = 2
 DB_POOL_MAX_SIZE = 20
-DB_POOL_TIMEOUT_S = 20
+DB_POOL_TIMEOUT_S = 10
 
 
 def postgres_connections(environ: Mapping[str, str], options: dict) -> dict:

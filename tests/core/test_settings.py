@@ -371,3 +371,14 @@ def test_the_settings_module_stops_on_a_bad_email_port():
     result = load_settings(EMAIL_HOST="smtp.example.org", EMAIL_PORT="25x")
     assert result.returncode != 0
     assert "EMAIL_PORT='25x' is not a whole number" in result.stderr
+
+
+def test_the_deployment_server_leaves_client_addresses_to_the_app():
+    """uvicorn would rewrite the client address from X-Forwarded-For itself, trusting what a
+    client writes; the app reads the header with TRUSTED_PROXIES (core.net)."""
+    from config.server import options
+
+    served = options("127.0.0.1", 8001, access_log=False)
+    assert served["proxy_headers"] is False
+    assert (served["ws"], served["http"], served["lifespan"]) == ("websockets", "httptools", "off")
+    assert served["ws_max_size"] == 1024 * 1024
