@@ -399,9 +399,13 @@ async def reconnect_storm(http, socks: list[Socket], targets, timeout: float = 1
     for s in socks:
         if s.task is not None:
             s.task.cancel()
-        transport = s.ws._response.connection.transport if s.ws._response.connection else None
-        if transport is not None:
-            transport.abort()
+        # aiohttp keeps the upgraded connection as ``_conn``; aborting its transport drops
+        # the TCP connection without a close frame, as a phone losing its network does.
+        conn = getattr(s.ws, "_conn", None)
+        if conn is not None and conn.transport is not None:
+            conn.transport.abort()
+        else:
+            raise RuntimeError("cannot drop a socket: aiohttp's connection is not reachable")
     await asyncio.sleep(0.2)
     t = time.perf_counter()
     results = await asyncio.gather(*(open_socket(http, b, p, k, timeout=timeout)

@@ -2,8 +2,8 @@
 
 It starts and stops its own servers in a temporary folder: the default set-up (SQLite, the
 in-memory layer, one process) under daphne and under uvicorn, then a PostgreSQL cluster and a
-redis-server of its own with one and with two daphne workers (plus one ``gorod_clock``, as
-deployed) and nginx with ``deploy/nginx.conf`` in front of the two. A real client
+redis-server of its own with one and with two workers of the deployment server (uvicorn,
+``config.server``; plus one ``gorod_clock``, as deployed) and nginx with ``deploy/nginx.conf`` in front of the two. A real client
 (``bench.client``) drives them over loopback:
 
 1. HTTP throughput at 32 connections: ``/healthz`` (the baseline), a GoRoD code (200 teams × 30
@@ -385,8 +385,6 @@ def nginx_scenario(setup: str, app, work: Path, manifest: dict) -> None:
     """``deploy/nginx.conf`` in front of the workers: a page, a static file and a WebSocket."""
     import urllib.request
 
-    subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT,
-                   env=app_env_cache["env"], check=True, capture_output=True, timeout=120)
     nginx = Nginx(work / "nginx", app.ports, work / "static")
     nginx.work.mkdir(exist_ok=True)
     checks: dict[str, bool] = {}
@@ -423,9 +421,6 @@ def nginx_scenario(setup: str, app, work: Path, manifest: dict) -> None:
         extra=checks)
 
 
-app_env_cache: dict = {}
-
-
 # --- the whole run ---------------------------------------------------------------------------
 
 
@@ -433,6 +428,10 @@ def run(work: Path) -> None:
     only = {s.strip() for s in os.environ.get("BENCH_ONLY", "sqlite,postgres").split(",")}
     all_endpoints = ["healthz", "gorod_code", "koth_answer", "koth_state", "gorod_state"]
     results: dict = {}
+    # As deployed (scripts/serve-workers.sh): production settings serve collected files.
+    subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT,
+                   env=base_env(work, SQLITE_PATH=str(work / "static.sqlite3")), check=True,
+                   capture_output=True, timeout=300)
     if "sqlite" in only:
         template = work / "template.sqlite3"
         env = base_env(work, SQLITE_PATH=str(template))
@@ -444,7 +443,6 @@ def run(work: Path) -> None:
                 if Path(str(template) + suffix).exists():
                     shutil.copy(str(template) + suffix, str(db) + suffix)
             env = base_env(work, SQLITE_PATH=str(db))
-            app_env_cache["env"] = env
             setup = f"SQLite/in-memory, 1 {server}"
             results[server] = serve(
                 setup, server, env, 1, work, manifest,
@@ -473,13 +471,12 @@ def run(work: Path) -> None:
                 pg.createdb(db, template="bench_template")
                 redis.flush()
                 env = base_env(work, DATABASE_URL=pg.url(db), REDIS_URL=redis.url)
-                app_env_cache["env"] = env
                 clock = subprocess.Popen([PYTHON, "manage.py", "gorod_clock"], cwd=ROOT, env=env,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                setup = f"PostgreSQL + Redis, {workers} daphne"
-                try:
+                setup = f"PostgreSQL + Redis, {workers} uvicorn"
+                try:  # the deployment server (config.server)
                     per_workers[workers] = serve(
-                        setup, "daphne", env, workers, work, manifest, endpoints=all_endpoints,
+                        setup, "uvicorn", env, workers, work, manifest, endpoints=all_endpoints,
                         night=workers == 2, fanout=workers == 2, storm=workers == 2,
                         nginx_check=workers == 2)
                 finally:
