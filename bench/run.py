@@ -391,8 +391,9 @@ def nginx_scenario(setup: str, app, work: Path, manifest: dict) -> None:
     nginx.start()
     try:
         base = f"http://127.0.0.1:{nginx.port}"
-        with urllib.request.urlopen(base + "/healthz", timeout=10) as resp:
-            checks["healthz"] = resp.status == 200 and json.loads(resp.read())["ok"] is True
+        game = manifest["koth"]["id"]
+        with urllib.request.urlopen(f"{base}/koth/api/games/{game}/state/", timeout=20) as resp:
+            checks["api"] = resp.status == 200 and "version" in json.loads(resp.read())
         with urllib.request.urlopen(base + "/static/js/live.js", timeout=10) as resp:
             checks["static"] = resp.status == 200 and b"WebSocket" in resp.read()
 
@@ -402,7 +403,6 @@ def nginx_scenario(setup: str, app, work: Path, manifest: dict) -> None:
                 got = await client.wait_first([ws], 10)
                 hello = ws.messages > 0
                 await client.close_all([ws])
-                game = manifest["koth"]["id"]
                 ws = await client.open_socket(http, base, f"/ws/koth/{game}/public/", None)
                 await client.wait_first([ws], 10)
                 state = bool(ws.versions)
@@ -411,7 +411,8 @@ def nginx_scenario(setup: str, app, work: Path, manifest: dict) -> None:
         checks["websocket"] = asyncio.run(sockets())
     except Exception as exc:  # noqa: BLE001 - reported as a failed check
         checks.setdefault("error", False)
-        log(f"nginx check failed: {exc!r}")
+        body = exc.read()[:300] if hasattr(exc, "read") else b""
+        log(f"nginx check failed: {exc!r} {body!r}")
     finally:
         nginx.stop()
     passed = bool(checks) and all(checks.values())
