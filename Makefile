@@ -22,7 +22,7 @@ setup: $(STAMP)
 # on the embedded default; with REDIS_URL one clock process runs beside it and stops with it.
 SERVE = if [ -n "$$REDIS_URL" ]; then trap 'kill $$clock 2>/dev/null' EXIT; \
 	$(BIN)/python manage.py gorod_clock & clock=$$!; fi; \
-	$(BIN)/python -m daphne -b $(HOST) -p $(PORT) config.asgi:application
+	$(BIN)/python -m config.server --host $(HOST) --port $(PORT) --access-log
 
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v 0
@@ -41,8 +41,10 @@ TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
+# Starts and stops its own servers (SQLite; PostgreSQL + Redis, installed like .ci/run does);
+# prints one table and writes bench/results.json. BENCH_QUICK=1: small counts, under 2 minutes.
 bench: $(STAMP)
-	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+	$(BIN)/python -m bench
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

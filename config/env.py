@@ -51,7 +51,7 @@ def database_config(environ: Mapping[str, str], base_dir) -> dict:
     """SQLite by default; PostgreSQL from ``DATABASE_URL`` or the libpq ``PG*`` variables."""
     url = environ.get("DATABASE_URL", "").strip()
     if url:
-        return _database_from_url(url)
+        return _database_from_url(url, environ)
     if environ.get("PGDATABASE") or environ.get("PGHOST"):
         return {
             "ENGINE": "django.db.backends.postgresql",
@@ -60,7 +60,7 @@ def database_config(environ: Mapping[str, str], base_dir) -> dict:
             "PASSWORD": environ.get("PGPASSWORD", ""),
             "HOST": environ.get("PGHOST", ""),
             "PORT": environ.get("PGPORT", ""),
-            "CONN_MAX_AGE": 0,
+            **postgres_connections(environ, {}),
         }
     return sqlite_config(environ.get("SQLITE_PATH", "") or str(base_dir / "db.sqlite3"))
 
@@ -83,7 +83,35 @@ def sqlite_config(path: str) -> dict:
     }
 
 
-def _database_from_url(url: str) -> dict:
+# Every request used to open a new PostgreSQL connection (CONN_MAX_AGE=0): a connect and
+# authentication per request. Django's persistent connections (CONN_MAX_AGE > 0) are per thread,
+# and under ASGI every request runs its database work in a thread of its own, so they would
+# leak a connection per request; Django's answer for ASGI is psycopg's connection pool, which
+# keeps CONN_MAX_AGE at 0 and hands each request a warm connection. CONN_HEALTH_CHECKS makes
+# the pool test a connection before lending it, so a database restart costs no request. The
+# pool is per worker process: workers × DB_POOL_MAX_SIZE must stay under the server's
+# max_connections (100 by default), with room for the clock and management commands. A request
+# waits at most DB_POOL_TIMEOUT_S for a connection: long enough for a burst (600 phones
+# connecting at once), short enough that a database that is down answers 503 in seconds.
+DB_POOL_MIN_SIZE = 2
+DB_POOL_MAX_SIZE = 20
+DB_POOL_TIMEOUT_S = 10
+
+
+def postgres_connections(environ: Mapping[str, str], options: dict) -> dict:
+    """The connection part of a PostgreSQL ``DATABASES`` entry: the pool (``DB_POOL``, on by
+    default; ``DB_POOL_MAX_SIZE``) in ``OPTIONS`` beside the URL's own options."""
+    options = dict(options)
+    if env_bool("DB_POOL", True, environ):
+        max_size = env_int("DB_POOL_MAX_SIZE", DB_POOL_MAX_SIZE, environ)
+        if max_size < 1:
+            raise ImproperlyConfigured(f"DB_POOL_MAX_SIZE={max_size!r} must be at least 1")
+        options["pool"] = {"min_size": min(DB_POOL_MIN_SIZE, max_size), "max_size": max_size,
+                           "timeout": DB_POOL_TIMEOUT_S}
+    return {"CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": True, "OPTIONS": options}
+
+
+def _database_from_url(url: str, environ: Mapping[str, str] = os.environ) -> dict:
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
         name = unquote(parts.path.lstrip("/"))
@@ -101,8 +129,7 @@ def _database_from_url(url: str) -> dict:
             "PASSWORD": unquote(parts.password or ""),
             "HOST": parts.hostname or "",
             "PORT": str(port or ""),
-            "CONN_MAX_AGE": 0,
-            "OPTIONS": options,
+            **postgres_connections(environ, options),
         }
     if parts.scheme == "sqlite":
         # sqlite:///relative.db or sqlite:////absolute/path.db
@@ -165,6 +192,19 @@ def cache_config(environ: Mapping[str, str]) -> dict:
     }
 
 
+# A worker's Redis connections for the channel layer: every socket that connects or drops joins
+# or leaves its groups with a command of its own, so 600 phones dropping at once run 1 200
+# commands together. redis-py's pool refused every command past its 100 connections at once
+# (MaxConnectionsError, the group never left); the layer now waits up to REDIS_POOL_WAIT_S for
+# one of REDIS_MAX_CONNECTIONS connections (config.layers). A message waits at most
+# CHANNEL_EXPIRY_S for its socket and a socket holds at most CHANNEL_CAPACITY of them: a
+# screen that far behind resyncs over HTTP anyway (static/js/live.js).
+REDIS_MAX_CONNECTIONS = 200
+REDIS_POOL_WAIT_S = 20
+CHANNEL_CAPACITY = 200
+CHANNEL_EXPIRY_S = 60
+
+
 def channel_layers_config(environ: Mapping[str, str]) -> dict:
     """In-memory layer by default (one process); Redis from ``REDIS_URL`` (several workers)."""
     url = environ.get("REDIS_URL", "").strip()
@@ -177,9 +217,13 @@ def channel_layers_config(environ: Mapping[str, str]) -> dict:
         )
     return {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [{"address": url, **redis_client_options(url, asyncio=True)}],
-                       "prefix": environ.get("CHANNELS_PREFIX", "clubgames")},
+            "BACKEND": "config.layers.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": url, **redis_client_options(url, asyncio=True),
+                                  "max_connections": env_int("REDIS_MAX_CONNECTIONS",
+                                                             REDIS_MAX_CONNECTIONS, environ),
+                                  "timeout": REDIS_POOL_WAIT_S}],
+                       "prefix": environ.get("CHANNELS_PREFIX", "clubgames"),
+                       "capacity": CHANNEL_CAPACITY, "expiry": CHANNEL_EXPIRY_S},
         }
     }
 

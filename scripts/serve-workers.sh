@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run N daphne workers on consecutive ports (PORT, PORT+1, ...) for a reverse proxy to balance.
+# Run N workers (config.server: uvicorn) on consecutive ports (PORT, PORT+1, ...) for a reverse proxy to balance.
 # Every worker must share the database and the Redis channel layer, so REDIS_URL is required.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +15,9 @@ fi
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait' INT TERM EXIT
 for i in $(seq 0 $((workers - 1))); do
-  # No --proxy-headers: daphne would trust the leftmost X-Forwarded-For entry, which the client
-  # writes. The app takes the rightmost entry the TRUSTED_PROXIES proxies appended (core.net).
-  TRUSTED_PROXIES=${TRUSTED_PROXIES:-1} .venv/bin/python -m daphne -b "$host" -p $((port + i)) config.asgi:application &
+  # config.server takes no proxy headers: the server would trust an X-Forwarded-For entry the
+  # client writes. The app takes the rightmost entry the TRUSTED_PROXIES proxies appended (core.net).
+  TRUSTED_PROXIES=${TRUSTED_PROXIES:-1} .venv/bin/python -m config.server --host "$host" --port $((port + i)) &
   pids+=($!)
   echo "worker $((i + 1)) on http://$host:$((port + i))"
 done

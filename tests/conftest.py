@@ -85,7 +85,7 @@ def need_postgresql_and_redis() -> None:
 
 @pytest.fixture(scope="session")
 def asgi_server(django_db_setup, django_db_blocker):
-    """A real daphne server (HTTP + WebSocket) on a free port, sharing the test database."""
+    """A real server (``config.server``, HTTP + WebSocket) on a free port, sharing the test database."""
     server = start_workers(1, server_env(DEBUG="true"), name="asgi-server")
     yield server.url()
     server.stop()
@@ -96,7 +96,7 @@ WORKER_COUNT = 2
 
 @pytest.fixture(scope="module")
 def workers(request, django_db_setup, django_db_blocker):
-    """``WORKER_COUNT`` daphne workers on the test database (PostgreSQL) and the Redis layer,
+    """``WORKER_COUNT`` workers on the test database (PostgreSQL) and the Redis layer,
     started once per module; tests create their data with ``transaction=True`` so the workers
     see it, and talk to them with ``tests.servers.Browser``."""
     need_postgresql_and_redis()

@@ -1,4 +1,4 @@
-"""Real servers for tests: daphne workers, a private redis-server, and clients that act like
+"""Real servers for tests: app workers (``config.server``, as deployed), a private redis-server, and clients that act like
 browsers (HTTP with cookies and CSRF, a WebSocket) and fire requests truly in parallel.
 
 Only the standard library: the point is to talk to the servers exactly as phones do, over
@@ -96,12 +96,12 @@ def stop(proc: subprocess.Popen, timeout: float = 10) -> None:
         proc.wait(timeout=timeout)
 
 
-# --- daphne workers ---------------------------------------------------------------------------
+# --- app workers ------------------------------------------------------------------------------
 
 
 @dataclass
 class Workers:
-    """N daphne processes on free loopback ports serving the same database and layer."""
+    """N server processes on free loopback ports serving the same database and layer."""
 
     urls: list[str]
     procs: list[subprocess.Popen]
@@ -124,21 +124,20 @@ class Workers:
 
 def start_workers(count: int, env: dict[str, str], *, name: str = "worker",
                   timeout: float = 40) -> Workers:
-    """Start ``count`` daphne workers in parallel (each one's log in ``artifacts/``)."""
+    """Start ``count`` workers (``python -m config.server``) in parallel (each one's log in ``artifacts/``)."""
     ports = [free_port() for _ in range(count)]
     procs, logs = [], []
     for i, port in enumerate(ports):
         log = log_file(f"{name}-{i}.log")
         with open(log, "w") as out:  # the child keeps its own descriptor
             procs.append(subprocess.Popen(
-                [PYTHON, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                 "config.asgi:application"],
+                [PYTHON, "-m", "config.server", "--host", "127.0.0.1", "--port", str(port)],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT))
         logs.append(log)
     workers = Workers([f"http://127.0.0.1:{p}" for p in ports], procs, logs)
     try:
         for port, proc in zip(ports, procs, strict=True):
-            wait_for_port(port, proc=proc, timeout=timeout, what=f"daphne on {port}")
+            wait_for_port(port, proc=proc, timeout=timeout, what=f"server on {port}")
     except RuntimeError:
         workers.stop()
         raise RuntimeError(workers.log_text()) from None

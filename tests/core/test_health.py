@@ -27,7 +27,7 @@ def _serve(env: dict, name: str):
     port = free_port()
     log = open(log_file(f"{name}.log"), "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+        [sys.executable, "-m", "config.server", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

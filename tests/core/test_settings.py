@@ -45,7 +45,7 @@ def test_a_database_url_is_split_into_its_parts():
     config = database_config({"DATABASE_URL": "postgresql://user:p%40ss@db.local:5433/games?sslmode=require"}, BASE)
     assert (config["NAME"], config["USER"], config["PASSWORD"], config["HOST"], config["PORT"]) == (
         "games", "user", "p@ss", "db.local", "5433")
-    assert config["OPTIONS"] == {"sslmode": "require"}
+    assert config["OPTIONS"]["sslmode"] == "require"
 
 
 @pytest.mark.parametrize(
@@ -64,16 +64,76 @@ def test_a_bad_database_url_says_what_is_wrong(url, message):
 def test_the_channel_layer_is_in_memory_without_redis_and_redis_with_it():
     assert channel_layers_config({})["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
     redis = channel_layers_config({"REDIS_URL": "redis://127.0.0.1:6390/0"})["default"]
-    assert redis["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert redis["BACKEND"] == "config.layers.RedisChannelLayer"
     assert [host["address"] for host in redis["CONFIG"]["hosts"]] == ["redis://127.0.0.1:6390/0"]
 
 
 def layer_connection(url: str):
     """A connection exactly as channels-redis makes it from the settings (not connected)."""
-    from channels_redis.core import RedisChannelLayer
+    from config.layers import RedisChannelLayer
 
     layer = RedisChannelLayer(**channel_layers_config({"REDIS_URL": url})["default"]["CONFIG"])
     return layer, layer.create_pool(0).make_connection()
+
+
+@pytest.mark.parametrize("environ", [
+    {"DATABASE_URL": "postgresql://u@h:5432/games"},
+    {"PGDATABASE": "games", "PGHOST": "h"},
+], ids=["a database url", "libpq variables"])
+def test_postgresql_lends_warm_pooled_connections_checked_before_use(environ):
+    config = database_config(environ, BASE)
+    # Persistent per-thread connections leak under ASGI (a thread per request): the pool.
+    assert config["CONN_MAX_AGE"] == 0 and config["CONN_HEALTH_CHECKS"] is True
+    pool = config["OPTIONS"]["pool"]
+    assert pool["max_size"] == 20 and 1 <= pool["min_size"] <= pool["max_size"]
+    assert pool["timeout"] > 0
+
+
+def test_the_database_pool_size_is_set_by_the_environment_and_can_be_switched_off():
+    url = {"DATABASE_URL": "postgresql://u@h/games?sslmode=require"}
+    assert database_config(url | {"DB_POOL_MAX_SIZE": "5"}, BASE)["OPTIONS"]["pool"]["max_size"] == 5
+    options = database_config(url | {"DB_POOL": "false"}, BASE)["OPTIONS"]
+    assert options == {"sslmode": "require"}
+    with pytest.raises(ImproperlyConfigured, match="DB_POOL_MAX_SIZE"):
+        database_config(url | {"DB_POOL_MAX_SIZE": "0"}, BASE)
+
+
+def test_the_redis_layer_waits_for_a_free_connection_instead_of_failing():
+    from redis.asyncio import BlockingConnectionPool
+
+    layer, _ = layer_connection("redis://127.0.0.1:6390/0")
+    pool = layer.create_pool(0)
+    assert isinstance(pool, BlockingConnectionPool)
+    assert pool.max_connections == 200 and pool.timeout >= 5
+    assert layer.capacity >= 100 and layer.expiry >= 30
+
+
+def test_a_mass_disconnect_on_a_small_redis_pool_leaves_every_group():
+    """1 200 group calls at once (600 phones dropping) through a pool of 4 connections: each
+    waits its turn; redis-py's plain pool failed them with MaxConnectionsError."""
+    import asyncio
+
+    from config.layers import RedisChannelLayer
+
+    url = os.environ.get("REDIS_URL", "")
+    from tests.conftest import need
+
+    need(bool(url), "Redis (REDIS_URL)")
+    config = channel_layers_config({"REDIS_URL": url, "REDIS_MAX_CONNECTIONS": "4",
+                                    "CHANNELS_PREFIX": f"storm{os.getpid()}"})["default"]["CONFIG"]
+    layer = RedisChannelLayer(**config)
+
+    async def storm():
+        channels = [f"specific.storm!{i}" for i in range(600)]
+        await asyncio.gather(*(layer.group_add(g, c) for c in channels for g in ("a", "b")))
+        await asyncio.gather(*(layer.group_discard(g, c) for c in channels for g in ("a", "b")))
+        connection = layer.connection(0)
+        left = await connection.zcard(layer._group_key("a")) + await connection.zcard(
+            layer._group_key("b"))
+        await layer.flush()
+        return left
+
+    assert asyncio.run(storm()) == 0
 
 
 def test_the_redis_layer_reads_longer_than_its_own_blocking_receive():
@@ -188,7 +248,7 @@ def test_the_settings_module_picks_postgresql_and_redis_from_the_environment():
     assert result.returncode == 0, result.stderr
     engine, layer, *_ = json.loads(result.stdout)
     assert engine == "django.db.backends.postgresql"
-    assert layer == "channels_redis.core.RedisChannelLayer"
+    assert layer == "config.layers.RedisChannelLayer"
 
 
 def test_production_refuses_to_start_without_a_real_secret_key():
@@ -272,7 +332,7 @@ def test_with_database_and_redis_urls_the_tests_and_their_servers_really_use_the
     child = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=60)
     assert child.returncode == 0, child.stderr
-    assert json.loads(child.stdout) == ["postgresql", name, "channels_redis.core.RedisChannelLayer",
+    assert json.loads(child.stdout) == ["postgresql", name, "config.layers.RedisChannelLayer",
                                         "django.core.cache.backends.redis.RedisCache"]
 
 
@@ -314,3 +374,14 @@ def test_the_settings_module_stops_on_a_bad_email_port():
     result = load_settings(EMAIL_HOST="smtp.example.org", EMAIL_PORT="25x")
     assert result.returncode != 0
     assert "EMAIL_PORT='25x' is not a whole number" in result.stderr
+
+
+def test_the_deployment_server_leaves_client_addresses_to_the_app():
+    """uvicorn would rewrite the client address from X-Forwarded-For itself, trusting what a
+    client writes; the app reads the header with TRUSTED_PROXIES (core.net)."""
+    from config.server import options
+
+    served = options("127.0.0.1", 8001, access_log=False)
+    assert served["proxy_headers"] is False
+    assert (served["ws"], served["http"], served["lifespan"]) == ("websockets", "httptools", "off")
+    assert served["ws_max_size"] == 1024 * 1024
