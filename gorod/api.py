@@ -162,6 +162,7 @@ class RulingUndoAPI(OrganizerAPIView):
 
 class RulingEditAPI(OrganizerAPIView):
     @extend_schema(tags=TAG, request=s.GorodRulingEditSerializer,
+                   operation_id="gorod_api_games_rulings_edit",
                    responses={200: s.GorodStateSerializer, **ERRORS},
                    summary="Correct a ruling's minutes, level, moment or reason; the engine "
                            "checks it like a new one")

@@ -165,27 +165,20 @@
                                        reason: $("timeout-reason").value});
   }
 
-  // The photo goes as a form upload (the one multipart request of the phone), with the CSRF
-  // header; the answer is the team's state like every other post.
+  // The photo goes as a form upload (the one multipart request of the phone); the answer is
+  // the team's state like every other post.
   function sendPhoto(event) {
     event.preventDefault();
     var file = $("photo-file").files[0];
     if (!file) { page.showError(page.text.photoChoose); return; }
     var body = new FormData();
     body.append("photo", file);
-    var token = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1] || "";
     $("photo-send").disabled = true;
-    window.fetch(page.config.photoUrl, {method: "POST", credentials: "same-origin", body: body,
-      headers: {"Accept": "application/json", "X-CSRFToken": decodeURIComponent(token)}})
-      .then(function (response) {
-        return response.json().catch(function () { return {}; }).then(function (data) {
-          $("photo-send").disabled = false;
-          if (!response.ok) { page.showError(data.detail || ("HTTP " + response.status)); return; }
-          page.showError("");
-          $("photo-file").value = "";
-          if (data.version != null) { page.live.accept(data.version, data.state); }
-        });
-      }, function () { $("photo-send").disabled = false; page.showError(page.text.retry); });
+    page.post(page.config.photoUrl, body).then(function (result) {
+      $("photo-send").disabled = false;
+      if (result.network) { page.showError(page.text.retry); }
+      if (result.ok) { $("photo-file").value = ""; }
+    });
   }
 
   function waitTick() {

@@ -340,15 +340,15 @@
     return detail || ("HTTP " + status);
   }
 
-  // POST JSON with the CSRF header; a returned {version, state} renders at once (the push
-  // that follows is then a duplicate and ignored).
+  // POST JSON (or a FormData upload, as is) with the CSRF header; a returned {version, state}
+  // renders at once (the push that follows is then a duplicate and ignored).
   Page.prototype.post = function (url, body) {
-    var self = this;
+    var self = this, upload = global.FormData && body instanceof global.FormData;
+    var headers = {"Accept": "application/json", "X-CSRFToken": cookie("csrftoken")};
+    if (!upload) { headers["Content-Type"] = "application/json"; }
     return global.fetch(url, {
-      method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json", "Accept": "application/json",
-                "X-CSRFToken": cookie("csrftoken")},
-      body: JSON.stringify(body || {})
+      method: "POST", credentials: "same-origin", headers: headers,
+      body: upload ? body : JSON.stringify(body || {})
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (data) {
         if (!response.ok) {

@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 
+from core.delta import patch
 from gorod.models import CodeAttempt
 from kingofhill.models import Answer
 from tests.conftest import need, need_postgresql_and_redis
@@ -86,9 +87,18 @@ def still_open(ws: WebSocket, wait: float = 4) -> bool:
     return True
 
 
-def pushed_after(ws: WebSocket, version: int, timeout: float = 10) -> dict:
-    return ws.recv_until(lambda m: isinstance(m.get("version"), int) and m["version"] > version,
-                         timeout=timeout)
+def pushed_after(ws: WebSocket, first: dict, resync, timeout: float = 10) -> dict:
+    """The next push after the stream's message ``first``, with the state it leads to, as the
+    page gets it: a delta that follows ``first`` is applied to its state; after a gap (pushes
+    lost in the outage) the page reads the state once over HTTP (``resync``)."""
+    version = first["version"]
+    message = ws.recv_until(lambda m: isinstance(m.get("version"), int) and m["version"] > version,
+                            timeout=timeout)
+    if "delta" in message:
+        state = (patch(first["state"], message["delta"]) if message["version"] == version + 1
+                 else resync())
+        message = {**message, "state": state}
+    return message
 
 
 @pytest.fixture(scope="module")
@@ -154,9 +164,11 @@ def test_a_redis_outage_loses_no_submission_and_the_first_writes_after_it_push_a
         ]
         assert [(r.status, r.detail) for r in after] == [(200, "")] * 2, [r.body for r in after]
         # Each push went through the other worker's Redis connection to the socket.
-        pushed = pushed_after(phone_ws, phone_state["version"])
+        pushed = pushed_after(phone_ws, phone_state, lambda: night.phones[2].ok(
+            "GET", night.url("team/state"))["state"])
         assert pushed["state"]["me"]["level"]["label"] == "2"
-        assert pushed_after(host_ws, host_state["version"])["state"]["host"]["answered"] == 2
+        assert pushed_after(host_ws, host_state, lambda: evening.hosts[0].ok(
+            "GET", evening.url("host/state"))["state"])["state"]["host"]["answered"] == 2
     finally:
         phone_ws.close()
         host_ws.close()

@@ -33,13 +33,13 @@ from teams.models import Game
 from tests.gorod.fixtures_live import make_teams, make_user
 
 organizer = make_user("organizer", ORGANIZER)
-make_user("host", HOST)
+host = make_user("host", HOST)
 later = timezone.now() + timedelta(days=1)
 gorod = Game.objects.create(title="GoRoD", format="gorod", starts_at=later, created_by=organizer)
 koth = Game.objects.create(title="KotH", format="kingofhill", starts_at=later,
                            created_by=organizer)
 print(json.dumps({
-    "gorod": gorod.pk, "koth": koth.pk,
+    "gorod": gorod.pk, "koth": koth.pk, "host": host.pk,
     "gorod_tokens": [a.join_token for a in make_teams(gorod, [f"G{i:02d}" for i in range(20)],
                                                       organizer)],
     "koth_tokens": [a.join_token for a in make_teams(koth, [f"K{i:02d}" for i in range(10)],
@@ -84,6 +84,7 @@ def test_thirty_writes_at_once_on_the_embedded_default_are_queued_and_all_stored
                          status=201)["id"]
     koth = organizer.ok("POST", "/koth/api/games/", {"game": data["koth"], "summit": 5,
                                                      "main_questions": 10}, status=201)["id"]
+    organizer.ok("POST", f"/koth/api/games/{koth}/hosts/", {"user": data["host"], "assigned": True})
     tokens = data["gorod_tokens"] + data["koth_tokens"]
     phones = [Browser(servers) for _ in tokens]
     parallel([lambda p=p, t=t, i=i: p.join_team(t, worker=i)

@@ -30,6 +30,7 @@ def test_twelve_groups_by_keyboard_a_history_that_stays_open_and_presence(asgi_s
     entries = make_teams(game, [f"Команда {i}" for i in range(1, 13)], organizer)
     koth = services.koth_create(actor=organizer, game=game, summit=5, main_questions=10,
                                 reserve_questions=0)
+    services.host_assign(actor=organizer, game=koth, user=host_user)
     services.game_start(actor=host_user, game=koth)
     services.question_announce(actor=host_user, game=koth)
     services.question_close(actor=host_user, game=koth)  # nobody answered question 1

@@ -302,7 +302,7 @@ def test_a_phone_sees_the_task_images_of_its_levels_only_once_it_received_them(l
     assert state["danger"] == 3 and "extremely careful" in state["danger_text"]
     assert phone(alpha).get(state["images"][0]).content == png
     assert phone(alpha).get(f"/gorod/{live.pk}/play/images/2/map.png").status_code == 404
-    assert Client().get(state["images"][0]).status_code == 404
+    assert Client().get(state["images"][0]).status_code == 403  # not a team phone
 
 
 def services_refresh(game):
