@@ -120,7 +120,11 @@ class LiveGame:
     def lock(self, game) -> Any:
         game_id = game if isinstance(game, int) else game.pk
         try:
-            return self.model.objects.select_for_update().select_related("game").get(pk=game_id)
+            # NO KEY UPDATE: writes still queue behind each other, but a row that merely
+            # references the game (an attempt, a notice, a phone's socket) is inserted by another
+            # transaction without waiting for the lock, so FK inserts cannot deadlock with it.
+            return (self.model.objects.select_for_update(no_key=True).select_related("game")
+                    .get(pk=game_id))
         except (self.model.DoesNotExist, ValueError, TypeError, OverflowError):
             raise self.missing(game_id) from None
 

@@ -97,6 +97,14 @@ def _clean_private(*, full_name: str = "", phone: str = "", email: str = "") -> 
     return {"full_name": full_name, "phone": phone, "email": email}
 
 
+def _lock_application(pk: int, *related: str) -> Application:
+    """The application row, locked alone: its game and team are read, not locked. A live write
+    holds the game row and inserts rows that reference the application (a phone's socket), so
+    locking the game here too would let the two wait on each other."""
+    return (Application.objects.select_for_update(of=("self",), no_key=True)
+            .select_related(*related).get(pk=pk))
+
+
 # --- teams and members ---------------------------------------------------------------------
 
 
@@ -294,9 +302,7 @@ def application_submit(
 @transaction.atomic
 def application_withdraw(*, application: Application, now: datetime | None = None) -> Application:
     now = _now(now)
-    application = (
-        Application.objects.select_for_update().select_related("game").get(pk=application.pk)
-    )
+    application = _lock_application(application.pk, "game")
     if application.status not in (Application.Status.PENDING, Application.Status.APPROVED):
         raise TeamsError(_("Only a pending or approved application can be withdrawn."))
     if application.game.starts_at <= now:
@@ -319,11 +325,7 @@ def application_approve(
     *, application: Application, actor, now: datetime | None = None
 ) -> Application:
     now = _now(now)
-    application = (
-        Application.objects.select_for_update()
-        .select_related("game", "team")
-        .get(pk=application.pk)
-    )
+    application = _lock_application(application.pk, "game", "team")
     if application.status != Application.Status.PENDING:
         raise TeamsError(_("Only a pending application can be approved."))
     if application.game.status == Game.Status.CANCELLED:
@@ -349,11 +351,7 @@ def application_reject(
     *, application: Application, actor, reason: str = "", now: datetime | None = None
 ) -> Application:
     now = _now(now)
-    application = (
-        Application.objects.select_for_update()
-        .select_related("game", "team")
-        .get(pk=application.pk)
-    )
+    application = _lock_application(application.pk, "game", "team")
     if application.status not in (Application.Status.PENDING, Application.Status.APPROVED):
         raise TeamsError(_("Only a pending or approved application can be rejected."))
     _decide(application, actor, Application.Status.REJECTED, now)
@@ -373,7 +371,7 @@ def application_reject(
 def application_mark_paid(
     *, application: Application, paid: bool = True, now: datetime | None = None
 ) -> Application:
-    application = Application.objects.select_for_update().get(pk=application.pk)
+    application = _lock_application(application.pk)
     if application.status != Application.Status.APPROVED:
         raise TeamsError(_("Only an approved application has a fee to pay."))
     application.paid = bool(paid)
@@ -416,11 +414,7 @@ def _clear_join(application: Application) -> None:
 @transaction.atomic
 def application_revoke_join(*, application: Application) -> Application:
     """Issue a new link and PIN; phones that joined with the old ones are logged out."""
-    application = (
-        Application.objects.select_for_update()
-        .select_related("team", "game")
-        .get(pk=application.pk)
-    )
+    application = _lock_application(application.pk, "team", "game")
     if application.status != Application.Status.APPROVED:
         raise TeamsError(_("Only an approved application has a join link."))
     _issue_join(application)

@@ -145,3 +145,25 @@ def new_page(browser):
     yield open_page
     for context in contexts:
         context.close()
+    if contexts:
+        settle_socket_closes()
+
+
+def settle_socket_closes(timeout: float = 5) -> None:
+    """Wait until the server has handled the closed pages' sockets: a King of the Hill phone's
+    socket removes its presence row when it closes, and that write must not run into the
+    database flush that ends a transactional test (the two can deadlock on PostgreSQL)."""
+    import time
+
+    from django.db import DatabaseError
+
+    from kingofhill.models import PhoneSocket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if not PhoneSocket.objects.exists():
+                return
+        except (DatabaseError, RuntimeError):  # a test without database access
+            return
+        time.sleep(0.05)
