@@ -514,7 +514,8 @@ def _nothing_due(gg: GorodGame, now: datetime) -> bool:
 
 def _attempt_states(w: Write, team_id: int) -> dict[str, dict] | None:
     """The states a code that closed no level changes: its team's and the organizer's (the
-    attempt log). None when a stored state is missing (then everything is built)."""
+    attempt log and that team's row on the team list). None when a stored state is missing
+    (then everything is built)."""
     snap: Snapshot = w.memo["team_snapshot"]
     stored = stored_texts(w.game.pk, [PUBLIC, realtime.ORGANIZER])
     if len(stored) < 2:
