@@ -121,6 +121,7 @@ def build_gorod(organizer, size: dict, rng: random.Random) -> dict:
 
     from gorod import services
     from gorod.codes import normalize_code
+    from gorod.live import LIVE
     from gorod.models import CodeAttempt, GorodGame, Level
     from teams.models import Game
 
@@ -164,7 +165,9 @@ def build_gorod(organizer, size: dict, rng: random.Random) -> dict:
                     verdict=CodeAttempt.Verdict.ACCEPTED, sector="", closes_level=True))
     CodeAttempt.objects.bulk_create(attempts, batch_size=2000)
     GorodGame.objects.filter(pk=gg.pk).update(next_deadline=None)
-    services.game_tick(game=gg.pk)  # the states of the night as it stands, stored once
+    # The states of the night as it stands, rebuilt once from the rows stored in bulk (which
+    # bypassed the live core).
+    LIVE.refresh(game=gg.pk)
     phones = _phone_sessions(apps, size["phones_per_team"])
     return {
         "id": gg.pk, "attempts": CodeAttempt.objects.filter(gorod=gg).count(),

@@ -76,7 +76,7 @@ SQLITE_INIT = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"
 def sqlite_config(path: str) -> dict:
     """The SQLite file at ``path``, set up so concurrent writes wait their turn."""
     return {
-        "ENGINE": "django.db.backends.sqlite3",
+        "ENGINE": "core.backends.sqlite3",
         "NAME": path,
         "OPTIONS": {"timeout": SQLITE_BUSY_TIMEOUT_S, "transaction_mode": "IMMEDIATE",
                     "init_command": SQLITE_INIT},

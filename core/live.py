@@ -5,14 +5,18 @@ row, and only then takes ``now`` (so a write that waited for the lock is stamped
 happens, never before a write that was applied earlier). The app's action appends its event;
 then the app's ``build`` settles the game with its pure rules module and returns the states of
 the audiences the write can change (every audience, or only the few it touched: the others
-keep their stored text). Each state is encoded once and compared with the audience's stored text
-(``core.models.LiveStream``): only the changed ones are stored with ``version + 1`` — version N
-always means state N — and only they are broadcast, after the commit — each as the patch from its previous version
-(``core.delta``) when that is smaller than the state, so a push carries what changed. Which streams changed is
+keep their stored state), each whole or as ``Parts`` (only the top-level keys the write changed:
+a GoRoD code gives the organizer's attempt log and team list, never its statistics table).
+States are stored key by key (``core.models.LiveStream`` and ``LivePart``): each key's value is
+encoded once and compared with its stored text; an audience with a changed key is stored with
+``version + 1`` — version N always means state N — and only such audiences are broadcast, after
+the commit, each as the patch of its changed keys from its previous version (``core.delta``)
+when that is smaller than the state, so a push carries what changed. Which streams changed is
 never listed at a call site. A broadcast that fails is logged and never turns a committed write
 into an error: screens catch up on their next push or resync.
 
-Reads (HTTP resync, a socket's first message) serve the stored text; they never recompute.
+Reads (HTTP resync, a socket's first message) serve the stored keys joined; they never
+recompute.
 
 An app supplies only its adapter (``LiveGame``): its name (group and message prefix), its game
 model, its ``build`` and the error for an unknown game; it registers the adapter for its
@@ -30,11 +34,12 @@ from datetime import datetime
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from core import delta
 from core.errors import DomainError
-from core.models import LiveStream
+from core.models import LivePart, LiveStream
 from core.realtime import send_to_groups
 
 log = logging.getLogger(__name__)
@@ -145,7 +150,7 @@ class LiveGame:
 
         return service
 
-    def refresh(self, *, game, now: datetime | None = None) -> list[Stored]:
+    def refresh(self, *, game, now: datetime | None = None) -> dict[str, int]:
         """Rebuild and store every audience's state (a change made outside the game, a game
         never published yet); pushes what changed."""
         with transaction.atomic():
@@ -153,46 +158,106 @@ class LiveGame:
             w.now = now or timezone.now()
             return self.publish(w)
 
-    def publish(self, w: Write) -> list[Stored]:
+    def publish(self, w: Write) -> dict[str, int]:
         """Build, compare with the stored states, store the changed ones with version + 1 and
-        broadcast them after the commit; returns what changed."""
+        broadcast them after the commit; returns ``{audience: new version}`` of what changed.
+
+        A state is compared and stored key by key (``LivePart``): only the keys whose text
+        changed are written, and the push is the patch of those keys. A build that returns
+        ``Parts`` for an audience gives only the keys it changed: the others are not even read.
+        """
         game_id = w.game.pk
         states = self.build(w)
-        texts = {audience: encode(state) for audience, state in states.items()}
-        # A build may return only the audiences the write touched: the others keep their
-        # stored text and version, and their rows are not even read.
-        stored = {row.audience: row for row in LiveStream.objects.filter(
-            game_id=game_id, audience__in=list(texts))}
-        created, updated = [], []
-        deltas: dict[str, str] = {}
-        for audience, text in texts.items():
-            row = stored.get(audience)
+        # The streams and the parts to compare with, in one query: every part of a whole
+        # state, only the given keys of ``Parts``.
+        whole = [a for a, state in states.items() if not isinstance(state, Parts)]
+        partial = [a for a, state in states.items() if isinstance(state, Parts)]
+        keys = {key for state in states.values() if isinstance(state, Parts) for key in state}
+        streams: dict[str, LiveStream] = {}
+        old: dict[int, dict[str, LivePart]] = {}
+        for pk, audience, version, part, key, position, text in LiveStream.objects.filter(
+                Q(audience__in=whole) | Q(audience__in=partial, parts__key__in=keys),
+                game_id=game_id).values_list("pk", "audience", "version", "parts__pk",
+                                             "parts__key", "parts__position", "parts__text"):
+            if audience not in streams:
+                streams[audience] = LiveStream(pk=pk, game_id=game_id, audience=audience,
+                                               version=version)
+            if part is not None:
+                old.setdefault(pk, {})[key] = LivePart(pk=part, stream_id=pk, key=key,
+                                                       position=position, text=text)
+        new_streams: list[tuple[LiveStream, dict[str, str]]] = []
+        gone: list[int] = []
+        parts: list[LivePart] = []
+        bumped: list[LiveStream] = []
+        messages: list[tuple[str, dict]] = []
+        for audience, state in states.items():
+            texts = {key: encode(value) for key, value in state.items()}
+            row = streams.get(audience)
             if row is None:
-                created.append(LiveStream(game_id=game_id, audience=audience, version=1,
-                                          text=text))
-            elif row.text != text:
-                change = encode(delta.diff(json.loads(row.text), states[audience]))
-                if len(change) < len(text):
-                    deltas[audience] = change
-                row.version += 1
-                row.text = text
-                updated.append(row)
-        if updated:
-            # Replaced rather than updated: two queries however many streams changed (a close
-            # changes every team's), where bulk_update's CASE over large texts is slow and
-            # one UPDATE per stream is a query per team.
-            LiveStream.objects.filter(pk__in=[row.pk for row in updated]).delete()
-            created += [LiveStream(game_id=game_id, audience=row.audience, version=row.version,
-                                   text=row.text) for row in updated]
-        if created:
-            LiveStream.objects.bulk_create(created)
-        changed = [Stored(row.audience, row.version, row.text) for row in created]
-        if changed:
-            messages = [(self.group(game_id, s.audience),
-                         self.message(s.version, s.text, deltas.get(s.audience)))
-                        for s in changed]
-            transaction.on_commit(functools.partial(broadcast, messages))
-        return changed
+                if isinstance(state, Parts):
+                    raise ValueError(f"{audience}: Parts for a stream never stored")
+                new_streams.append((LiveStream(game_id=game_id, audience=audience, version=1),
+                                    texts))
+                messages.append((audience, 1, _joined(texts.items()), None))
+                continue
+            before = old.get(row.pk, {})
+            changed = {key for key, text in texts.items()
+                       if key not in before or before[key].text != text}
+            removed = [] if isinstance(state, Parts) else [k for k in before if k not in texts]
+            if isinstance(state, Parts):
+                last = max((p.position for p in before.values()), default=-1)
+                # A key the stored state lacks goes last; ``Parts`` never reorders.
+                order = {key: before[key].position if key in before else (last := last + 1)
+                         for key in texts}
+            else:
+                order = {key: position for position, key in enumerate(texts)}
+                changed |= {key for key in texts
+                            if key in before and before[key].position != order[key]}
+            if not changed and not removed:
+                continue
+            change: dict[str, Any] = {"d": {}}
+            for key in (key for key in texts if key in changed):
+                if key not in before:
+                    change["d"][key] = {"=": state[key]}
+                    continue
+                if before[key].text == texts[key]:
+                    continue  # only moved: nothing for a screen to apply
+                sub = delta.diff(json.loads(before[key].text), state[key])
+                whole_value = {"=": state[key]}
+                change["d"][key] = sub if sub is not None and len(encode(sub)) < len(
+                    texts[key]) + 6 else whole_value
+            if removed:
+                change["x"] = removed
+            gone += [before[key].pk for key in changed | set(removed) if key in before]
+            parts += [LivePart(stream_id=row.pk, key=key, position=order[key], text=texts[key])
+                      for key in changed]
+            row.version += 1
+            bumped.append(row)
+            change_text = encode(change)
+            text = None
+            if not isinstance(state, Parts):
+                text = _joined((key, texts[key]) for key in texts)
+                if len(change_text) >= len(text):
+                    change_text = None
+            messages.append((audience, row.version, text, change_text))
+        if gone:
+            LivePart.objects.filter(pk__in=gone).delete()
+        if bumped:
+            # Every changed stream moves on by exactly one (the game is locked): one query.
+            LiveStream.objects.filter(pk__in=[row.pk for row in bumped]).update(
+                version=F("version") + 1)
+        if new_streams:
+            created = LiveStream.objects.bulk_create([row for row, _t in new_streams])
+            for row, (_r, texts) in zip(created, new_streams, strict=True):
+                parts += [LivePart(stream_id=row.pk, key=key, position=position, text=text)
+                          for position, (key, text) in enumerate(texts.items())]
+        if parts:
+            LivePart.objects.bulk_create(parts)
+        if messages:
+            transaction.on_commit(functools.partial(broadcast, [
+                (self.group(game_id, audience), self.message(version, text, change))
+                for audience, version, text, change in messages]))
+        return {audience: version for audience, version, _t, _c in messages}
 
     # --- reads --------------------------------------------------------------------------------
 
@@ -207,11 +272,37 @@ class LiveGame:
         return row
 
 
+class Parts(dict):
+    """What a build returns for an audience when it changed only some top-level keys of the
+    state: those keys and their new values; the others keep their stored value and are not
+    read. Only for an audience already stored (``stored_parts`` says whether it is)."""
+
+
+def _joined(items) -> str:
+    """The state's JSON text from its keys' texts, in order."""
+    return "{" + ",".join(f"{encode(key)}:{text}" for key, text in items) + "}"
+
+
 def stored_texts(game_id: int, audiences) -> dict[str, str]:
     """The stored state texts of these audiences (one query): what a build that touches a few
-    audiences reuses of the others'."""
-    return dict(LiveStream.objects.filter(game_id=game_id, audience__in=list(audiences))
-                .values_list("audience", "text"))
+    audiences compares with or reuses of the others'."""
+    return {audience: stored.text for audience, stored in _stored_many(
+        game_id, list(audiences)).items()}
+
+
+def stored_parts(game_id: int, wanted: dict[str, list[str]]) -> dict[str, dict[str, str]]:
+    """``{audience: {key: text}}``: the stored texts of some top-level keys of some audiences'
+    states, in one query, without reading their other keys. An audience or key that is not
+    stored is missing from the answer (then a build must return that state whole, not
+    ``Parts``)."""
+    which = Q()
+    for audience, keys in wanted.items():
+        which |= Q(stream__audience=audience, key__in=list(keys))
+    found: dict[str, dict[str, str]] = {}
+    for audience, key, text in LivePart.objects.filter(which, stream__game_id=game_id).values_list(
+            "stream__audience", "key", "text"):
+        found.setdefault(audience, {})[key] = text
+    return found
 
 
 def stream_versions(game_id: int) -> dict[str, int]:
@@ -219,10 +310,28 @@ def stream_versions(game_id: int) -> dict[str, int]:
     return dict(LiveStream.objects.filter(game_id=game_id).values_list("audience", "version"))
 
 
+def stored_streams(game_id: int) -> dict[str, Stored]:
+    """Every audience's stored state (tests, benchmarks)."""
+    return _stored_many(game_id, None)
+
+
+def _stored_many(game_id: int, audiences: list[str] | None) -> dict[str, Stored]:
+    rows = LiveStream.objects.filter(game_id=game_id)
+    if audiences is not None:
+        rows = rows.filter(audience__in=audiences)
+    found: dict[str, tuple[int, list]] = {}
+    for audience, version, key, text in rows.values_list(
+            "audience", "version", "parts__key", "parts__text").order_by(
+            "audience", "parts__position"):
+        entry = found.setdefault(audience, (version, []))
+        if key is not None:
+            entry[1].append((key, text))
+    return {audience: Stored(audience, version, _joined(items))
+            for audience, (version, items) in found.items()}
+
+
 def _stored(game_id: int, audience: str) -> Stored | None:
-    found = (LiveStream.objects.filter(game_id=game_id, audience=audience)
-             .values_list("version", "text").first())
-    return None if found is None else Stored(audience, found[0], found[1])
+    return _stored_many(game_id, [audience]).get(audience)
 
 
 def broadcast(messages: list[tuple[str, dict]]) -> int:

@@ -720,18 +720,39 @@ def rank(teams) -> tuple[TeamResult, ...]:
     """
     placed, unplaced = [], []
     for result in teams:
-        if result.status == "disqualified":
+        key = standing_key(result.status, result.finished_at, result.total_s,
+                           result.levels_closed, result.registration)
+        if key is None:
             unplaced.append(result)
-        elif result.finished_at is not None:
-            placed.append(((0, result.total_s, result.finished_at, result.registration), result))
         else:
-            placed.append(((1, -result.levels_closed, result.total_s, result.registration),
-                           result))
+            placed.append((key, result))
     placed.sort(key=lambda item: item[0])
     ordered = [replace(result, place=place) for place, (_k, result) in enumerate(placed, 1)]
     ordered += sorted((replace(result, place=None) for result in unplaced),
                       key=lambda t: t.registration)
     return tuple(ordered)
+
+
+def standing_key(status: str, finished_at: datetime | None, total_s: float, levels_closed: int,
+                 registration: int) -> tuple | None:
+    """Where a team stands (``rank`` sorts by it, smaller first); None for a disqualified team,
+    which has no place. A finished team ranks by its total, then its finish; the others after
+    every finished team, by levels closed, then total; registration breaks the last tie. The
+    live core re-ranks stored rows by it when one team's result changes.
+
+    >>> at = datetime.fromisoformat("2026-12-05T23:00:00+03:00")
+    >>> standing_key("finished", at, 5400.0, 3, 1) < standing_key("playing", None, 100.0, 9, 0)
+    True
+    >>> standing_key("playing", None, 900.0, 4, 2) < standing_key("playing", None, 100.0, 3, 0)
+    True
+    >>> standing_key("disqualified", None, 0.0, 5, 0) is None
+    True
+    """
+    if status == "disqualified":
+        return None
+    if finished_at is not None:
+        return (0, total_s, finished_at, registration)
+    return (1, -levels_closed, total_s, registration)
 
 
 def _sums(record: GameRecord, played: Mapping[str, list[_Played]]) -> dict[str, list[float]]:
@@ -1036,31 +1057,35 @@ def statistics_table(results: Results) -> dict:
     >>> row["place"], row["total_s"]  # 1870 + 4200 + 900 s of penalty
     (1, 6970.0)
     """
-    rows = []
-    for team in results.teams:
-        cells: dict[str, dict | None] = dict.fromkeys(results.level_ids)
-        for order, level in enumerate(team.levels, start=1):
-            cells[level.level] = {
-                "order": order,
-                "received_at": level.received_at,
-                "hints_shown": level.hints_shown,
-                "closed_at": level.closed_at,
-                "outcome": level.outcome,
-                "how": level.how,
-                "time_s": level.duration_s,
-                "average_s": level.average_s,
-                "timeout_s": level.timeout_s,
-            }
-        rows.append({
-            "team": team.team, "place": team.place, "status": team.status,
-            "cells": [cells[level_id] for level_id in results.level_ids],
-            "levels_closed": team.levels_closed, "slivs": team.slivs,
-            "penalty_s": team.penalty_s, "bonus_s": team.bonus_s, "timeout_s": team.timeout_s,
-            "average_adjust_s": team.average_adjust_s, "total_s": team.total_s,
-            "finished_at": team.finished_at, "rulings": team.rulings,
-        })
-    return {"levels": list(results.level_ids), "rows": rows,
+    return {"levels": list(results.level_ids),
+            "rows": [statistics_row(team, results.level_ids) for team in results.teams],
             "finished_share": results.finished_share}
+
+
+def statistics_row(team: TeamResult, level_ids: tuple[str, ...]) -> dict:
+    """One team's row of ``statistics_table`` (its place as the result carries it): what a
+    write about that team alone replaces in the stored table before re-ranking it."""
+    cells: dict[str, dict | None] = dict.fromkeys(level_ids)
+    for order, level in enumerate(team.levels, start=1):
+        cells[level.level] = {
+            "order": order,
+            "received_at": level.received_at,
+            "hints_shown": level.hints_shown,
+            "closed_at": level.closed_at,
+            "outcome": level.outcome,
+            "how": level.how,
+            "time_s": level.duration_s,
+            "average_s": level.average_s,
+            "timeout_s": level.timeout_s,
+        }
+    return {
+        "team": team.team, "place": team.place, "status": team.status,
+        "cells": [cells[level_id] for level_id in level_ids],
+        "levels_closed": team.levels_closed, "slivs": team.slivs,
+        "penalty_s": team.penalty_s, "bonus_s": team.bonus_s, "timeout_s": team.timeout_s,
+        "average_adjust_s": team.average_adjust_s, "total_s": team.total_s,
+        "finished_at": team.finished_at, "rulings": team.rulings,
+    }
 
 
 def replay(data: dict) -> dict:

@@ -7,6 +7,7 @@ time, so a state changes only at an event or at a deadline of the engine's."""
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -18,7 +19,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
-from core.live import PUBLIC, Write, encode, stored_texts, team_audience
+from core.live import PUBLIC, Parts, Write, encode, stored_parts, stored_texts, team_audience
+from core.models import LiveStream
 from core.records import RecordError
 from gorod import realtime, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
@@ -62,19 +64,21 @@ def levels(gg: GorodGame) -> list[Level]:
 
 def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | None = None,
                  teams: list[Application] | None = None,
-                 level_rows: list[Level] | None = None, only: int | None = None,
+                 level_rows: list[Level] | None = None,
+                 only: int | Collection[int] | None = None,
                  names: dict[int, str] | None = None) -> dict:
     """The contract record (``docs/spec/record-format.md``) of a started game. ``end`` overrides the
     stored end (the service checking an end before storing it); ``teams`` and ``level_rows``
-    spare the queries when the caller has them (or ``names``, ``team_names``). With ``only`` (an application id) the record
-    names every team but carries only that team's events and route: what one team's timeline
-    needs (``rules.team_result``), read without the other teams' rows."""
+    spare the queries when the caller has them (or ``names``, ``team_names``). With ``only`` (an
+    application id, or several) the record names every team but carries only those teams'
+    events and routes: what their timelines need (``rules.team_result``), read without the other
+    teams' rows."""
     if names is None:
         teams = entries(gg) if teams is None else teams
         names = {a.pk: a.team.name for a in teams}
     level_rows = levels(gg) if level_rows is None else level_rows
     labels = {lv.pk: lv.label for lv in level_rows}
-    whose = [only] if only is not None else list(names)
+    whose = list(names) if only is None else [only] if isinstance(only, int) else list(only)
     events: list[dict] = []
     closing = CodeAttempt.objects.filter(gorod=gg, closes_level=True,
                                          application_id__in=whose).order_by("at", "pk")
@@ -154,28 +158,30 @@ def load_snapshot(gg: GorodGame, now: datetime | None = None, *,
     return snap
 
 
-def team_snapshot(gg: GorodGame, application_id: int, now: datetime) -> Snapshot:
-    """The engine's view of one team at ``now`` from that team's rows alone
+def team_snapshot(gg: GorodGame, application_id: int | Collection[int], now: datetime, *,
+                  like: Snapshot | None = None) -> Snapshot:
+    """The engine's view of one team (or of several) at ``now`` from its own rows alone
     (``rules.team_result``): its level, status and timeout, what a code is checked against.
-    ``results`` holds that team only and carries no place; ``game_over`` is the clock's (a game
-    every team has finished is already stored as finished). Refuses an impossible record like
-    ``snapshot_or_refusal``."""
-    snap = Snapshot(gorod=gg, now=now, entries=[], levels=levels(gg),
-                    known_names=team_names(gg))
-    snap.record = build_record(gg, names=snap.names, level_rows=snap.levels,
-                               only=application_id)
-    name = snap.names[application_id]
+    ``results`` holds those teams only and carries no place; ``game_over`` is the clock's (a
+    game every team has finished is already stored as finished). Refuses an impossible record
+    like ``snapshot_or_refusal``. ``like``: an earlier one of the same write, whose levels and
+    names are reused."""
+    ids = [application_id] if isinstance(application_id, int) else list(application_id)
+    snap = Snapshot(gorod=gg, now=now, entries=[],
+                    levels=like.levels if like else levels(gg),
+                    known_names=like.names if like else team_names(gg))
+    snap.record = build_record(gg, names=snap.names, level_rows=snap.levels, only=ids)
     moment = max(now, gg.ended_at or gg.started_at)
     try:
         record = rules.parse_record(snap.record)
-        result = rules.team_result(record, name, moment)
+        results = tuple(rules.team_result(record, snap.names[pk], moment) for pk in ids)
     except RecordError as exc:
         raise DomainError(_("The game engine refuses this: %(why)s") % {"why": exc}) from None
     snap.results = rules.Results(
         start=record.start, now=moment, game_over=rules.clock_over(record, moment),
         ended_at=None, end_reason=None, level_ids=tuple(lv.id for lv in record.levels),
-        teams=(result,), cap=record.cap)
-    snap.by_name = {name: result}
+        teams=results, cap=record.cap)
+    snap.by_name = {result.team: result for result in results}
     return snap
 
 
@@ -355,25 +361,29 @@ class TeamData:
     photos: dict[tuple[int, int], list[PhotoProof]] = field(default_factory=dict)
 
 
-def team_data(gg: GorodGame, only: int | None = None) -> TeamData:
-    """For every team, or for the one team ``only`` (an application id) a write touched."""
-    mine = {} if only is None else {"application_id": only}
+def team_data(gg: GorodGame, only: int | Collection[int] | None = None) -> TeamData:
+    """For every team, or for the team ``only`` (an application id, or several) a write
+    touched."""
+    # A team's rows are found by the team alone (its application is of this game), so the
+    # team's index serves them rather than the game's.
+    mine = ({"gorod": gg} if only is None else {"application_id": only}
+            if isinstance(only, int) else {"application_id__in": list(only)})
     found: dict[tuple[int, int], set[str]] = {}
     for app_id, level_id, sector in CodeAttempt.objects.filter(
-            gorod=gg, verdict=CodeAttempt.Verdict.ACCEPTED, **mine).values_list(
+            verdict=CodeAttempt.Verdict.ACCEPTED, **mine).values_list(
             "application_id", "level_id", "sector"):
         found.setdefault((app_id, level_id), set()).add(sector)
     recent: dict[int, list[CodeAttempt]] = {}
-    latest = CodeAttempt.objects.filter(gorod=gg, **mine).annotate(
+    latest = CodeAttempt.objects.filter(**mine).annotate(
         rank=Window(RowNumber(), partition_by=[F("application_id")],
                     order_by=[F("at").desc(), F("pk").desc()])).filter(
         rank__lte=TEAM_ATTEMPTS).order_by("application_id", "-at", "-pk")
     for attempt in latest:
         recent.setdefault(attempt.application_id, []).append(attempt)
-    requests = {t.application_id: t for t in TimeoutRequest.objects.filter(gorod=gg, **mine)
+    requests = {t.application_id: t for t in TimeoutRequest.objects.filter(**mine)
                 .order_by("asked_at", "pk")}
     photos: dict[tuple[int, int], list[PhotoProof]] = {}
-    for proof in PhotoProof.objects.filter(gorod=gg, **mine).defer("data").order_by(
+    for proof in PhotoProof.objects.filter(**mine).defer("data").order_by(
             "-uploaded_at", "-pk"):
         photos.setdefault((proof.application_id, proof.level_id), []).append(proof)
     return TeamData(found=found, recent=recent, timeout_requests=requests, photos=photos)
@@ -382,15 +392,20 @@ def team_data(gg: GorodGame, only: int | None = None) -> TeamData:
 def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None,
                public: dict | None = None) -> dict:
     """What one team's phones see: its level, hints, deadlines and its own attempts only."""
+    state = dict(public or public_state(snap))
+    state["me"] = team_me(snap, application_id, data)
+    return state
+
+
+def team_me(snap: Snapshot, application_id: int, data: TeamData | None = None) -> dict:
+    """The team's own part of its phones' state (``me``): the rest is the public state."""
     data = data or team_data(snap.gorod)
     name = snap.names.get(application_id)
-    state = dict(public or public_state(snap))
     me: dict[str, Any] = {"application": application_id, "team": name, "status": None,
                           "level": None, "history": [], "attempts": []}
-    state["me"] = me
     result = snap.by_name.get(name) if name else None
     if result is None:
-        return state
+        return me
     labels = {lv.pk: lv.label for lv in snap.levels}
     over = snap.results.game_over
     done = over or result.status == "finished"
@@ -441,7 +456,7 @@ def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None
     me["attempts"] = [{k: v for k, v in _attempt(a, snap.names, labels).items()
                        if k not in ("team", "application")}
                       for a in data.recent.get(application_id, [])]
-    return state
+    return me
 
 
 def audience(kind: str, application_id: int | None = None) -> str:
@@ -470,14 +485,22 @@ def build_states(w: Write) -> dict[str, dict]:
     shown only once it is over) — so they are rebuilt only when the public state changed. A code
     that closes no level (``w.memo["team_snapshot"]``) changes no result at all: with no
     deadline due, its team's view is rebuilt from that team's rows and the organizer's gets the
-    new attempt on its stored statistics, with no recomputation of the game."""
+    new attempt on its stored statistics, with no recomputation of the game. A code that closes
+    a level, a code past a deadline and the clock's tick move on only the teams they concern
+    (``_advance_states``)."""
     gg = w.game
-    # Another team's view changes by the time alone at a deadline: past one, build them all.
-    team_id = w.memo.get("team") if _nothing_due(gg, w.now) else None
-    if team_id is not None and "team_snapshot" in w.memo:
-        states = _attempt_states(w, team_id)
+    calm = _nothing_due(gg, w.now)
+    if calm and "team_snapshot" in w.memo:
+        states = _attempt_states(w, w.memo["team"])
         if states is not None:
             return states
+    if "advance" in w.memo or "tick" in w.memo or "team_snapshot" in w.memo:
+        mine = w.memo.get("advance") or w.memo.get("team")
+        states = _advance_states(w, set() if mine is None else {mine})
+        if states is not None:
+            return states
+    # Another team's view changes by the time alone at a deadline: past one, build them all.
+    team_id = w.memo.get("team") if calm else None
     snap = w.memo.get("snapshot") or snapshot_or_refusal(gg, w.now)
     fields = ["next_deadline", "clock_failures"]
     results = snap.results
@@ -495,7 +518,8 @@ def build_states(w: Write) -> dict[str, dict]:
     public = public_state(snap)
     states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap)}
     teams = [entry.pk for entry in snap.entries]
-    if team_id is not None and running:
+    # An average-time ruling credits its team from the others' times: then every view moves.
+    if team_id is not None and running and not _averages_in_force(gg):
         stored = stored_texts(gg.pk, [PUBLIC])
         if stored.get(PUBLIC) == encode(public):
             teams = [team_id]
@@ -513,24 +537,157 @@ def _nothing_due(gg: GorodGame, now: datetime) -> bool:
 
 
 def _attempt_states(w: Write, team_id: int) -> dict[str, dict] | None:
-    """The states a code that closed no level changes: its team's and the organizer's (the
-    attempt log and that team's row on the team list). None when a stored state is missing
-    (then everything is built)."""
+    """The states a code that closed no level changes: its team's own part and the organizer's
+    attempt log and that team's row on the team list (``Parts``: the statistics and the rest are
+    not read). None when a stored state is missing (then everything is built)."""
     snap: Snapshot = w.memo["team_snapshot"]
-    stored = stored_texts(w.game.pk, [PUBLIC, realtime.ORGANIZER])
-    if len(stored) < 2:
+    if _averages_in_force(w.game):
+        return None  # the team's own timeline alone does not give its average-time credit
+    stored = _stored_for(w, team_id, ["attempts", "teams"])
+    if stored is None:
         return None
-    organizer = json.loads(stored[realtime.ORGANIZER])
-    organizer.update(_organizer_live(snap))
-    data = team_data(w.game, only=team_id)
+    organizer, data = stored
+    return {realtime.ORGANIZER: Parts(**_organizer_team_parts(w, snap, team_id, data, organizer)),
+            team_audience(team_id): Parts(me=team_me(snap, team_id, data))}
+
+
+def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
+    """The states a write changes that moves on only some teams' timelines — a code that closed
+    a level (its team), a deadline that passed (the teams whose stored next deadline it is), the
+    clock's tick (those alone) — rebuilt from those teams' own rows (``rules.team_result``) and
+    the stored statistics re-ranked (``rules.standing_key``), with no recomputation of the game:
+    the organizer's statistics, team rows, attempt log and next deadline, and those teams' own
+    part. The public state and the other teams' views stand: while the game runs they show no
+    places, and nothing is due for the other teams.
+
+    None (then everything is built) when it cannot be exact that way: such a team finished or
+    left play (the finished share, the end), the clock ended the game, the leaderboard is public
+    (it shows places), an average-time ruling is in force (``_averages_in_force``), or a stored
+    state is missing."""
+    gg = w.game
+    if (gg.status != GorodGame.Status.RUNNING or gg.leaderboard_public or gg.started_at is None
+            or gg.started_at > w.now or _averages_in_force(gg)):
+        return None
+    keys = ["statistics", "teams", "attempts"]
+    organizer = stored_parts(gg.pk, {realtime.ORGANIZER: keys}).get(realtime.ORGANIZER, {})
+    if set(organizer) != set(keys):
+        return None
+    rows = json.loads(organizer["teams"])
+    # Once the game has started a team has a deadline exactly when it is on a level, and its
+    # row on the team list shows it: the rows say who is due.
+    due = teams | {row["application"] for row in rows if row["next_deadline"] is not None
+                   and datetime.fromisoformat(row["next_deadline"]) <= w.now}
+    if not due:
+        # A tick with nothing due (a write already moved the teams on): only the moment and
+        # the next deadline are stored.
+        _store_deadline(gg, rows)
+        return {realtime.ORGANIZER: Parts(as_of=iso(w.now), next_deadline=iso(gg.next_deadline))}
+    audiences = [team_audience(pk) for pk in due]
+    if LiveStream.objects.filter(game_id=gg.pk, audience__in=audiences).count() != len(due):
+        return None
+    snap = team_snapshot(gg, due, w.now,
+                         like=w.memo.get("team_before") or w.memo.get("team_snapshot"))
+    if snap.results.game_over or any(
+            r.status != "playing" or r.finished_at is not None for r in snap.results.teams):
+        return None
+    data = team_data(gg, only=due)
+    labels = {lv.pk: lv.label for lv in snap.levels}
+    for pk in due:
+        recent = data.recent.get(pk) or []
+        fresh = _team_row(snap, pk, recent[0] if recent else None, labels)
+        rows = [fresh if row["application"] == pk else row for row in rows]
+    table = json.loads(organizer["statistics"])
+    new_rows = {}
+    for pk in due:
+        row = _plain(rules.statistics_row(snap.by_name[snap.names[pk]], snap.results.level_ids))
+        row["application"] = pk
+        new_rows[pk] = row
+    table["rows"] = _reranked([new_rows.get(r["application"], r) for r in table["rows"]],
+                              gg.team_order)
+    _store_deadline(gg, rows)
+    parts = {"as_of": iso(snap.now), "statistics": table, "teams": rows,
+             "next_deadline": iso(gg.next_deadline)}
+    attempt = w.memo.get("attempt")
+    if attempt is not None:
+        parts["attempts"] = _with_attempt(json.loads(organizer["attempts"]), attempt, snap,
+                                          labels)
+    states: dict[str, dict] = {realtime.ORGANIZER: Parts(**parts)}
+    for pk in due:
+        states[team_audience(pk)] = Parts(me=team_me(snap, pk, data))
+    return states
+
+
+def _store_deadline(gg: GorodGame, rows: list[dict]) -> None:
+    """``rules.next_deadline`` from the team rows: the earliest of the teams' own, for the
+    clock (and no failed tick pending)."""
+    deadlines = [datetime.fromisoformat(row["next_deadline"]) for row in rows
+                 if row["next_deadline"] is not None]
+    gg.next_deadline = min(deadlines) if deadlines else None
+    gg.clock_failures = 0
+    gg.save(update_fields=["next_deadline", "clock_failures"])
+
+
+def _averages_in_force(gg: GorodGame) -> bool:
+    """An average-time ruling stands: it credits its team from every team's times on its level
+    (section 12), which one team's timeline does not hold."""
+    return Ruling.objects.filter(gorod=gg, type=Ruling.Type.AVERAGE_TIME,
+                                 undone_at__isnull=True).exists()
+
+
+def _with_attempt(log: list[dict], attempt: CodeAttempt, snap: Snapshot,
+                  labels: dict[int, str]) -> list[dict]:
+    """The organizer's attempt log with a new attempt on top (it is the newest: its moment was
+    taken under the game's lock)."""
+    return [_attempt(attempt, snap.names, labels), *log][:ATTEMPTS_LOG]
+
+
+def _stored_for(w: Write, team_id: int, keys: list[str]) -> tuple[dict, TeamData] | None:
+    """The organizer's stored ``keys`` (when its and the team's states are stored) and the
+    team's own rows."""
+    mine = team_audience(team_id)
+    stored = stored_parts(w.game.pk, {realtime.ORGANIZER: keys, mine: ["me"]})
+    organizer = stored.get(realtime.ORGANIZER, {})
+    if set(organizer) != set(keys) or "me" not in stored.get(mine, {}):
+        return None
+    return organizer, team_data(w.game, only=team_id)
+
+
+def _organizer_team_parts(w: Write, snap: Snapshot, team_id: int, data: TeamData,
+                          organizer: dict[str, str]) -> dict:
+    """The organizer's keys every code of one team changes: the moment, the attempt log with
+    the new attempt on top and that team's row on the team list."""
     labels = {lv.pk: lv.label for lv in snap.levels}
     recent = data.recent.get(team_id) or []
+    attempt = w.memo.get("attempt") or (recent[0] if recent else None)
+    log = json.loads(organizer["attempts"])
+    if attempt is not None:
+        log = _with_attempt(log, attempt, snap, labels)
     row = _team_row(snap, team_id, recent[0] if recent else None, labels)
-    organizer["teams"] = [row if t["application"] == team_id else t
-                          for t in organizer.get("teams", [])]
-    public = json.loads(stored[PUBLIC])
-    return {realtime.ORGANIZER: organizer,
-            team_audience(team_id): team_state(snap, team_id, data, public)}
+    teams = [row if t["application"] == team_id else t for t in json.loads(organizer["teams"])]
+    return {"as_of": iso(snap.now), "attempts": log, "teams": teams}
+
+
+def _reranked(rows: list[dict], team_order: list[int]) -> list[dict]:
+    """Statistics rows in standings order with their places, as ``rules.rank`` orders the
+    results they show (registration: the team's index in the game's frozen order)."""
+    registration = {pk: i for i, pk in enumerate(team_order)}
+
+    def key(row: dict):
+        finished = row["finished_at"]
+        return rules.standing_key(row["status"],
+                                  datetime.fromisoformat(finished) if finished else None,
+                                  row["total_s"], row["levels_closed"],
+                                  registration.get(row["application"], len(registration)))
+
+    keyed = [(key(row), row) for row in rows]
+    placed = sorted(((k, r) for k, r in keyed if k is not None), key=lambda item: item[0])
+    unplaced = sorted((r for k, r in keyed if k is None),
+                      key=lambda r: registration.get(r["application"], len(registration)))
+    for place, (_k, row) in enumerate(placed, start=1):
+        row["place"] = place
+    for row in unplaced:
+        row["place"] = None
+    return [row for _k, row in placed] + unplaced
 
 
 def read_state(gg: GorodGame, *, kind: str, application_id: int | None = None) -> dict | None:

@@ -455,17 +455,24 @@ def leaderboard_set(w: Write, *, actor, public: bool) -> GorodGame:
     return gg
 
 
-@LIVE.write
-def game_tick(w: Write) -> datetime | None:
+def game_tick(*, game, now: datetime | None = None) -> datetime | None:
     """The clock's write at a deadline: nothing is stored but what follows from the time (the
     states, the end of the game when the engine says it is over, the next deadline), which it
-    returns."""
+    returns (None once the game is over)."""
+    gg = _tick(game=game, now=now)
+    return None if gg is None or gg.status != GorodGame.Status.RUNNING else gg.next_deadline
+
+
+@LIVE.write
+def _tick(w: Write) -> GorodGame | None:
     gg = w.game
     if gg.status != GorodGame.Status.RUNNING:
         w.unchanged = True
         return None
-    snap = w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, w.now)
-    return None if snap.results.game_over else rules.next_deadline(snap.results)
+    # The teams whose deadline passed move on (``selectors._advance_states``); when that cannot
+    # be exact, the whole game is built, which also ends it when the engine says it is over.
+    w.memo["tick"] = True
+    return gg
 
 
 # --- team actions -----------------------------------------------------------------------------
@@ -534,6 +541,7 @@ def code_submit(w: Write, *, application: Application | int, text: str,
             gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
             normalized=normalized[:CODE_MAX], at=now, verdict=CodeAttempt.Verdict.LIMITED)
         w.memo["team"] = entry.pk
+        w.memo["attempt"] = attempt
         w.memo["team_snapshot"] = snap  # a refused try changes no result
         return Submitted(attempt, 0, False, limit.wait_s)
     try:
@@ -552,7 +560,12 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         normalized=normalized[:CODE_MAX], at=now, verdict=verdict,
         sector=match.sector or "", closes_level=closes, client_id=client_id)
     w.memo["team"] = entry.pk
-    if not closes:
+    w.memo["attempt"] = attempt
+    if closes:
+        # The team's timeline moves on; the others' stand (``selectors._advance_states``).
+        w.memo["advance"] = entry.pk
+        w.memo["team_before"] = snap
+    else:
         # Only a level's closing code is an event of the record: the results stand.
         w.memo["team_snapshot"] = snap
     return Submitted(attempt, match.remaining, False)

@@ -17,8 +17,7 @@ from django.db import transaction
 
 from core.delta import patch
 from core.errors import DomainError
-from core.live import LiveGame, Write, encode
-from core.models import LiveStream
+from core.live import LiveGame, Write, encode, stored_streams
 
 
 class _Rollback(Exception):
@@ -26,8 +25,8 @@ class _Rollback(Exception):
 
 
 def stored(game_id: int) -> dict[str, tuple[int, str]]:
-    return {row.audience: (row.version, row.text)
-            for row in LiveStream.objects.filter(game_id=game_id)}
+    return {audience: (row.version, row.text)
+            for audience, row in stored_streams(game_id).items()}
 
 
 def rebuilt(app: LiveGame, game_id: int, now) -> dict[str, str]:
@@ -81,9 +80,23 @@ def verify_action(app: LiveGame, game_id: int, write, *, now, monkeypatch, captu
                  else got[0]["state"])
         assert state == json.loads(text), f"{audience}: push is not the stored state"
     fresh = rebuilt(app, game_id, now)
-    assert fresh == {audience: text for audience, (_v, text) in after.items()
-                     if audience in fresh}, "a stored state differs from a rebuild"
+    kept = {audience: text for audience, (_v, text) in after.items() if audience in fresh}
+    assert fresh == kept, "a stored state differs from a rebuild: " + "; ".join(
+        f"{audience}: {_differences(json.loads(kept[audience]), json.loads(text))}"
+        for audience, text in fresh.items() if kept.get(audience) != text)
     return True
+
+
+def _differences(stored, fresh, path="") -> str:
+    """Where two states differ, for the failure message."""
+    if isinstance(stored, dict) and isinstance(fresh, dict):
+        found = [_differences(stored.get(k), fresh.get(k), f"{path}.{k}")
+                 for k in dict.fromkeys([*stored, *fresh]) if stored.get(k) != fresh.get(k)]
+        return ", ".join(found) or f"{path}: the same keys in another order"
+    if isinstance(stored, list) and isinstance(fresh, list) and len(stored) == len(fresh):
+        return ", ".join(_differences(a, b, f"{path}[{i}]")
+                         for i, (a, b) in enumerate(zip(stored, fresh, strict=True)) if a != b)
+    return f"{path}: stored {str(stored)[:120]} rebuilt {str(fresh)[:120]}"
 
 
 class Screen:

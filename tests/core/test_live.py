@@ -13,7 +13,7 @@ from django.test import Client
 from django.utils import timezone
 
 from core.errors import DomainError
-from core.live import LiveGame, stream_versions
+from core.live import LiveGame, stored_texts, stream_versions
 from core.models import LiveStream
 from gorod import services as gorod_services
 from kingofhill.models import KothGame
@@ -191,4 +191,4 @@ def test_renaming_a_team_shows_the_new_name_on_every_screen_of_its_games_at_once
 
 
 def live_state(game_id: int, audience: str) -> dict:
-    return json.loads(LiveStream.objects.get(game_id=game_id, audience=audience).text)
+    return json.loads(stored_texts(game_id, [audience])[audience])

@@ -26,14 +26,14 @@ BASE = Path("/srv/app")
 @pytest.mark.parametrize(
     ("environ", "engine"),
     [
-        pytest.param({}, "django.db.backends.sqlite3", id="nothing set means sqlite"),
+        pytest.param({}, "core.backends.sqlite3", id="nothing set means sqlite"),
         pytest.param({"DATABASE_URL": "postgresql://u:p@db:5433/games"}, "django.db.backends.postgresql",
                      id="a postgresql url means postgresql"),
         pytest.param({"DATABASE_URL": "postgres://u@db/games"}, "django.db.backends.postgresql",
                      id="the short postgres scheme works too"),
         pytest.param({"PGDATABASE": "games", "PGHOST": "127.0.0.1"}, "django.db.backends.postgresql",
                      id="libpq PG variables mean postgresql"),
-        pytest.param({"DATABASE_URL": "sqlite:////tmp/x.db"}, "django.db.backends.sqlite3",
+        pytest.param({"DATABASE_URL": "sqlite:////tmp/x.db"}, "core.backends.sqlite3",
                      id="an sqlite url means sqlite at that path"),
     ],
 )

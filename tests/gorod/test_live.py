@@ -85,3 +85,98 @@ def test_every_write_pushes_exactly_the_changed_views_and_they_equal_a_fresh_rea
             raise Rollback
     except Rollback:
         pass
+
+
+QUICK_STEPS = st.lists(st.tuples(
+    st.sampled_from(["code", "code", "code", "wrong", "ruling", "tick"]),
+    st.integers(0, 2),  # which team
+    st.integers(0, 4),  # which level's code / ruling
+    st.integers(1, 6 * 60),  # seconds since the previous step: mostly before any deadline
+), min_size=1, max_size=14)
+QUICK_RULINGS = ({"type": "penalty", "minutes": 5}, {"type": "bonus", "minutes": 3},
+                 {"type": "disqualify"}, {"type": "average_time", "level": "1"},
+                 {"type": "sliv"})
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=QUICK_STEPS)
+def test_codes_and_ticks_minutes_apart_keep_every_view_equal_to_a_rebuild_on_the_cheap_paths(
+        running, organizer, entries, monkeypatch, django_capture_on_commit_callbacks, steps):
+    """Codes and clock ticks a few minutes apart go the paths that rebuild only some teams'
+    timelines and re-rank the stored statistics (``selectors._attempt_states``,
+    ``_advance_states``); whatever they mix with, what they store equals a rebuild of the whole
+    game."""
+    try:
+        with transaction.atomic():
+            now = T0
+            for kind, team, choice, seconds in steps:
+                now += timedelta(seconds=seconds)
+                entry = entries[team]
+
+                def write(kind=kind, entry=entry, choice=choice, now=now):
+                    if kind == "tick":
+                        services.game_tick(game=running.pk, now=now)
+                        return
+                    if kind == "ruling":
+                        services.ruling_add(actor=organizer, game=running.pk,
+                                            application=entry, now=now, **QUICK_RULINGS[choice])
+                        return
+                    text = "nope" if kind == "wrong" else CODES[min(choice, 3)]
+                    services.code_submit(game=running.pk, application=entry, text=text, now=now)
+
+                verify_action(LIVE, running.pk, write, now=now, monkeypatch=monkeypatch,
+                              capture=django_capture_on_commit_callbacks)
+            raise Rollback
+    except Rollback:
+        pass
+
+
+def test_a_closing_code_of_a_team_ahead_moves_it_on_without_recomputing_the_game(
+        running, entries, monkeypatch, django_capture_on_commit_callbacks):
+    """Alpha closes level 1 first (the game's earliest deadline was everybody's: the whole game
+    is built); its code on level 2 then changes only its own timeline and the standings."""
+    alpha = entries[0]
+    services.code_submit(game=running.pk, application=alpha, text="G1R1D",
+                         now=T0 + timedelta(minutes=5))
+    real = services.selectors.rules.compute
+
+    def write():
+        monkeypatch.setattr("gorod.rules.compute", lambda *a, **k: pytest.fail("recomputed"))
+        try:
+            services.code_submit(game=running.pk, application=alpha, text="G1R2D",
+                                 now=T0 + timedelta(minutes=9))
+        finally:
+            monkeypatch.setattr("gorod.rules.compute", real)
+
+    verify_action(LIVE, running.pk, write, now=T0 + timedelta(minutes=9),
+                  monkeypatch=monkeypatch, capture=django_capture_on_commit_callbacks)
+    organizer = LIVE.read(running.pk, "organizer").data()["state"]
+    first = organizer["statistics"]["rows"][0]
+    assert (first["team"], first["place"], first["levels_closed"]) == (alpha.team.name, 1, 2)
+
+
+def test_a_clock_tick_moves_on_only_the_teams_whose_deadline_passed_without_recomputing(
+        running, entries, monkeypatch, django_capture_on_commit_callbacks):
+    """Alpha got level 2 at minute 5, so its first hint is due at 30; at minute 26 the tick
+    (the others' hint 1 at 25) changes Beta's and Gamma's views and the organizer's, not
+    Alpha's, and computes nobody's game but theirs."""
+    alpha = entries[0]
+    services.code_submit(game=running.pk, application=alpha, text="G1R1D",
+                         now=T0 + timedelta(minutes=5))
+    real = services.selectors.rules.compute
+    before = LIVE.read(running.pk, f"team:{alpha.pk}").version
+
+    def write():
+        monkeypatch.setattr("gorod.rules.compute", lambda *a, **k: pytest.fail("recomputed"))
+        try:
+            assert services.game_tick(game=running.pk, now=T0 + timedelta(minutes=26)) == (
+                T0 + timedelta(minutes=30))
+        finally:
+            monkeypatch.setattr("gorod.rules.compute", real)
+
+    verify_action(LIVE, running.pk, write, now=T0 + timedelta(minutes=26),
+                  monkeypatch=monkeypatch, capture=django_capture_on_commit_callbacks)
+    assert LIVE.read(running.pk, f"team:{alpha.pk}").version == before
+    beta = LIVE.read(running.pk, f"team:{entries[1].pk}").data()["state"]["me"]
+    assert [h["n"] for h in beta["level"]["hints"]] == [1]

@@ -46,7 +46,7 @@ def big_night(scheduled, organizer):
                     normalized=f"G1R{j + 1}D", verdict=CodeAttempt.Verdict.ACCEPTED,
                     closes_level=True, at=T0 + timedelta(minutes=3 * (j + 1), seconds=i))
         for i, entry in enumerate(entries) for j in range(CLOSED)])
-    services.game_tick(game=gg.pk, now=NOW - timedelta(seconds=5))
+    LIVE.refresh(game=gg.pk, now=NOW - timedelta(seconds=5))  # rows stored in bulk: rebuilt once
     return gg, entries
 
 

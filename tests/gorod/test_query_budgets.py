@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from gorod import clock, services
+from gorod.live import LIVE
 from gorod.models import CodeAttempt
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import LEVELS, T0, join_session, make_teams, minutes
@@ -18,11 +19,13 @@ pytestmark = pytest.mark.django_db
 
 NOW = minutes(10)  # every team on a level, before any hint is due (25 min)
 # The budgets: each path's exact count, the same for every size of night.
-WRONG = RIGHT = 21  # checked against the team's own rows, its view and the organizer's log
-CLOSING = 31  # plus the whole record read once to re-rank the standings
-LIMITED = 20  # unchecked, but the refused try is stored for the organizer's log and pushed
-RULING = {"penalty": 26, "average_time": 27}  # with the audit entry
-TICK = 21
+# A write stores only the keys of a state it changed (``core.live.Parts``): the stream and parts
+# read in one query, the old parts deleted, the versions bumped, the new parts inserted.
+WRONG = RIGHT = 22  # checked against the team's own rows, its view and the organizer's log
+CLOSING = 27  # its team's timeline again, and the stored standings re-ranked: no whole record
+LIMITED = 21  # unchecked, but the refused try is stored for the organizer's log and pushed
+RULING = {"penalty": 28, "average_time": 28}  # with the audit entry
+TICK = 20  # the due teams moved on from their own rows, in one batch, and re-ranked
 READ = {"public": 2, "organizer": 5, "team": 4}  # the session, the user, the stored state
 
 SIZES = [pytest.param((5, 2), id="5-teams-few-attempts"),
@@ -54,7 +57,8 @@ def night(request, scheduled, organizer):
     rows += [attempt(entries[3], "1", f"nope {k}", NOW - timedelta(seconds=30 - k))
              for k in range(gg.max_wrong)]
     CodeAttempt.objects.bulk_create(rows)
-    services.game_tick(game=gg.pk, now=NOW - timedelta(seconds=10))  # publishes it all
+    # Rows stored in bulk bypass the live core: rebuild every state from them once.
+    LIVE.refresh(game=gg.pk, now=NOW - timedelta(seconds=10))
     return gg, entries
 
 
