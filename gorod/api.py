@@ -13,6 +13,7 @@ from rest_framework.response import Response
 
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import NotAllowed
+from core.live import Stored
 from core.permissions import IsOrganizer
 from gorod import selectors, services
 from gorod import serializers as s
@@ -38,15 +39,19 @@ class OrganizerAPIView(GorodAPIView):
     permission_classes = [IsOrganizer]
 
     def organizer_state(self):
-        return Response(selectors.read_state(self.get_gorod(), kind="organizer"))
+        return selectors.read_stored(self.get_gorod(), kind="organizer").response()
 
 
 class TeamAPIView(TeamPhoneAPIView, GorodAPIView):
-    def team_state(self) -> dict:
-        state = selectors.read_state(self.get_gorod(), kind="team", application_id=self.entry.pk)
-        if state is None:
+    def team_stored(self) -> Stored:
+        stored = selectors.read_stored(self.get_gorod(), kind="team",
+                                       application_id=self.entry.pk)
+        if stored is None:
             raise NotAllowed(_("This team does not play in this game."))
-        return state
+        return stored
+
+    def team_state(self):
+        return self.team_stored().response()
 
 
 # --- reads ------------------------------------------------------------------------------------
@@ -59,7 +64,7 @@ class PublicStateAPI(GorodAPIView):
     @extend_schema(tags=TAG, responses={200: s.GorodStateSerializer, 404: s.ErrorSerializer},
                    summary="Public state: the game and, once it is over, the statistics")
     def get(self, request, game_id: int):
-        return Response(selectors.read_state(self.get_gorod(), kind="public"))
+        return selectors.read_stored(self.get_gorod(), kind="public").response()
 
 
 class OrganizerStateAPI(OrganizerAPIView):
@@ -73,7 +78,7 @@ class TeamStateAPI(TeamAPIView):
     @extend_schema(tags=TAG, responses={200: s.GorodStateSerializer, **ERRORS},
                    summary="Team state: its level, hints, deadlines and its own attempts")
     def get(self, request, game_id: int):
-        return Response(self.team_state())
+        return self.team_state()
 
 
 class RecordAPI(JSONFileAPIView, OrganizerAPIView):
@@ -204,7 +209,7 @@ class TimeoutAskAPI(TeamAPIView):
     def post(self, request, game_id: int):
         data = self.payload(s.GorodTimeoutAskSerializer)
         services.timeout_request(game=self.get_gorod(), application=self.entry, **data)
-        return Response(self.team_state())
+        return self.team_state()
 
 
 class PhotoAPI(TeamAPIView):
@@ -215,7 +220,7 @@ class PhotoAPI(TeamAPIView):
         photo = self.payload(s.GorodPhotoSerializer)["photo"]
         services.photo_submit(game=self.get_gorod(), application=self.entry,
                               data=photo.read(services.IMAGE_MAX_BYTES + 1))
-        return Response(self.team_state())
+        return self.team_state()
 
 
 def verdict_message(result: services.Submitted) -> str:
@@ -246,8 +251,7 @@ class CodeAPI(TeamAPIView):
             return Response({"detail": _("Too many wrong codes: wait %(s)d s.")
                              % {"s": result.wait_s}, "verdict": "limited",
                              "wait_s": result.wait_s}, status=status.HTTP_400_BAD_REQUEST)
-        return Response({
-            "verdict": result.attempt.verdict, "sector": result.attempt.sector or None,
-            "remaining": result.remaining, "closed": result.attempt.closes_level,
-            "duplicate": result.duplicate, "message": verdict_message(result),
-            **self.team_state()})
+        return self.team_stored().response(
+            verdict=result.attempt.verdict, sector=result.attempt.sector or None,
+            remaining=result.remaining, closed=result.attempt.closes_level,
+            duplicate=result.duplicate, message=verdict_message(result))

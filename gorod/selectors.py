@@ -19,7 +19,16 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
-from core.live import PUBLIC, Parts, Write, encode, stored_parts, stored_texts, team_audience
+from core.live import (
+    PUBLIC,
+    Parts,
+    Stored,
+    Write,
+    encode,
+    stored_parts,
+    stored_texts,
+    team_audience,
+)
 from core.models import LiveStream
 from core.records import RecordError
 from gorod import realtime, rules
@@ -699,6 +708,14 @@ def read_state(gg: GorodGame, *, kind: str, application_id: int | None = None) -
     if stored is None:
         return None
     return {**stored.data(), "server_time": timezone.now().isoformat()}
+
+
+def read_stored(gg: GorodGame, *, kind: str, application_id: int | None = None) -> Stored | None:
+    """The stored state of one screen (``Stored.response`` answers it as it is); None when the
+    team does not play in the game."""
+    from gorod.live import LIVE
+
+    return LIVE.read(gg.pk, audience(kind, application_id))
 
 
 def team_level_labels(gg: GorodGame, application_id: int) -> set[str]:

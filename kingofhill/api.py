@@ -51,15 +51,16 @@ class HostAPIView(KothAPIView):
     permission_classes = [IsHost, HostsThisGame]
 
     def host_state(self):
-        return Response(selectors.read_state(self.get_koth(), kind="host"))
+        return selectors.read_stored(self.get_koth(), kind="host").response()
 
 
 class TeamAPIView(TeamPhoneAPIView, KothAPIView):
     def team_state(self):
-        state = selectors.read_state(self.get_koth(), kind="team", application_id=self.entry.pk)
-        if state is None:
+        stored = selectors.read_stored(self.get_koth(), kind="team",
+                                       application_id=self.entry.pk)
+        if stored is None:
             raise NotAllowed(_("This team does not play in this game."))
-        return Response(state)
+        return stored.response()
 
 
 # --- reads ------------------------------------------------------------------------------------
@@ -72,7 +73,7 @@ class PublicStateAPI(KothAPIView):
     @extend_schema(tags=TAG, responses={200: s.StateSerializer, 404: s.ErrorSerializer},
                    summary="Public state (projector): {version, state}; no login")
     def get(self, request, game_id: int):
-        return Response(selectors.read_state(self.get_koth(), kind="public"))
+        return selectors.read_stored(self.get_koth(), kind="public").response()
 
 
 class HostStateAPI(HostAPIView):

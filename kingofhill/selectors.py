@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import DomainError
-from core.live import PUBLIC, Write, team_audience
+from core.live import PUBLIC, Stored, Write, team_audience
 from core.records import RecordError, format_time
 from core.roles import HOST, is_host, is_organizer
 from kingofhill import realtime, rules
@@ -694,3 +694,11 @@ def read_state(koth: KothGame, *, kind: str, application_id: int | None = None) 
     if stored is None:
         return None
     return {**stored.data(), "server_time": timezone.now().isoformat()}
+
+
+def read_stored(koth: KothGame, *, kind: str, application_id: int | None = None) -> Stored | None:
+    """The stored state of one screen (``Stored.response`` answers it as it is); None when the
+    team does not play in the game."""
+    from kingofhill.live import LIVE
+
+    return LIVE.read(koth.pk, audience(kind, application_id))

@@ -14,6 +14,9 @@ from core.replay import replay
 
 class Command(ClearCommand):
     help = "Replay a game record (King of the Hill, GoRoD or season) and print the result as JSON."
+    # A replay reads a file and runs a pure engine: the project's system checks (a third of a
+    # second, `make bench`) guard nothing it uses.
+    requires_system_checks: list = []
 
     def add_arguments(self, parser):
         parser.add_argument("file", help="path to the record JSON, or - for standard input")
