@@ -26,13 +26,13 @@ model, its ``build`` and the error for an unknown game; it registers the adapter
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import orjson
 from django.db import transaction
 from django.db.models import F, Q
 from django.http import HttpResponse
@@ -61,8 +61,16 @@ def group_name(app_name: str, game_id: int, audience: str) -> str:
 
 def encode(value: Any) -> str:
     """The one JSON encoding of states: compact, UTF-8 kept, deterministic for equal dicts
-    built in the same order (which is what the comparison relies on)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    built in the same order (which is what the comparison relies on). orjson writes what
+    ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` writes (only a float under
+    1e-4 is spelt otherwise, ``1e-05`` as ``0.00001``: the same number), an order of magnitude
+    faster: a closing GoRoD code re-encodes a 460-KiB statistics table."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def decode(text: str | bytes) -> Any:
+    """A stored state's (or part's) JSON text as values (orjson: twice ``json.loads``'s speed)."""
+    return orjson.loads(text)
 
 
 @dataclass
@@ -90,7 +98,7 @@ class Stored:
         return f'{{"version":{self.version},"state":{self.text}}}'
 
     def data(self) -> dict:
-        return {"version": self.version, "state": json.loads(self.text)}
+        return {"version": self.version, "state": decode(self.text)}
 
     def response(self, status: int = 200, **extra: Any) -> HttpResponse:
         """The API's answer ``{"version", "state", "server_time", **extra}`` with the stored
@@ -232,7 +240,11 @@ class LiveGame:
                     continue
                 if before[key].text == texts[key]:
                     continue  # only moved: nothing for a screen to apply
-                sub = delta.diff(json.loads(before[key].text), state[key])
+                given = getattr(state, "patches", {}).get(key)
+                if given is not None:
+                    change["d"][key] = given
+                    continue
+                sub = delta.diff(decode(before[key].text), state[key])
                 whole_value = {"=": state[key]}
                 change["d"][key] = sub if sub is not None and len(encode(sub)) < len(
                     texts[key]) + 6 else whole_value
@@ -285,7 +297,15 @@ class LiveGame:
 class Parts(dict):
     """What a build returns for an audience when it changed only some top-level keys of the
     state: those keys and their new values; the others keep their stored value and are not
-    read. Only for an audience already stored (``stored_parts`` says whether it is)."""
+    read. Only for an audience already stored (``stored_parts`` says whether it is).
+
+    ``patches``: for a key the build knows how it changed, ``core.delta``'s patch from the
+    stored value, pushed as it is instead of diffing the two (a re-ranked table of hundreds of
+    KiB whose changed rows the build already has)."""
+
+    def __init__(self, *args, patches: dict[str, dict] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.patches = patches or {}
 
 
 def _joined(items) -> str:

@@ -7,6 +7,7 @@ This module must not import Django: the rules engines (``kingofhill.rules``, ``g
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from datetime import datetime
 from typing import Any
@@ -131,6 +132,11 @@ def find_unstorable_text(value: Any) -> str | None:
     return None
 
 
+# Unicode's control characters (category Cc: C0, DEL, C1) and line and paragraph separators
+# (Zl, Zp), as one search: a live write parses a record of every team's name.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def team_names(value: Any, where: str = "teams", *, minimum: int = 1) -> tuple[str, ...]:
     """A record's list of team names: non-empty strings, each once, at least ``minimum``.
 
@@ -143,7 +149,7 @@ def team_names(value: Any, where: str = "teams", *, minimum: int = 1) -> tuple[s
         check_type(name, str, f"{where}[{i}]")
         if not name.strip():
             raise RecordError(f"{where}[{i}]: a team name must not be empty")
-        if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
+        if _CONTROL.search(name):
             raise RecordError(f"{where}[{i}]: a team name must not hold control characters "
                               f"(a newline, a tab): {quote(name)}")
         if name in seen:

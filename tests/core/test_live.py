@@ -11,9 +11,12 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from core.errors import DomainError
-from core.live import LiveGame, stored_texts, stream_versions
+from core.live import LiveGame, decode, encode, stored_texts, stream_versions
 from core.models import LiveStream
 from gorod import services as gorod_services
 from kingofhill.models import KothGame
@@ -192,3 +195,21 @@ def test_renaming_a_team_shows_the_new_name_on_every_screen_of_its_games_at_once
 
 def live_state(game_id: int, audience: str) -> dict:
     return json.loads(stored_texts(game_id, [audience])[audience])
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.text(max_size=5) | st.integers(-99, 99), inner, max_size=4),
+    max_leaves=20)
+
+
+@hypothesis_settings(max_examples=300, deadline=None)
+@given(value=JSON_VALUES)
+def test_a_state_is_encoded_as_json_dumps_would_and_reads_back_as_the_same_value(value):
+    text = encode(value)
+    assert decode(text) == json.loads(json.dumps(value))
+    plain = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if text != plain:  # only a tiny float is spelt otherwise, never another value
+        assert json.loads(text) == json.loads(plain) and "e-" in plain
