@@ -12,7 +12,9 @@ computed the game after its event hands that snapshot on (``w.memo["snapshot"]``
 about one team names it (``w.memo["team"]``) so only that team's view and the organizer's are
 rebuilt; a code is checked against that team's own timeline (``selectors.team_snapshot``), and
 one that closes no level recomputes nothing else (``w.memo["team_snapshot"]``); a closing code
-costs one computation of the game (the standings are re-ranked).
+(``w.memo["advance"]``) and the clock's tick (``w.memo["tick"]``) move on only the teams they
+concern and re-rank the stored standings (``selectors._advance_states``), falling back to one
+computation of the game where that cannot be exact.
 
 Authorization of the request is the caller's job (views, API, consumers); organizer actions
 also check ``core.roles.is_organizer`` here.
