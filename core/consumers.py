@@ -103,7 +103,7 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
         if stored is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
-        await self.send(text_data=self.live.message(stored.version, stored.text)["text"])
+        await self.send(text_data=self.live.first_message(stored))
         await send_latest_announcement(self)
 
     async def disconnect(self, code):

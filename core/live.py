@@ -46,6 +46,9 @@ from core.realtime import send_to_groups
 log = logging.getLogger(__name__)
 
 PUBLIC = "public"
+# No socket message carries a state past this: a larger one travels over HTTP (a socket's first
+# message says only its version; ``tests/gorod/test_push_sizes.py`` holds the pushes to it).
+PUSH_LIMIT = 16 * 1024
 
 
 def team_audience(application_id: int) -> str:
@@ -128,6 +131,14 @@ class LiveGame:
 
     def group(self, game_id: int, audience: str) -> str:
         return group_name(self.name, game_id, audience)
+
+    def first_message(self, stored: Stored) -> str:
+        """A socket's first message: the whole state when it is small; past ``PUSH_LIMIT``
+        only its version with ``"resync": true``, and the page reads the state over HTTP (a
+        200-team organizer's is over 500 KiB: never a socket message)."""
+        if len(stored.text) <= PUSH_LIMIT // 4 or len(stored.text.encode()) <= PUSH_LIMIT:
+            return self.message(stored.version, stored.text)["text"]
+        return encode({"type": self.state_type, "version": stored.version, "resync": True})
 
     def message(self, version: int, text: str, change: str | None = None) -> dict:
         """The channel-layer message of one push; ``text`` is the client's JSON, built once

@@ -8,8 +8,11 @@
  *   delta: D} where D patches state N - 1 into state N (core/delta.py; applied by patch below);
  *   a stream's version only grows. A delta that does not follow the state held is a gap.
  * - On (re)connect the game socket's FIRST message is the current state, so a reconnect costs
- *   exactly one state read (that message) and no HTTP request. Only if no state arrives within
- *   STATE_WAIT_MS after the socket opened does the client fetch GET stateUrl ({version, state}).
+ *   exactly one state read (that message) and no HTTP request. A state too large for a socket
+ *   message (core.live.PUSH_LIMIT, 16 KiB: a 200-team organizer's) comes as {version: N,
+ *   resync: true} instead, and the client reads it over HTTP if it holds an older one. Only if
+ *   no state arrives within STATE_WAIT_MS after the socket opened does the client fetch GET
+ *   stateUrl ({version, state}).
  * - After the first message a push must be version + 1. An older or equal version is a duplicate
  *   and ignored; a newer one is a gap (a push was lost): ONE HTTP read, however many pushes
  *   arrive while it runs (they are kept and applied after it if they are newer).
@@ -220,6 +223,12 @@
   Stream.prototype.receive = function (message) {
     if (!message) { return; }
     if (message.type === "site.announce") { announce(message); return; }
+    if (message.resync && message.version != null) {
+      // A state too large for a socket message (core.live.PUSH_LIMIT): read it over HTTP.
+      if (this.awaitingFirst) { this.awaitingFirst = false; global.clearTimeout(this.firstTimer); }
+      if (message.version > this.version) { this.resync(); }
+      return;
+    }
     if (message.version == null || (message.state === undefined && message.delta === undefined)) {
       this.onMessage(message);
       return;

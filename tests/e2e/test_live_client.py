@@ -137,6 +137,21 @@ def test_a_burst_of_pushes_after_a_gap_costs_one_read_and_the_newest_wins(harnes
     assert page.errors == []
 
 
+def test_a_first_message_too_large_for_a_socket_costs_one_http_read_and_no_render(harness):
+    """``core.live.first_message`` sends only the version of a state past 16 KiB."""
+    state = mid_game_state(8)
+    page = harness(state)
+    reads = state_reads(page)
+    page.evaluate("Live.streams[0].receive({type: 'koth.state', version: 1, resync: true})")
+    page.wait_for_timeout(300)
+    assert reads == []  # the page already holds version 1
+    page.evaluate("Live.streams[0].receive({type: 'koth.state', version: 7, resync: true})")
+    page.wait_for_timeout(500)
+    assert len(reads) == 1
+    assert page.evaluate("Live.streams[0].version") == 1  # the read (a 404 here) decides
+    assert page.errors == []
+
+
 def push_delta(page, version: int, change: dict) -> None:
     page.evaluate("([v, d]) => Live.streams[0].receive({type: 'koth.state', version: v, delta: d})",
                   [version, change])

@@ -85,3 +85,16 @@ def test_no_push_of_a_code_or_a_ruling_is_over_16_kib_at_200_teams_and_30_levels
     last = next(row for row in table["statistics"]["rows"]
                 if row["application"] == entries[TEAMS - 1].pk)
     assert last["levels_closed"] == CLOSED + 1 and last["place"] == 1
+
+
+def test_a_socket_never_gets_the_whole_night_only_its_version_and_a_team_gets_its_state(
+        big_night):
+    """The organizer's state at 200 teams is hundreds of KiB: its socket's first message says
+    its version and the page reads it over HTTP; a team's state is small and comes whole."""
+    gg, entries = big_night
+    organizer = LIVE.read(gg.pk, realtime.ORGANIZER)
+    first = json.loads(LIVE.first_message(organizer))
+    assert first == {"type": "gorod.state", "version": organizer.version, "resync": True}
+    team = LIVE.read(gg.pk, f"team:{entries[0].pk}")
+    first = LIVE.first_message(team)
+    assert len(first.encode()) <= LIMIT and json.loads(first)["state"] == json.loads(team.text)
