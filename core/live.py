@@ -346,6 +346,12 @@ def stored_parts(game_id: int, wanted: dict[str, list[str]]) -> dict[str, dict[s
     return found
 
 
+def streams_stored(game_id: int, audiences: list[str]) -> bool:
+    """Every one of these audiences has a stored state (``Parts`` may be built for them)."""
+    return LiveStream.objects.filter(game_id=game_id, audience__in=audiences).count() == len(
+        set(audiences))
+
+
 def stream_versions(game_id: int) -> dict[str, int]:
     """Every audience's current version (tests, the admin, benchmarks)."""
     return dict(LiveStream.objects.filter(game_id=game_id).values_list("audience", "version"))

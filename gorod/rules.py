@@ -566,13 +566,7 @@ def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
     # means; the gorod-random example counts auto-failed levels as closed.
     # [decision] A disqualified team's times count too: it keeps its record (7.3), and how long
     # a level took it says as much about the level as any other team's time.
-    sums: dict[str, list[float]] = {level.id: [0.0, 0] for level in record.levels}
-    for rows in played.values():
-        for row in rows:
-            if row.close is not None:
-                acc = sums[row.level]
-                acc[0] += (row.close - row.r - row.timeout_us) / _US
-                acc[1] += 1
+    sums = _sums(record, played)
 
     all_finished = all(len(played[t]) == len(record.levels) and played[t][-1].close is not None
                        for t in record.teams)
@@ -718,19 +712,33 @@ def rank(teams) -> tuple[TeamResult, ...]:
     >>> [(t.team, t.place) for t in rank([team_result(rec, n, now) for n in ("A", "B")])]
     [('B', 1), ('A', 2)]
     """
+    return tuple(replace(result, place=place) for result, place in placed_in_order(
+        teams, lambda r: standing_key(r.status, r.finished_at, r.total_s, r.levels_closed,
+                                      r.registration),
+        lambda r: r.registration))
+
+
+def placed_in_order(items, key_of, registration_of) -> list[tuple[Any, int | None]]:
+    """``(item, place)`` in standings order: the items with a ``standing_key`` (``key_of``)
+    sorted by it and numbered from 1, then those without one (disqualified) in registration
+    order with no place. ``rank`` places results this way; the live core re-ranks stored
+    statistics rows with it.
+
+    >>> rows = [{"n": "A", "key": (1, -2, 900.0, 0), "reg": 0}, {"n": "B", "key": None, "reg": 1},
+    ...         {"n": "C", "key": (0, 5400.0, 1, 2), "reg": 2}]
+    >>> [(r["n"], p) for r, p in placed_in_order(rows, lambda r: r["key"], lambda r: r["reg"])]
+    [('C', 1), ('A', 2), ('B', None)]
+    """
     placed, unplaced = [], []
-    for result in teams:
-        key = standing_key(result.status, result.finished_at, result.total_s,
-                           result.levels_closed, result.registration)
+    for item in items:
+        key = key_of(item)
         if key is None:
-            unplaced.append(result)
+            unplaced.append(item)
         else:
-            placed.append((key, result))
-    placed.sort(key=lambda item: item[0])
-    ordered = [replace(result, place=place) for place, (_k, result) in enumerate(placed, 1)]
-    ordered += sorted((replace(result, place=None) for result in unplaced),
-                      key=lambda t: t.registration)
-    return tuple(ordered)
+            placed.append((key, item))
+    placed.sort(key=lambda pair: pair[0])
+    return ([(item, place) for place, (_k, item) in enumerate(placed, start=1)]
+            + [(item, None) for item in sorted(unplaced, key=registration_of)])
 
 
 def standing_key(status: str, finished_at: datetime | None, total_s: float, levels_closed: int,

@@ -27,9 +27,9 @@ from core.live import (
     encode,
     stored_parts,
     stored_texts,
+    streams_stored,
     team_audience,
 )
-from core.models import LiveStream
 from core.records import RecordError
 from gorod import realtime, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
@@ -606,7 +606,7 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
         _store_deadline(gg, rows)
         return {realtime.ORGANIZER: Parts(as_of=iso(w.now), next_deadline=iso(gg.next_deadline))}
     audiences = [team_audience(pk) for pk in due]
-    if LiveStream.objects.filter(game_id=gg.pk, audience__in=audiences).count() != len(due):
+    if not streams_stored(gg.pk, audiences):
         return None
     snap = team_snapshot(gg, due, w.now,
                          like=w.memo.get("team_before") or w.memo.get("team_snapshot"))
@@ -702,8 +702,8 @@ def _organizer_team_parts(w: Write, snap: Snapshot, team_id: int, data: TeamData
 
 
 def _reranked(rows: list[dict], team_order: list[int]) -> list[dict]:
-    """Statistics rows in standings order with their places, as ``rules.rank`` orders the
-    results they show (registration: the team's index in the game's frozen order)."""
+    """Stored statistics rows in standings order with their places, as ``rules.rank`` places
+    the results they show (registration: the team's index in the game's frozen order)."""
     registration = {pk: i for i, pk in enumerate(team_order)}
 
     def key(row: dict):
@@ -713,15 +713,11 @@ def _reranked(rows: list[dict], team_order: list[int]) -> list[dict]:
                                   row["total_s"], row["levels_closed"],
                                   registration.get(row["application"], len(registration)))
 
-    keyed = [(key(row), row) for row in rows]
-    placed = sorted(((k, r) for k, r in keyed if k is not None), key=lambda item: item[0])
-    unplaced = sorted((r for k, r in keyed if k is None),
-                      key=lambda r: registration.get(r["application"], len(registration)))
-    for place, (_k, row) in enumerate(placed, start=1):
+    ordered = rules.placed_in_order(
+        rows, key, lambda row: registration.get(row["application"], len(registration)))
+    for row, place in ordered:
         row["place"] = place
-    for row in unplaced:
-        row["place"] = None
-    return [row for _k, row in placed] + unplaced
+    return [row for row, _place in ordered]
 
 
 def read_state(gg: GorodGame, *, kind: str, application_id: int | None = None) -> dict | None:

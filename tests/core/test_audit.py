@@ -16,26 +16,15 @@ from rating import services as rating_services
 from rating.models import GameResult
 from teams.models import Team
 from tests.gorod.fixtures_live import minutes
+from tests.rating.fixtures import *  # noqa: F403 (the fixtures)
 from tests.rating.helpers import (
-    captained_teams,
     finalize,
     gorod_game,
-    make_organizer,
     make_user,
     table_rows,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def organizer():
-    return make_organizer()
-
-
-@pytest.fixture
-def teams():
-    return captained_teams()
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ audiences whose view changed got one new version (``tests/live_checks.verify_act
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 
 import pytest
@@ -40,51 +41,57 @@ class Rollback(Exception):
     pass
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(steps=st.lists(step, min_size=1, max_size=12))
-def test_every_write_pushes_exactly_the_changed_views_and_they_equal_a_fresh_read(
-        running, organizer, entries, monkeypatch, django_capture_on_commit_callbacks, steps):
+def check_steps(running, entries, steps, act, monkeypatch, capture) -> None:
+    """Each step ``(kind, team, choice, seconds)`` as ``act(kind, entry, choice, now)`` through
+    ``verify_action``, ``seconds`` after the previous one, in a transaction rolled back at the
+    end (every hypothesis example starts from the same game)."""
     try:
         with transaction.atomic():
             now = T0
             for kind, team, choice, seconds in steps:
                 now += timedelta(seconds=seconds)
-                entry = entries[team]
-
-                def write(kind=kind, entry=entry, choice=choice, now=now):
-                    if kind == "code":
-                        services.code_submit(game=running.pk, application=entry,
-                                             text=CODES[choice], now=now)
-                    elif kind == "ruling":
-                        services.ruling_add(actor=organizer, game=running.pk,
-                                            application=entry, now=now, **RULINGS[choice])
-                    elif kind == "tick":
-                        services.game_tick(game=running.pk, now=now)
-                    elif kind == "ask":
-                        services.timeout_request(game=running.pk, application=entry,
-                                                 minutes=5, reason="rain", now=now)
-                    elif kind == "decide":
-                        asked = TimeoutRequest.objects.filter(status="pending").last()
-                        services.timeout_decide(actor=organizer, game=running.pk,
-                                                request=asked.pk if asked else 0,
-                                                confirm=choice % 2 == 0, now=now)
-                    elif kind == "undo":
-                        ruling = Ruling.objects.filter(undone_at=None).last()
-                        services.ruling_undo(actor=organizer, game=running.pk,
-                                             ruling=ruling.pk if ruling else 0, reason="why",
-                                             now=now)
-                    elif kind == "board":
-                        services.leaderboard_set(actor=organizer, game=running.pk,
-                                                 public=choice % 2 == 0, now=now)
-                    else:
-                        services.game_end(actor=organizer, game=running.pk, now=now)
-
-                verify_action(LIVE, running.pk, write, now=now, monkeypatch=monkeypatch,
-                              capture=django_capture_on_commit_callbacks)
+                verify_action(LIVE, running.pk,
+                              functools.partial(act, kind, entries[team], choice, now), now=now,
+                              monkeypatch=monkeypatch, capture=capture)
             raise Rollback
     except Rollback:
         pass
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=st.lists(step, min_size=1, max_size=12))
+def test_every_write_pushes_exactly_the_changed_views_and_they_equal_a_fresh_read(
+        running, organizer, entries, monkeypatch, django_capture_on_commit_callbacks, steps):
+    def act(kind, entry, choice, now):
+        if kind == "code":
+            services.code_submit(game=running.pk, application=entry,
+                                 text=CODES[choice], now=now)
+        elif kind == "ruling":
+            services.ruling_add(actor=organizer, game=running.pk,
+                                application=entry, now=now, **RULINGS[choice])
+        elif kind == "tick":
+            services.game_tick(game=running.pk, now=now)
+        elif kind == "ask":
+            services.timeout_request(game=running.pk, application=entry,
+                                     minutes=5, reason="rain", now=now)
+        elif kind == "decide":
+            asked = TimeoutRequest.objects.filter(status="pending").last()
+            services.timeout_decide(actor=organizer, game=running.pk,
+                                    request=asked.pk if asked else 0,
+                                    confirm=choice % 2 == 0, now=now)
+        elif kind == "undo":
+            ruling = Ruling.objects.filter(undone_at=None).last()
+            services.ruling_undo(actor=organizer, game=running.pk,
+                                 ruling=ruling.pk if ruling else 0, reason="why",
+                                 now=now)
+        elif kind == "board":
+            services.leaderboard_set(actor=organizer, game=running.pk,
+                                     public=choice % 2 == 0, now=now)
+        else:
+            services.game_end(actor=organizer, game=running.pk, now=now)
+
+    check_steps(running, entries, steps, act, monkeypatch, django_capture_on_commit_callbacks)
 
 
 QUICK_STEPS = st.lists(st.tuples(
@@ -107,29 +114,18 @@ def test_codes_and_ticks_minutes_apart_keep_every_view_equal_to_a_rebuild_on_the
     timelines and re-rank the stored statistics (``selectors._attempt_states``,
     ``_advance_states``); whatever they mix with, what they store equals a rebuild of the whole
     game."""
-    try:
-        with transaction.atomic():
-            now = T0
-            for kind, team, choice, seconds in steps:
-                now += timedelta(seconds=seconds)
-                entry = entries[team]
+    def act(kind, entry, choice, now):
+        if kind == "tick":
+            services.game_tick(game=running.pk, now=now)
+            return
+        if kind == "ruling":
+            services.ruling_add(actor=organizer, game=running.pk,
+                                application=entry, now=now, **QUICK_RULINGS[choice])
+            return
+        text = "nope" if kind == "wrong" else CODES[min(choice, 3)]
+        services.code_submit(game=running.pk, application=entry, text=text, now=now)
 
-                def write(kind=kind, entry=entry, choice=choice, now=now):
-                    if kind == "tick":
-                        services.game_tick(game=running.pk, now=now)
-                        return
-                    if kind == "ruling":
-                        services.ruling_add(actor=organizer, game=running.pk,
-                                            application=entry, now=now, **QUICK_RULINGS[choice])
-                        return
-                    text = "nope" if kind == "wrong" else CODES[min(choice, 3)]
-                    services.code_submit(game=running.pk, application=entry, text=text, now=now)
-
-                verify_action(LIVE, running.pk, write, now=now, monkeypatch=monkeypatch,
-                              capture=django_capture_on_commit_callbacks)
-            raise Rollback
-    except Rollback:
-        pass
+    check_steps(running, entries, steps, act, monkeypatch, django_capture_on_commit_callbacks)
 
 
 def test_a_closing_code_of_a_team_ahead_moves_it_on_without_recomputing_the_game(

@@ -1,7 +1,8 @@
 import pytest
 
 from rating import services
-from tests.rating.helpers import captained_teams, gorod_game, make_organizer
+from tests.rating.fixtures import *  # noqa: F403 (the fixtures)
+from tests.rating.helpers import gorod_game
 
 
 @pytest.fixture(autouse=True)
@@ -13,16 +14,6 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
-
-
-@pytest.fixture
-def organizer():
-    return make_organizer()
-
-
-@pytest.fixture
-def teams():
-    return captained_teams()
 
 
 @pytest.fixture
