@@ -104,6 +104,9 @@ DATABASES = {"default": database_config(ENV, BASE_DIR)}
 SCHEDULER_IN_PROCESS = env_bool("SCHEDULER_IN_PROCESS", not ENV.get("REDIS_URL", "").strip())
 CHANNEL_LAYERS = channel_layers_config(ENV)
 CACHES = cache_config(ENV)
+# The host's console learns which phones are connected at most this often: one refresh for
+# however many sockets opened or closed meanwhile (core.coalesce); 0 refreshes on every one.
+PRESENCE_REFRESH_MS = env_int("PRESENCE_REFRESH_MS", 1000)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -2,21 +2,22 @@
 the live games' sockets."""
 
 from importlib import import_module
+from types import SimpleNamespace
 
-from channels.auth import get_user
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.contrib import auth
 from django.utils import timezone
 
 from core import rights
-from core.live import PUBLIC, team_audience
+from core.live import PUBLIC, Stored, team_audience
 from core.realtime import SITE_GROUP, announce_message
 from core.sockets import StrictJsonFrames
 
 
-@database_sync_to_async
-def _latest_announcement() -> dict | None:
+def latest_announcement_message() -> dict | None:
+    """The announcement still news, as its socket message (None when there is none)."""
     from core.selectors import latest_announcement
 
     latest = latest_announcement()
@@ -25,10 +26,17 @@ def _latest_announcement() -> dict | None:
     return {**announce_message(latest.text), "sent_at": latest.created_at.isoformat()}
 
 
+def in_thread(func):
+    """Run ``func`` (database work) in Channels' database thread. A connect is two such steps
+    (``admit`` and ``welcome``), not nine: every socket's every step queues on that one thread
+    of the worker, so 1 000 phones connecting at once waited behind 9 000 of them."""
+    return database_sync_to_async(func)
+
+
 async def send_latest_announcement(consumer) -> None:
     """A socket that (re)connects gets the announcement still news, so a page that was
     reconnecting when it was sent does not miss it (the client shows one text once)."""
-    message = await _latest_announcement()
+    message = await in_thread(latest_announcement_message)()
     if message is not None:
         await consumer.send_json(message)
 
@@ -56,12 +64,15 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
     """Base of a live game's read-only sockets (King of the Hill, GoRoD).
 
     A subclass names its game's adapter (``live``, a ``core.live.LiveGame``) and defines
-    ``authorise()`` (async: the audience the connecting user may watch, or None), and routes its
-    push type to ``forward_state``. The base checks the game, authorises, joins the audience's
-    group and the site group (announcements reach every page through its one socket), and
-    sends the audience's stored state as the first message — so a reconnecting client needs no
-    HTTP read — then forwards the group's pushes. Handlers never write: a group handler runs
-    once per listener, and actions go through the HTTP API.
+    ``authorise()`` (sync, run in a thread: the audience the connecting user may watch, or
+    None), and routes its push type to ``forward_state``. The base checks the game, authorises,
+    joins the audience's group and the site group (announcements reach every page through its
+    one socket), and sends the audience's stored state as the first message — so a
+    reconnecting client needs no HTTP read — then forwards the group's pushes. Handlers never
+    write: a group handler runs once per listener, and actions go through the HTTP API.
+
+    A connect is two steps in a thread (``in_thread``): ``admit`` before the join, ``welcome``
+    after it (the check again, the state, the announcement and the subclass's ``joined``).
 
     Rights are not only checked at the handshake (``core.rights``): a team socket also joins
     its application's control group and a staff socket its user's; once joined, the socket
@@ -79,14 +90,10 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
         self.audience = None
         # Accept first and then close with a code, so the browser learns why (a refused
         # handshake reaches JavaScript as a bare 1006).
-        if not await self.game_exists():
+        exists, audience = await in_thread(self.admit)()
+        if not exists or audience is None:
             await self.accept()
-            await self.close(code=CLOSE_NOT_FOUND)
-            return
-        audience = await self.authorise()
-        if audience is None:
-            await self.accept()
-            await self.close(code=CLOSE_FORBIDDEN)
+            await self.close(code=CLOSE_NOT_FOUND if not exists else CLOSE_FORBIDDEN)
             return
         # Join before reading the state: an update between the two then arrives as a push
         # (and a push not newer than the first message is ignored by the client).
@@ -96,15 +103,38 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
             self.groups_joined.append(group)
         await self.accept()
         self.audience = audience
-        if not await self.still_allowed():
+        allowed, stored, announcement = await in_thread(self.welcome)()
+        if not allowed:
             await self.shut()
             return
-        stored = await database_sync_to_async(self.live.read)(self.game_id, audience)
         if stored is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
         await self.send(text_data=self.live.first_message(stored))
-        await send_latest_announcement(self)
+        if announcement is not None:
+            await self.send_json(announcement)
+        await self.after_welcome()
+
+    def admit(self) -> tuple[bool, str | None]:
+        """Sync: whether the game exists, and the audience this user may watch."""
+        if not self.live.model.objects.filter(pk=self.game_id).exists():
+            return False, None
+        return True, self.authorise()
+
+    def welcome(self) -> tuple[bool, Stored | None, dict | None]:
+        """Sync, once joined: the right checked again, the stored state, the announcement."""
+        if not self.still_allowed():
+            return False, None, None
+        stored = self.live.read(self.game_id, self.audience)
+        if stored is not None:
+            self.joined()
+        return True, stored, latest_announcement_message()
+
+    def joined(self) -> None:
+        """Sync hook, in ``welcome``'s thread: the socket is joined and about to get its state."""
+
+    async def after_welcome(self) -> None:
+        """Async hook: the first message is sent."""
 
     async def disconnect(self, code):
         for group in getattr(self, "groups_joined", []):
@@ -120,16 +150,12 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         return [rights.user_group(user.pk)] if getattr(user, "pk", None) else []
 
-    async def still_allowed(self) -> bool:
-        """Authorise again from the session and the user as they are stored now."""
-        await self.reload_identity()
-        return await self.authorise() == self.audience
-
-    async def reload_identity(self) -> None:
+    def still_allowed(self) -> bool:
+        """Sync: authorise again from the session and the user as they are stored now."""
         session = self.scope.get("session")
-        key = getattr(session, "session_key", None)
-        self.scope["session"] = await database_sync_to_async(_stored_session)(key)
-        self.scope["user"] = await get_user(self.scope)
+        self.scope["session"] = _stored_session(getattr(session, "session_key", None))
+        self.scope["user"] = auth.get_user(SimpleNamespace(session=self.scope["session"]))
+        return self.authorise() == self.audience
 
     async def shut(self) -> None:
         """Stop forwarding at once, leave every group, and tell the client why."""
@@ -142,12 +168,8 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
             return
         logged_out = event.get("session")
         own = getattr(self.scope.get("session"), "session_key", None)
-        if (logged_out and logged_out == own) or not await self.still_allowed():
+        if (logged_out and logged_out == own) or not await in_thread(self.still_allowed)():
             await self.shut()
-
-    @database_sync_to_async
-    def game_exists(self) -> bool:
-        return self.live.model.objects.filter(pk=self.game_id).exists()
 
     async def forward_state(self, event):
         if self.audience is None:  # the right is gone; the close is on its way
@@ -161,12 +183,15 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
     async def receive_json(self, content, **kwargs):
         pass  # read-only: actions go through the HTTP API (CSRF, one code path)
 
-    async def authorise_team(self) -> str | None:
-        """The audience of the team this browser session is joined to for the game, or None."""
+    def authorise(self) -> str | None:
+        raise NotImplementedError
+
+    def authorise_team(self) -> str | None:
+        """Sync: the audience of the team this browser session is joined to for the game, or
+        None."""
         from teams.selectors import team_entry_for_session
 
-        entry = await database_sync_to_async(team_entry_for_session)(
-            self.scope.get("session"), self.game_id)
+        entry = team_entry_for_session(self.scope.get("session"), self.game_id)
         if entry is None:
             return None
         self.application_id = entry.pk

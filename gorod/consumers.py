@@ -3,8 +3,6 @@ forwards ``gorod.state`` (see ``core.consumers.GameStateConsumer``)."""
 
 from __future__ import annotations
 
-from channels.db import database_sync_to_async
-
 from core.consumers import GameStateConsumer
 from core.live import PUBLIC
 from core.roles import is_organizer
@@ -18,16 +16,15 @@ class _GorodConsumer(GameStateConsumer):
 
 
 class PublicConsumer(_GorodConsumer):
-    async def authorise(self) -> str | None:
+    def authorise(self) -> str | None:
         return PUBLIC
 
 
 class OrganizerConsumer(_GorodConsumer):
-    async def authorise(self) -> str | None:
-        allowed = await database_sync_to_async(is_organizer)(self.scope.get("user"))
-        return realtime.ORGANIZER if allowed else None
+    def authorise(self) -> str | None:
+        return realtime.ORGANIZER if is_organizer(self.scope.get("user")) else None
 
 
 class TeamConsumer(_GorodConsumer):
-    async def authorise(self) -> str | None:
-        return await self.authorise_team()
+    def authorise(self) -> str | None:
+        return self.authorise_team()

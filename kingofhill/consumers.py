@@ -3,9 +3,7 @@ and forwards ``koth.state`` (see ``core.consumers.GameStateConsumer``)."""
 
 from __future__ import annotations
 
-from channels.db import database_sync_to_async
-
-from core.consumers import GameStateConsumer
+from core.consumers import GameStateConsumer, in_thread
 from core.live import PUBLIC
 from kingofhill import realtime, selectors, services
 from kingofhill.live import LIVE
@@ -17,34 +15,39 @@ class _KothConsumer(GameStateConsumer):
 
 
 class PublicConsumer(_KothConsumer):
-    async def authorise(self) -> str | None:
+    def authorise(self) -> str | None:
         return PUBLIC
 
 
 class HostConsumer(_KothConsumer):
-    async def authorise(self) -> str | None:
-        allowed = await database_sync_to_async(selectors.can_host)(self.scope.get("user"),
-                                                                   self.game_id)
+    def authorise(self) -> str | None:
+        allowed = selectors.can_host(self.scope.get("user"), self.game_id)
         return realtime.HOST if allowed else None
 
 
 class TeamConsumer(_KothConsumer):
-    """A team phone; its open sockets are the team's presence on the host console."""
+    """A team phone; its open sockets are the team's presence on the host console, which
+    learns of them through one coalesced refresh (``services.PRESENCE``), not a write each."""
 
-    async def authorise(self) -> str | None:
-        return await self.authorise_team()
+    present = False
+    refresh_due = False
 
-    async def connect(self):
-        self.present = False
-        await super().connect()
-        if self.application_id is not None and self.groups_joined:
-            await database_sync_to_async(services.presence_open)(
-                game=self.game_id, application=self.application_id, channel=self.channel_name)
-            self.present = True
+    def authorise(self) -> str | None:
+        return self.authorise_team()
+
+    def joined(self) -> None:
+        self.refresh_due = services.phone_opened(
+            game=self.game_id, application=self.application_id, channel=self.channel_name)
+        self.present = True
+
+    async def after_welcome(self) -> None:
+        if self.refresh_due:
+            services.PRESENCE.schedule(self.game_id)
 
     async def disconnect(self, code):
-        if getattr(self, "present", False):
+        if self.present:
             self.present = False
-            await database_sync_to_async(services.presence_close)(
-                game=self.game_id, channel=self.channel_name)
+            if await in_thread(services.phone_closed)(game=self.game_id,
+                                                      channel=self.channel_name):
+                services.PRESENCE.schedule(self.game_id)
         await super().disconnect(code)

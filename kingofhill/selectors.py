@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import DomainError
-from core.live import PUBLIC, Stored, Write, team_audience
+from core.live import PUBLIC, Parts, Stored, Write, decode, stored_parts, team_audience
 from core.records import RecordError, format_time
 from core.roles import HOST, is_host, is_organizer
 from kingofhill import realtime, rules
@@ -397,11 +397,34 @@ def bank_questions(koth: KothGame) -> list[PreparedQuestion]:
                 .order_by("position", "pk"))
 
 
-def connected_teams(snap: Snapshot) -> list[str]:
-    """The teams whose phones are connected now (at least one open socket)."""
-    present = set(PhoneSocket.objects.filter(koth=snap.koth).values_list("application_id",
-                                                                          flat=True))
-    return [snap.names[a.pk] for a in snap.entries if a.pk in present]
+def connected_teams(koth: KothGame, entries: list[Application], names: dict[int, str]
+                    ) -> list[str]:
+    """The teams whose phones are connected now (at least one open socket), in slope order."""
+    present = set(PhoneSocket.objects.filter(koth=koth).values_list("application_id",
+                                                                     flat=True))
+    return [names[a.pk] for a in entries if a.pk in present]
+
+
+def presence_states(koth: KothGame) -> dict[str, dict] | None:
+    """The build of a presence refresh: only the host's list of connected teams changes, so
+    its stored ``host`` part is patched (two or three queries, no snapshot); None when the host
+    state was never stored (then the whole game is built)."""
+    stored = stored_parts(koth.pk, {realtime.HOST: ["host"]}).get(realtime.HOST, {}).get("host")
+    if stored is None:
+        return None
+    kept, key = _CLOSED.get(koth.pk), _closed_key(koth)
+    if kept is not None and key is not None and kept.key == key:
+        entries, names = kept.entries, kept.names
+    else:
+        entries = game_entries(koth)
+        names = {a.pk: a.team.name for a in entries}
+    connected = connected_teams(koth, entries, names)
+    host = decode(stored)
+    if host.get("connected") == connected:
+        return {}
+    host["connected"] = connected
+    return {realtime.HOST: Parts({"host": host},
+                                 patches={"host": {"d": {"connected": {"=": connected}}}})}
 
 
 def bank_summary(koth: KothGame) -> dict:
@@ -478,7 +501,7 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
         "history": history,
         "bank": bank_summary(snap.koth),
         # Teams with at least one phone socket open, in registration order.
-        "connected": connected_teams(snap),
+        "connected": connected_teams(snap.koth, snap.entries, snap.names),
         "challengers": list(rules.challengers(snap.board)) if snap.board is not None else [],
         "can": {
             "start": status == KothGame.Status.SETUP and len(snap.entries) >= 2,
@@ -625,6 +648,10 @@ def build_states(w: Write) -> dict[str, dict]:
     (``w.memo["team"]``, an answer) on a kept board builds only that team's view of the teams'.
     """
     koth = w.game
+    if w.memo.get("presence"):
+        states = presence_states(koth)
+        if states is not None:
+            return states
     full = bool(w.memo.get("recompute") or w.memo.get("refresh"))
     try:
         snap = load_snapshot(koth, reuse=not full, current=w.memo.get("current"))

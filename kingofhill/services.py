@@ -23,9 +23,11 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core import audit, rights
+from core.coalesce import Coalesced
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.live import Write
 from core.records import RecordError
@@ -614,23 +616,34 @@ def host_assign(*, actor, game: KothGame | int, user, assigned: bool = True) -> 
 # --- presence ---------------------------------------------------------------------------------
 
 
-@LIVE.write
-def presence_open(w: Write, *, application: int, channel: str) -> None:
-    """A team phone's socket opened (the consumer calls this after authorising it)."""
-    if application not in w.game.team_order and not Application.objects.filter(
-            pk=application, game_id=w.game.pk).exists():
-        raise DomainError(_("This team does not play in this game."))
-    _socket, created = PhoneSocket.objects.get_or_create(
-        channel=channel, defaults={"koth": w.game, "application_id": application,
-                                   "opened_at": w.now})
-    w.unchanged = not created
+def phone_opened(*, game: int, application: int, channel: str) -> bool:
+    """A team phone's socket opened (the consumer calls this after authorising it): its row is
+    stored without the game's lock and the host's console is refreshed soon (``PRESENCE``).
+    True when the caller must schedule that refresh (``core.coalesce``)."""
+    try:
+        with transaction.atomic():
+            PhoneSocket.objects.get_or_create(
+                channel=channel, defaults={"koth_id": game, "application_id": application,
+                                           "opened_at": timezone.now()})
+    except IntegrityError:  # the game or the team was deleted meanwhile
+        return False
+    return PRESENCE.ask(game)
 
 
-@LIVE.write
-def presence_close(w: Write, *, channel: str) -> None:
+def phone_closed(*, game: int, channel: str) -> bool:
     """A team phone's socket closed: the team stays connected while another is open."""
-    deleted, _kinds = PhoneSocket.objects.filter(koth=w.game, channel=channel).delete()
-    w.unchanged = not deleted
+    deleted, _kinds = PhoneSocket.objects.filter(koth_id=game, channel=channel).delete()
+    return bool(deleted) and PRESENCE.ask(game)
+
+
+@LIVE.write
+def presence_refresh(w: Write) -> None:
+    """The host's list of connected teams follows the stored phone sockets (one write for
+    however many opened or closed since the last)."""
+    w.memo["presence"] = True
+
+
+PRESENCE = Coalesced("koth-presence", lambda game_id: presence_refresh(game=game_id))
 
 
 def game_record(game: KothGame | int) -> dict:

@@ -43,6 +43,13 @@ def no_scheduler_inside_the_test_process(settings):
 
 
 @pytest.fixture(autouse=True)
+def presence_refreshed_at_once(settings):
+    """A phone's socket refreshes the host's console in its own call (no timer outlives a
+    test); tests/kingofhill/test_presence.py sets a window and proves the coalescing."""
+    settings.PRESENCE_REFRESH_MS = 0
+
+
+@pytest.fixture(autouse=True)
 def english_unless_a_test_says_otherwise(settings):
     """Tests assert on the English source messages. The site's Russian default is covered by
     tests/core/test_i18n.py (which sets LANGUAGE_CODE back to "ru") and the settings tests."""

@@ -73,6 +73,8 @@ def server_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
     # A server runs the time-driven jobs itself unless told otherwise, as `make run` does.
     env.setdefault("SCHEDULER_IN_PROCESS", "true")
+    # A phone's presence reaches the host at once, so no refresh runs after a test's flush.
+    env.setdefault("PRESENCE_REFRESH_MS", "0")
     db = settings.DATABASES["default"]
     env.pop("DATABASE_URL", None)
     if db["ENGINE"].endswith("sqlite3"):

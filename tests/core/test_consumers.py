@@ -364,11 +364,11 @@ async def test_a_socket_rechecks_its_right_once_it_is_bound(evening, monkeypatch
     headers = await sync_to_async(_phone)(alpha)
     first_check = GameStateConsumer.authorise_team
 
-    async def revoked_right_after_the_check(self):
-        audience = await first_check(self)
+    def revoked_right_after_the_check(self):
+        audience = first_check(self)
         if not getattr(self, "revoked", False):
             self.revoked = True
-            await sync_to_async(application_revoke_join)(application=alpha)
+            application_revoke_join(application=alpha)
         return audience
 
     monkeypatch.setattr(GameStateConsumer, "authorise_team", revoked_right_after_the_check)
