@@ -136,9 +136,7 @@ class LiveGame:
         """A socket's first message: the whole state when it is small; past ``PUSH_LIMIT``
         only its version with ``"resync": true``, and the page reads the state over HTTP (a
         200-team organizer's is over 500 KiB: never a socket message)."""
-        if len(stored.text) <= PUSH_LIMIT // 4 or len(stored.text.encode()) <= PUSH_LIMIT:
-            return self.message(stored.version, stored.text)["text"]
-        return encode({"type": self.state_type, "version": stored.version, "resync": True})
+        return self.message(stored.version, stored.text)["text"]
 
     def message(self, version: int, text: str, change: str | None = None) -> dict:
         """The channel-layer message of one push; ``text`` is the client's JSON, built once
@@ -146,8 +144,16 @@ class LiveGame:
         version - 1, as JSON text) the push carries that patch instead of the whole state: a
         client at version - 1 applies it, any other reads the whole state over HTTP."""
         body = f'"state":{text}' if change is None else f'"delta":{change}'
-        return {"type": self.state_type, "version": version,
-                "text": f'{{"type":"{self.state_type}","version":{version},{body}}}'}
+        whole = f'{{"type":"{self.state_type}","version":{version},{body}}}'
+        if len(whole) > PUSH_LIMIT // 4 and len(whole.encode()) > PUSH_LIMIT:
+            # Past the limit only the version travels and the page reads the state over HTTP:
+            # no socket message grows with the night (a tick that moves 150 teams at once).
+            whole = self.resync_notice(version)
+        return {"type": self.state_type, "version": version, "text": whole}
+
+    def resync_notice(self, version: int) -> str:
+        """``{"type", "version", "resync": true}``: the state is read over HTTP."""
+        return encode({"type": self.state_type, "version": version, "resync": True})
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -294,6 +300,19 @@ class LiveGame:
 
     # --- reads --------------------------------------------------------------------------------
 
+    def read_by_id(self, game_id: int, audience: str) -> Stored | None:
+        """A screen's stored state from the game's id alone, in one query (no game row: the
+        projector's and statistics page's reads, the most frequent); None when there is no
+        such game of this format or no such audience."""
+        game_format = _FORMAT_OF.get(self.name)
+        if game_format is not None:
+            found = _stored_many(game_id, [audience], game_format=game_format).get(audience)
+            if found is not None:
+                return found
+        if not self.model.objects.filter(pk=game_id).exists():
+            return None
+        return self.read(game_id, audience)
+
     def read(self, game_id: int, audience: str) -> Stored | None:
         """The stored state of one audience; None when the game has no such audience (a team
         that does not play). A game never published (created before the live core stored
@@ -362,8 +381,11 @@ def stored_streams(game_id: int) -> dict[str, Stored]:
     return _stored_many(game_id, None)
 
 
-def _stored_many(game_id: int, audiences: list[str] | None) -> dict[str, Stored]:
+def _stored_many(game_id: int, audiences: list[str] | None,
+                 game_format: str | None = None) -> dict[str, Stored]:
     rows = LiveStream.objects.filter(game_id=game_id)
+    if game_format is not None:
+        rows = rows.filter(game__format=game_format)
     if audiences is not None:
         rows = rows.filter(audience__in=audiences)
     found: dict[str, tuple[int, list]] = {}
@@ -394,11 +416,13 @@ def broadcast(messages: list[tuple[str, dict]]) -> int:
 # --- the formats' adapters, for changes made outside a game ----------------------------------
 
 _BY_FORMAT: dict[str, LiveGame] = {}
+_FORMAT_OF: dict[str, str] = {}  # adapter name -> teams.Game.format
 
 
 def register(game_format: str, app: LiveGame) -> None:
     """Called by each game app's ``ready()``: its adapter for ``teams.Game.format``."""
     _BY_FORMAT[game_format] = app
+    _FORMAT_OF[app.name] = game_format
 
 
 def refresh_games(games) -> int:

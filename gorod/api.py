@@ -13,10 +13,11 @@ from rest_framework.response import Response
 
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import NotAllowed
-from core.live import Stored
+from core.live import PUBLIC, Stored
 from core.permissions import IsOrganizer
 from gorod import selectors, services
 from gorod import serializers as s
+from gorod.live import LIVE
 from gorod.models import GorodGame
 from teams.permissions import TeamPhoneAPIView
 
@@ -64,7 +65,11 @@ class PublicStateAPI(GorodAPIView):
     @extend_schema(tags=TAG, responses={200: s.GorodStateSerializer, 404: s.ErrorSerializer},
                    summary="Public state: the game and, once it is over, the statistics")
     def get(self, request, game_id: int):
-        return selectors.read_stored(self.get_gorod(), kind="public").response()
+        # One query: the stored state by the game's id (the most frequent read: projectors).
+        stored = LIVE.read_by_id(game_id, PUBLIC)
+        if stored is None:
+            raise Http404(_("No GoRoD game here."))
+        return stored.response()
 
 
 class OrganizerStateAPI(OrganizerAPIView):

@@ -213,3 +213,49 @@ def test_a_state_is_encoded_as_json_dumps_would_and_reads_back_as_the_same_value
     plain = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if text != plain:  # only a tiny float is spelt otherwise, never another value
         assert json.loads(text) == json.loads(plain) and "e-" in plain
+
+
+def test_a_push_past_the_limit_travels_as_its_version_and_the_state_is_read_over_http(
+        toy_game, monkeypatch, django_capture_on_commit_callbacks):
+    """No socket message carries more than ``PUSH_LIMIT``, whatever a write changed: past it
+    the push says only its version with ``resync`` (the client reads the state over HTTP)."""
+    from core.live import PUSH_LIMIT
+
+    sent = captured(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True):
+        TOY.refresh(game=toy_game)
+    sent.clear()
+    huge = {f"k{i}": "ж" * 100 for i in range(PUSH_LIMIT // 100)}  # 2 bytes a letter
+    with django_capture_on_commit_callbacks(execute=True):
+        toy_set(game=toy_game, public=huge)
+    (_group, message), = sent
+    assert json.loads(message["text"]) == {"type": "toy.state", "version": 2, "resync": True}
+    assert TOY.read(toy_game, "public").data() == {"version": 2, "state": huge}
+    sent.clear()
+    small = {**huge, "k0": "и"}
+    with django_capture_on_commit_callbacks(execute=True):
+        toy_set(game=toy_game, public=small)
+    (_group, message), = sent
+    pushed = json.loads(message["text"])
+    assert pushed["version"] == 3 and "delta" in pushed  # the next small change is a patch
+    assert len(message["text"].encode()) <= PUSH_LIMIT
+
+
+def test_a_public_read_by_id_answers_only_its_own_format_and_404_for_any_other_id(
+        toy_game, gorod):
+    """The projector's read is one query by the game's id; the id of the other format's game,
+    or of none, is a 404 (never another game's state)."""
+    from gorod.live import LIVE as GOROD_LIVE
+
+    TOY.refresh(game=toy_game)
+    client = Client()
+    assert client.get(f"/koth/api/games/{toy_game}/state/").json()["state"] == {"n": 0}
+    assert client.get(f"/gorod/api/games/{gorod.pk}/state/").status_code == 200
+    for url in (f"/gorod/api/games/{toy_game}/state/", f"/koth/api/games/{gorod.pk}/state/",
+                "/koth/api/games/987654/state/", "/gorod/api/games/987654/state/"):
+        response = client.get(url)
+        assert response.status_code == 404, url
+        assert "detail" in response.json()
+    # A game never published yet is published by its first read.
+    LiveStream.objects.filter(game_id=gorod.pk).delete()
+    assert GOROD_LIVE.read_by_id(gorod.pk, "public").version == 1

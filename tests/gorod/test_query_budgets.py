@@ -26,7 +26,7 @@ CLOSING = 27  # its team's timeline again, and the stored standings re-ranked: n
 LIMITED = 21  # unchecked, but the refused try is stored for the organizer's log and pushed
 RULING = {"penalty": 28, "average_time": 28}  # with the audit entry
 TICK = 20  # the due teams moved on from their own rows, in one batch, and re-ranked
-READ = {"public": 2, "organizer": 5, "team": 4}  # the session, the user, the stored state
+READ = {"public": 1, "organizer": 5, "team": 4}  # the session, the user, the stored state (public: only it)
 
 SIZES = [pytest.param((5, 2), id="5-teams-few-attempts"),
          pytest.param((40, 30), id="40-teams-many-attempts")]
