@@ -185,6 +185,9 @@ def test_a_captain_registers_and_phones_join_by_qr_link_and_pin_until_the_link_i
     new_pin = row.locator("code.pin").inner_text().strip()
     assert re.fullmatch(r"\d{6}", new_pin) and new_pin != pin
 
+    # Phone 1's live page hears it on its socket (closed with 4403) and leaves by itself;
+    # only then is it driven again (a goto would race with that reload).
+    expect(phone1).to_have_url(re.compile(rf"{re.escape(base)}/teams/join/"))
     for phone in (phone1, phone2):
         phone.goto(f"{base}/teams/play/{game.pk}/")
         expect(phone).to_have_url(f"{base}/teams/join/")
