@@ -106,8 +106,11 @@ def postgres_connections(environ: Mapping[str, str], options: dict) -> dict:
         max_size = env_int("DB_POOL_MAX_SIZE", DB_POOL_MAX_SIZE, environ)
         if max_size < 1:
             raise ImproperlyConfigured(f"DB_POOL_MAX_SIZE={max_size!r} must be at least 1")
+        timeout = env_int("DB_POOL_TIMEOUT_S", DB_POOL_TIMEOUT_S, environ)
+        if timeout < 1:
+            raise ImproperlyConfigured(f"DB_POOL_TIMEOUT_S={timeout!r} must be at least 1")
         options["pool"] = {"min_size": min(DB_POOL_MIN_SIZE, max_size), "max_size": max_size,
-                           "timeout": DB_POOL_TIMEOUT_S}
+                           "timeout": timeout}
     return {"CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": True, "OPTIONS": options}
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+
+from django.db import OperationalError
 from django.http import Http404
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
@@ -17,6 +20,18 @@ from core.errors import DomainError
 from core.permissions import IsOrganizer
 from core.records import RecordError
 
+log = logging.getLogger(__name__)
+
+# How long a phone is asked to wait when every database connection of the worker is busy.
+BUSY_RETRY_AFTER_S = 2
+
+
+def pool_exhausted(exc: BaseException) -> bool:
+    """The worker's database pool lent no connection in time (``DB_POOL_TIMEOUT_S``): more
+    writes at once than the game can take, not a database that is down."""
+    cause = exc.__cause__
+    return isinstance(exc, OperationalError) and type(cause).__name__ == "PoolTimeout"
+
 
 class ErrorSerializer(serializers.Serializer):
     """Every refusal's body: ``{"detail": "what is wrong, for the user"}`` (the schema's Error)."""
@@ -26,13 +41,23 @@ class ErrorSerializer(serializers.Serializer):
 
 def exception_handler(exc, context):
     """DRF's handler, plus: a service's ``DomainError`` or a bad game record (``RecordError``)
-    is a 400 with ``{"detail": message}`` rather than a 500, and a serializer's field errors
+    is a 400 with ``{"detail": message}`` rather than a 500, a worker out of database
+    connections (overload) a 503 with ``Retry-After``, and a serializer's field errors
     carry a ``detail`` line too (``"field: message; ..."``) beside the errors by field."""
     if isinstance(exc, DomainError):
         return Response({"detail": exc.message, **getattr(exc, "extra", {})},
                         status=exc.status_code)
     if isinstance(exc, RecordError):
         return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+    if pool_exhausted(exc):
+        # Overload, answered as such: a 503 the phone can act on and one log line (nothing was
+        # written: the request never had a connection), not a traceback per request.
+        view = context.get("view")
+        log.warning("busy: no database connection for %s in time; answered 503",
+                    type(view).__name__ if view is not None else "a request")
+        return Response({"detail": _("The server is busy: send it again in a moment.")},
+                        status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                        headers={"Retry-After": str(BUSY_RETRY_AFTER_S)})
     response = drf_exception_handler(exc, context)
     if response is not None and not (isinstance(response.data, dict) and "detail" in response.data):
         # A serializer's field errors: keep them by field and say them in one "detail" line.

@@ -202,6 +202,7 @@ class Reply:
     status: int
     body: Any  # the parsed JSON, or the text when it is not JSON
     worker: str
+    headers: dict[str, str] = field(default_factory=dict)  # names in lower case
 
     @property
     def detail(self) -> str:
@@ -244,15 +245,15 @@ class Browser:
         req = urllib.request.Request(base + path, data=body, headers=headers, method=method)
         try:
             with self.opener.open(req, timeout=self.timeout) as resp:
-                status, raw = resp.status, resp.read()
+                status, raw, answered = resp.status, resp.read(), dict(resp.headers)
         except urllib.error.HTTPError as exc:
-            status, raw = exc.code, exc.read()
+            status, raw, answered = exc.code, exc.read(), dict(exc.headers)
         text = raw.decode("utf-8", errors="replace")
         try:
             parsed: Any = json.loads(text)
         except ValueError:
             parsed = text
-        return Reply(status, parsed, base)
+        return Reply(status, parsed, base, {k.lower(): v for k, v in answered.items()})
 
     def get(self, path: str, *, worker: int = 0) -> Reply:
         return self.request("GET", path, worker=worker)

@@ -98,6 +98,16 @@ def test_the_database_pool_size_is_set_by_the_environment_and_can_be_switched_of
         database_config(url | {"DB_POOL_MAX_SIZE": "0"}, BASE)
 
 
+def test_how_long_a_request_waits_for_a_pooled_connection_is_set_by_the_environment():
+    url = {"DATABASE_URL": "postgresql://u@h/games"}
+    assert database_config(url, BASE)["OPTIONS"]["pool"]["timeout"] == 10
+    assert database_config(url | {"DB_POOL_TIMEOUT_S": "3"}, BASE)["OPTIONS"]["pool"][
+        "timeout"] == 3
+    for bad in ("0", "soon"):
+        with pytest.raises(ImproperlyConfigured, match="DB_POOL_TIMEOUT_S"):
+            database_config(url | {"DB_POOL_TIMEOUT_S": bad}, BASE)
+
+
 def test_the_redis_layer_waits_for_a_free_connection_instead_of_failing():
     from redis.asyncio import BlockingConnectionPool
 

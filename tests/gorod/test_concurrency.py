@@ -215,3 +215,43 @@ def test_the_clock_racing_codes_at_a_fail_deadline_loses_and_doubles_nothing(wor
             assert reply.body["verdict"] == "closed_level" and first["outcome"] == "auto_sliv"
         if i % 2:  # sent after the deadline: level 1 had failed already
             assert reply.body["verdict"] == "closed_level", team
+
+
+def test_a_worker_out_of_database_connections_answers_503_busy_and_logs_no_traceback():
+    """Overload, not an outage: a worker whose one pooled connection is held (its request waits
+    for the game's lock) answers the next phone within DB_POOL_TIMEOUT_S with a 503 that says
+    so and a Retry-After, logs one line and no traceback, and the held request still lands."""
+    import threading
+
+    from django.db import transaction
+
+    from gorod.models import GorodGame
+    from tests.conftest import need_postgresql_and_redis
+    from tests.servers import start_workers
+
+    need_postgresql_and_redis()
+    server = start_workers(1, server_env(DEBUG="true", SCHEDULER_IN_PROCESS="false",
+                                         DB_POOL_MAX_SIZE="1", DB_POOL_TIMEOUT_S="1"),
+                           name="busy-worker")
+    try:
+        night = set_up_night(server, 2)
+        held: list = []
+        with transaction.atomic():
+            GorodGame.objects.select_for_update().get(pk=night.id)  # the game's lock, held here
+            first = threading.Thread(target=lambda: held.append(night.send_code(0, "G1R1D")()))
+            first.start()
+            time.sleep(0.5)  # the first request now waits for the lock with the only connection
+            busy = night.phones[1].post(night.url("code"), {"text": "G1R1D"})
+        first.join(30)
+        assert busy.status == 503, (busy.status, busy.body)
+        assert busy.detail == "The server is busy: send it again in a moment."
+        assert busy.headers.get("retry-after") == "2"
+        assert [(r.status, r.body["verdict"]) for r in held] == [(200, "accepted")]
+        # Nothing of the refused code was stored; the phone sends it again and it lands.
+        assert CodeAttempt.objects.filter(gorod_id=night.id).count() == 1
+        again = night.phones[1].post(night.url("code"), {"text": "G1R1D"})
+        assert (again.status, again.body["verdict"]) == (200, "accepted")
+        log = server.logs[0].read_text()
+        assert "busy: no database connection" in log and "Traceback" not in log
+    finally:
+        server.stop()
