@@ -115,6 +115,13 @@ def one_line(message: str) -> str:
 def find_unstorable_text(value: Any) -> str | None:
     """The path (``teams[0]``, ``moves[2].answers``) of the first string, key or value, that
     holds an unpaired surrogate; ``"record"`` for the record itself; None when there is none."""
+    try:
+        # The common case at C speed: a record whose JSON text encodes to UTF-8 holds none (a
+        # 200-team night has 65 000 strings; walking them letter by letter took 25 ms).
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return None
+    except (UnicodeEncodeError, TypeError, ValueError, RecursionError):
+        pass  # one is there (or the value is not JSON): the walk says where
     stack = [(value, "")]
     while stack:
         item, path = stack.pop()

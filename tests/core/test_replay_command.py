@@ -1,4 +1,8 @@
+import io
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -31,3 +35,58 @@ def test_a_missing_file_is_an_error_not_a_traceback(tmp_path, capsys):
     code, out = run_replay(capsys, tmp_path / "nope.json")
     assert code == 2
     assert out.err.startswith("error: cannot read")
+
+
+# --- the process: `manage.py replay FILE` runs without Django ---------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDS = ROOT / "tests/fixtures/records"
+# manage.py as a process, reporting on exit whether Django was imported at all.
+PROBE = ("import atexit, runpy, sys; "
+         "atexit.register(lambda: sys.stderr.write('django loaded' if 'django' in sys.modules "
+         "else 'no django')); sys.argv = ['manage.py', *sys.argv[1:]]; "
+         "runpy.run_path('manage.py', run_name='__main__')")
+
+
+def probe(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", PROBE, *args], cwd=ROOT, input=stdin,
+                          capture_output=True, timeout=60)
+
+
+@pytest.mark.parametrize("name", ["gorod-live", "koth-king-held"])
+def test_the_process_replays_without_django_and_prints_what_the_command_prints(name, capsys):
+    path = RECORDS / f"{name}.in.json"
+    done = probe("replay", str(path))
+    assert done.returncode == 0 and done.stderr == b"no django"
+    call_command("replay", str(path))
+    assert json.loads(done.stdout) == json.loads(capsys.readouterr().out)
+    # Standard input too.
+    done = probe("replay", "-", stdin=path.read_bytes())
+    assert done.returncode == 0 and done.stderr == b"no django"
+
+
+def test_a_bad_record_through_the_process_is_one_error_line_and_exit_2_without_django():
+    done = probe("replay", "-", stdin=b'{"format": "chess"}')
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr == (b"error: format: expected one of gorod, kingofhill, season, "
+                           b"got 'chess'\nno django")
+
+
+def test_other_arguments_go_to_django_as_before():
+    done = probe("replay", "--help")
+    assert done.returncode == 0 and b"Replay a game record" in done.stdout
+    assert done.stderr.endswith(b"django loaded")
+
+
+def test_an_engine_failure_is_still_one_line(monkeypatch):
+    from core import replay as command
+
+    def broken(record):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(command, "replay", broken)
+    err = io.StringIO()
+    assert command.main("-", stdin=io.StringIO('{"format": "gorod"}'), stderr=err) == 2
+    assert err.getvalue() == ("error: cannot replay this gorod record: an internal error "
+                              "(ZeroDivisionError: division by zero); please report it with the "
+                              "record\n")
