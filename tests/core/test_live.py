@@ -259,3 +259,22 @@ def test_a_public_read_by_id_answers_only_its_own_format_and_404_for_any_other_i
     # A game never published yet is published by its first read.
     LiveStream.objects.filter(game_id=gorod.pk).delete()
     assert GOROD_LIVE.read_by_id(gorod.pk, "public").version == 1
+
+
+def test_parts_may_add_a_key_the_stored_state_lacks_and_it_goes_last(
+        toy_game, monkeypatch, django_capture_on_commit_callbacks):
+    from core.live import Parts
+
+    sent = captured(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True):
+        TOY.refresh(game=toy_game)
+    sent.clear()
+    adds = LiveGame(name="toy", model=KothGame, build=lambda w: {"public": Parts(extra=[1])},
+                    missing=TOY.missing)
+    with django_capture_on_commit_callbacks(execute=True):
+        adds.refresh(game=toy_game)
+    assert TOY.read(toy_game, "public").data() == {"version": 2,
+                                                    "state": {"n": 0, "extra": [1]}}
+    (_group, message), = sent
+    assert json.loads(message["text"]) == {"type": "toy.state", "version": 2,
+                                           "delta": {"d": {"extra": {"=": [1]}}}}
