@@ -29,7 +29,10 @@ def latest_announcement_message() -> dict | None:
 def in_thread(func):
     """Run ``func`` (database work) in Channels' database thread. A connect is two such steps
     (``admit`` and ``welcome``), not nine: every socket's every step queues on that one thread
-    of the worker, so 1 000 phones connecting at once waited behind 9 000 of them."""
+    of the worker, so 1 000 phones connecting at once waited behind 9 000 of them. (Spread
+    over the loop's thread pool instead, with ``thread_sensitive=False``, each pool thread kept
+    a pooled database connection that an ending event loop never gave back: the tests ran the
+    pool dry.)"""
     return database_sync_to_async(func)
 
 
