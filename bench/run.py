@@ -1,7 +1,8 @@
 """``make bench``: every benchmark of issue 12 in one run, one table, ``bench/results.json``.
 
 It starts and stops its own servers in a temporary folder: the default set-up (SQLite, the
-in-memory layer, one process) under daphne and under uvicorn, then a PostgreSQL cluster and a
+in-memory layer, one process) under uvicorn (the server the app ships with: every scenario)
+and under daphne (``/healthz``, a code and the fan-out, for the comparison), then a PostgreSQL cluster and a
 redis-server of its own with one and with two workers of the deployment server (uvicorn,
 ``config.server``; plus one ``gorod_clock``, as deployed) and nginx with ``deploy/nginx.conf`` in front of the two. A real client
 (``bench.client``) drives them over loopback:
@@ -443,10 +444,13 @@ def run(work: Path) -> None:
                     shutil.copy(str(template) + suffix, str(db) + suffix)
             env = base_env(work, SQLITE_PATH=str(db))
             setup = f"SQLite/in-memory, 1 {server}"
+            # The whole set on the server the app ships with (config.server: uvicorn, what
+            # `make run` serves); daphne only for the comparison rows.
+            shipped = server == "uvicorn"
             results[server] = serve(
                 setup, server, env, 1, work, manifest,
-                endpoints=all_endpoints if server == "daphne" else ["healthz", "gorod_code"],
-                night=server == "daphne", fanout=True, storm=server == "daphne")
+                endpoints=all_endpoints if shipped else ["healthz", "gorod_code"],
+                night=shipped, fanout=True, storm=shipped)
         d, u = results["daphne"], results["uvicorn"]
         for label, key in (("/healthz req/s", "healthz_rps"), ("GoRoD code req/s", "gorod_code")):
             row("uvicorn vs daphne", f"{label}, uvicorn / daphne", u[key], "req/s",
