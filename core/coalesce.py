@@ -48,11 +48,14 @@ class Coalesced:
     def key(self, game_id: int) -> str:
         return f"coalesce:{self.name}:{game_id}"
 
-    def ask(self, game_id: int) -> bool:
+    def ask(self, game_id: int, *, now: bool = True) -> bool:
         """Sync, after the change is stored: True when the caller must ``schedule`` the
-        refresh (the first to ask in this window); with no window, refresh now."""
+        refresh (the first to ask in this window); with no window, refresh now — or, with
+        ``now=False``, always leave it to ``schedule``."""
         window = window_s()
         if window == 0:
+            if not now:
+                return True
             self.run(game_id)
             return False
         try:
@@ -62,14 +65,16 @@ class Coalesced:
             self.run(game_id)
             return False
 
-    def schedule(self, game_id: int) -> None:
-        """From async code (a consumer): run the refresh one window from now, in a thread."""
-        task = asyncio.get_running_loop().create_task(self._later(game_id))
+    def schedule(self, game_id: int, *, at_least: float = 0) -> None:
+        """From async code (a consumer): run the refresh one window (and at least
+        ``at_least`` seconds) from now, in a thread."""
+        task = asyncio.get_running_loop().create_task(
+            self._later(game_id, max(window_s(), at_least)))
         _PENDING.add(task)
         task.add_done_callback(_PENDING.discard)
 
-    async def _later(self, game_id: int) -> None:
-        await asyncio.sleep(window_s())
+    async def _later(self, game_id: int, delay: float) -> None:
+        await asyncio.sleep(delay)
         await database_sync_to_async(self._release_and_run)(game_id)
 
     def _release_and_run(self, game_id: int) -> None:

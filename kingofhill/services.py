@@ -631,9 +631,11 @@ def phone_opened(*, game: int, application: int, channel: str) -> bool:
 
 
 def phone_closed(*, game: int, channel: str) -> bool:
-    """A team phone's socket closed: the team stays connected while another is open."""
+    """A team phone's socket closed: the team stays connected while another is open. True
+    when the caller must schedule the host's refresh — always after the socket is gone, never
+    in its own call (see ``consumers.TeamConsumer.disconnect``)."""
     deleted, _kinds = PhoneSocket.objects.filter(koth_id=game, channel=channel).delete()
-    return bool(deleted) and PRESENCE.ask(game)
+    return bool(deleted) and PRESENCE.ask(game, now=False)
 
 
 @LIVE.write
