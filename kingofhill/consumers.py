@@ -8,7 +8,6 @@ from core.live import PUBLIC
 from kingofhill import realtime, selectors, services
 from kingofhill.live import LIVE
 
-
 # How long after a phone's socket has closed the host's console learns of it (at the least).
 LEAVING_S = 0.25
 
