@@ -12,9 +12,7 @@ The claim lives in the cache (Redis when there are several workers, so they shar
 refresh releases the claim *before* it reads: a change committed after the read finds no claim
 and schedules the next refresh, and one committed before it is read — none is lost. A claim
 whose worker died expires after a few windows. With ``PRESENCE_REFRESH_MS = 0`` every change
-refreshes at once, in its own call (the tests' default: no timer outlives a test) — except a
-phone leaving, whose refresh always waits until its consumer has stopped
-(``kingofhill.consumers.LEAVING_S``).
+refreshes at once, in its own call (the tests' default: no timer outlives a test).
 """
 
 from __future__ import annotations
@@ -80,10 +78,7 @@ class Coalesced:
         await database_sync_to_async(self._release_and_run)(game_id)
 
     def _release_and_run(self, game_id: int) -> None:
-        try:
-            cache.delete(self.key(game_id))  # before the read: see the module's docstring
-        except Exception:  # noqa: BLE001 - the cache is down: the claim expires by itself
-            log.warning("%s: no cache to release the claim of game %s", self.name, game_id)
+        cache.delete(self.key(game_id))  # before the read: see the module's docstring
         self.run(game_id)
 
     def run(self, game_id: int) -> None:

@@ -155,18 +155,3 @@ def test_a_refresh_of_a_game_that_is_gone_is_quiet(running, window, caplog):
     running.game.delete()
     services.PRESENCE.run(game)
     assert "failed" not in caplog.text
-
-
-async def test_a_refresh_whose_cache_is_gone_at_release_still_runs(running, alpha, window,
-                                                                   monkeypatch):
-    await sync_to_async(services.phone_opened)(game=running.pk, application=alpha.pk,
-                                               channel="c1")
-
-    def down(*args, **kwargs):
-        raise ConnectionError("cache down")
-
-    monkeypatch.setattr(cache, "delete", down)
-    services.PRESENCE.schedule(running.pk)
-    await coalesce.drain()
-    state = await sync_to_async(selectors.read_state)(running, kind="host")
-    assert state["state"]["host"]["connected"] == ["Alpha"]
