@@ -187,7 +187,9 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
         pass  # read-only: actions go through the HTTP API (CSRF, one code path)
 
     def authorise(self) -> str | None:
-        raise NotImplementedError
+        """Sync: the audience this socket may watch, or None (refused with 4403). Each game's
+        consumers say it; the base refuses, so a socket without a rule never gets a state."""
+        return None
 
     def authorise_team(self) -> str | None:
         """Sync: the audience of the team this browser session is joined to for the game, or
