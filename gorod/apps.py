@@ -11,12 +11,13 @@ class GorodConfig(AppConfig):
 
     def ready(self) -> None:
         from core import demo, live, scheduler
-        from gorod import clock
+        from gorod import clock, signals
         from gorod.live import LIVE
         from teams.models import Game
 
         scheduler.register("gorod.clock", clock.run_due)
         live.register(Game.Format.GOROD, LIVE)
+        signals.connect()
 
         # Registered here rather than in core so core needs no knowledge of this app.
         for builder in DEMO_BUILDERS:

@@ -62,6 +62,10 @@ class GorodGame(models.Model):
     leaderboard_public = models.BooleanField(_("live public leaderboard"), default=False)
     # Failed clock attempts in a row (reset by every successful write): the retry backoff.
     clock_failures = models.PositiveSmallIntegerField(_("clock failures"), default=0)
+    # Moves on at every change of what a code is checked against besides this row: a level, a
+    # team's name (``gorod.signals``). A write reads the game's levels and team names from the
+    # process's cache under this number (``selectors.setup``) instead of from the database.
+    setup_version = models.PositiveIntegerField(_("set-up version"), default=0, editable=False)
 
     class Meta:
         verbose_name = _("GoRoD game")

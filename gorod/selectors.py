@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 from django.urls import reverse
@@ -31,7 +32,8 @@ from core.live import (
     team_audience,
 )
 from core.records import RecordError
-from gorod import realtime, rules
+from core.versioned import VersionedCache
+from gorod import realtime, rows, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
 from gorod.models import CodeAttempt, GorodGame, Level, PhotoProof, Route, Ruling, TimeoutRequest
 from teams.models import Application, Game
@@ -71,31 +73,78 @@ def levels(gg: GorodGame) -> list[Level]:
     return list(Level.objects.filter(gorod=gg).order_by("order"))
 
 
+@dataclass(frozen=True)
+class Setup:
+    """What every code of a started game is checked against besides its team's rows: the
+    levels in order, their codes parsed, the team names. Shared between threads: read only."""
+
+    levels: list[Level]
+    names: dict[int, str]
+    codes: dict[int, Any]  # level id -> ``LevelCodes`` (or the ``CodeSpecError`` it raised)
+
+    def spec(self, level: Level):
+        found = self.codes[level.pk]
+        if isinstance(found, CodeSpecError):
+            raise found
+        return found
+
+
+_SETUPS = VersionedCache(size=32)
+
+
+def setup(gg: GorodGame) -> Setup:
+    """The game's ``Setup``, from the process's cache while the game's set-up version stands
+    (``gorod.signals``). Only for a started game: before the start a write may change a level
+    and read the levels again in the same transaction, under the number it locked."""
+    if gg.started_at is None:
+        return _load_setup(gg)
+    version = (gg.setup_version, gg.started_at, tuple(gg.team_order))
+    return _SETUPS.get((connection.alias, connection.settings_dict["NAME"], gg.pk), version,
+                       lambda: _load_setup(gg))
+
+
+def _load_setup(gg: GorodGame) -> Setup:
+    level_rows = levels(gg)
+    codes: dict[int, Any] = {}
+    for lv in level_rows:
+        try:
+            codes[lv.pk] = level_codes_from_dict(lv.codes)
+        except CodeSpecError as exc:  # pragma: no cover - checked when the level is stored
+            codes[lv.pk] = exc
+    return Setup(level_rows, team_names(gg), codes)
+
+
 def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | None = None,
                  teams: list[Application] | None = None,
                  level_rows: list[Level] | None = None,
                  only: int | Collection[int] | None = None,
-                 names: dict[int, str] | None = None) -> dict:
+                 names: dict[int, str] | None = None,
+                 team_rows: rows.TeamRows | None = None) -> dict:
     """The contract record (``docs/spec/record-format.md``) of a started game. ``end`` overrides the
     stored end (the service checking an end before storing it); ``teams`` and ``level_rows``
     spare the queries when the caller has them (or ``names``, ``team_names``). With ``only`` (an
     application id, or several) the record names every team but carries only those teams'
     events and routes: what their timelines need (``rules.team_result``), read without the other
-    teams' rows."""
+    teams' rows; ``team_rows``, the one team's rows a code already read (``rows.team_rows``)."""
     if names is None:
         teams = entries(gg) if teams is None else teams
         names = {a.pk: a.team.name for a in teams}
     level_rows = levels(gg) if level_rows is None else level_rows
     labels = {lv.pk: lv.label for lv in level_rows}
-    whose = list(names) if only is None else [only] if isinstance(only, int) else list(only)
-    events: list[dict] = []
-    closing = CodeAttempt.objects.filter(gorod=gg, closes_level=True,
-                                         application_id__in=whose).order_by("at", "pk")
-    for attempt in closing:
-        events.append({"team": names[attempt.application_id], "type": "code",
-                       "level": labels[attempt.level_id], "at": iso(attempt.at)})
-    for ruling in Ruling.objects.filter(gorod=gg, application_id__in=whose,
-                                        undone_at__isnull=True).select_related("by"):
+    whose = None if only is None else [only] if isinstance(only, int) else list(only)
+    if team_rows is not None:
+        closing = [(a.application_id, a.level_id, a.at) for a in team_rows.closing()]
+        standing = team_rows.rulings
+        routes = {} if team_rows.route is None else {team_rows.application_id: team_rows.route}
+    else:
+        closing = rows.closing_codes(gg.pk, whose)
+        standing = rows.rulings(gg.pk, whose)
+        routes = rows.routes(gg.pk, whose)
+    events: list[dict] = [{"team": names[app], "type": "code", "level": labels[level],
+                           "at": iso(at)} for app, level, at in closing if app in names]
+    for ruling in standing:
+        if ruling.application_id not in names:
+            continue
         event: dict[str, Any] = {"team": names[ruling.application_id], "type": ruling.type}
         if ruling.type in rules.TIMED_RULINGS:
             event["at"] = iso(ruling.at)
@@ -106,7 +155,7 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
         if ruling.reason:
             event["reason"] = ruling.reason
         if ruling.by is not None:
-            event["by"] = ruling.by.get_username()
+            event["by"] = ruling.by
         events.append(event)
     record: dict[str, Any] = {
         "format": "gorod",
@@ -118,8 +167,7 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
         "sliv_penalty_min": gg.sliv_penalty_min,
         "max_duration_h": gg.max_duration_h,
     }
-    routes = {names[r.application_id]: list(r.levels)
-              for r in Route.objects.filter(gorod=gg, application_id__in=whose)}
+    routes = {names[app]: levels for app, levels in routes.items() if app in names}
     if routes:
         record["routes"] = routes
     end = end or gg.ended_at
@@ -168,18 +216,24 @@ def load_snapshot(gg: GorodGame, now: datetime | None = None, *,
 
 
 def team_snapshot(gg: GorodGame, application_id: int | Collection[int], now: datetime, *,
-                  like: Snapshot | None = None) -> Snapshot:
+                  like: Snapshot | None = None, team_rows: rows.TeamRows | None = None
+                  ) -> Snapshot:
     """The engine's view of one team (or of several) at ``now`` from its own rows alone
     (``rules.team_result``): its level, status and timeout, what a code is checked against.
     ``results`` holds those teams only and carries no place; ``game_over`` is the clock's (a
     game every team has finished is already stored as finished). Refuses an impossible record
     like ``snapshot_or_refusal``. ``like``: an earlier one of the same write, whose levels and
-    names are reused."""
+    names are reused; ``team_rows``: the one team's rows, already read (``rows.team_rows``)."""
     ids = [application_id] if isinstance(application_id, int) else list(application_id)
-    snap = Snapshot(gorod=gg, now=now, entries=[],
-                    levels=like.levels if like else levels(gg),
-                    known_names=like.names if like else team_names(gg))
-    snap.record = build_record(gg, names=snap.names, level_rows=snap.levels, only=ids)
+    if like is not None:
+        known_levels, known_names = like.levels, like.names
+    else:
+        found = setup(gg)
+        known_levels, known_names = found.levels, found.names
+    snap = Snapshot(gorod=gg, now=now, entries=[], levels=known_levels, known_names=known_names)
+    snap.record = build_record(gg, names=snap.names, level_rows=snap.levels, only=ids,
+                               team_rows=team_rows if ids == [getattr(
+                                   team_rows, "application_id", None)] else None)
     moment = max(now, gg.ended_at or gg.started_at)
     try:
         record = rules.parse_record(snap.record)
@@ -344,9 +398,9 @@ def _photo(p: PhotoProof, names: dict[int, str], labels: dict[int, str]) -> dict
             "url": reverse("gorod:photo", args=[p.gorod_id, p.pk])}
 
 
-def sectors(level: Level, found: set[str]) -> list[dict]:
+def sectors(level: Level, found: set[str], known: Setup | None = None) -> list[dict]:
     try:
-        spec = level_codes_from_dict(level.codes)
+        spec = known.spec(level) if known is not None else level_codes_from_dict(level.codes)
     except CodeSpecError:  # pragma: no cover - checked when the level is stored
         return []
     return [{"name": s.name, "found": s.name in found} for s in spec.sectors]
@@ -370,9 +424,12 @@ class TeamData:
     photos: dict[tuple[int, int], list[PhotoProof]] = field(default_factory=dict)
 
 
-def team_data(gg: GorodGame, only: int | Collection[int] | None = None) -> TeamData:
+def team_data(gg: GorodGame, only: int | Collection[int] | None = None, *,
+              team_rows: rows.TeamRows | None = None) -> TeamData:
     """For every team, or for the team ``only`` (an application id, or several) a write
-    touched."""
+    touched; ``team_rows``: that one team's rows, already read by its code."""
+    if team_rows is not None and only == team_rows.application_id:
+        return _one_team_data(team_rows)
     # A team's rows are found by the team alone (its application is of this game), so the
     # team's index serves them rather than the game's.
     mine = ({"gorod": gg} if only is None else {"application_id": only}
@@ -400,6 +457,18 @@ def team_data(gg: GorodGame, only: int | Collection[int] | None = None) -> TeamD
             "-uploaded_at", "-pk"):
         photos.setdefault((proof.application_id, proof.level_id), []).append(proof)
     return TeamData(found=found, recent=recent, timeout_requests=requests, photos=photos)
+
+
+def _one_team_data(team_rows: rows.TeamRows) -> TeamData:
+    """``team_data`` of one team from the rows its code read (the timeout requests and photos
+    read here, in two constant queries)."""
+    pk = team_rows.application_id
+    asked = rows.timeout_requests(pk)
+    photos: dict[tuple[int, int], list] = {}
+    for proof in rows.photos(pk):
+        photos.setdefault((proof.application_id, proof.level_id), []).append(proof)
+    return TeamData(found=team_rows.found_all(), recent={pk: team_rows.recent()},
+                    timeout_requests={pk: asked[-1]} if asked else {}, photos=photos)
 
 
 def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None,
@@ -458,7 +527,8 @@ def team_me(snap: Snapshot, application_id: int, data: TeamData | None = None) -
                       for i in range(shown)],
             "next_hint_at": iso(upcoming[0]) if upcoming else None,
             "fail_at": iso(lr.fail_at), "timeout_until": timeout_until,
-            "sectors": sectors(level, data.found.get((application_id, level.pk), set())),
+            "sectors": sectors(level, data.found.get((application_id, level.pk), set()),
+                               setup(snap.gorod)),
             "danger": level.danger, "danger_text": level.get_danger_display() if level.danger else None,
             "images": [reverse("gorod:team_image", args=[snap.gorod.pk, level.label, name])
                        for name in level.images or []],
@@ -554,7 +624,7 @@ def _attempt_states(w: Write, team_id: int) -> dict[str, dict] | None:
     attempt log and that team's row on the team list (``Parts``: the statistics and the rest are
     not read). None when a stored state is missing (then everything is built)."""
     snap: Snapshot = w.memo["team_snapshot"]
-    if _averages_in_force(w.game):
+    if _averages_in_force(w.game, w):
         return None  # the team's own timeline alone does not give its average-time credit
     stored = _stored_for(w, team_id, ["attempts", "teams"])
     if stored is None:
@@ -589,7 +659,7 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     state is missing."""
     gg = w.game
     if (gg.status != GorodGame.Status.RUNNING or gg.leaderboard_public or gg.started_at is None
-            or gg.started_at > w.now or _averages_in_force(gg)):
+            or gg.started_at > w.now or _averages_in_force(gg, w)):
         return None
     keys = ["statistics", "teams", "attempts"]
     organizer = stored_parts(gg.pk, {realtime.ORGANIZER: keys}).get(realtime.ORGANIZER, {})
@@ -609,11 +679,13 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     if not streams_stored(gg.pk, audiences):
         return None
     snap = team_snapshot(gg, due, w.now,
-                         like=w.memo.get("team_before") or w.memo.get("team_snapshot"))
+                         like=w.memo.get("team_before") or w.memo.get("team_snapshot"),
+                         team_rows=w.memo.get("rows"))
     if snap.results.game_over or any(
             r.status != "playing" or r.finished_at is not None for r in snap.results.teams):
         return None
-    data = team_data(gg, only=due)
+    data = team_data(gg, only=next(iter(due)) if len(due) == 1 else due,
+                     team_rows=w.memo.get("rows"))
     labels = {lv.pk: lv.label for lv in snap.levels}
     for pk in due:
         recent = data.recent.get(pk) or []
@@ -661,9 +733,12 @@ def _store_deadline(gg: GorodGame, rows: list[dict]) -> None:
     gg.save(update_fields=["next_deadline", "clock_failures"])
 
 
-def _averages_in_force(gg: GorodGame) -> bool:
+def _averages_in_force(gg: GorodGame, w: Write | None = None) -> bool:
     """An average-time ruling stands: it credits its team from every team's times on its level
-    (section 12), which one team's timeline does not hold."""
+    (section 12), which one team's timeline does not hold. A code's rows already say it."""
+    team_rows = w.memo.get("rows") if w is not None else None
+    if team_rows is not None:
+        return team_rows.averages
     return Ruling.objects.filter(gorod=gg, type=Ruling.Type.AVERAGE_TIME,
                                  undone_at__isnull=True).exists()
 
@@ -683,7 +758,7 @@ def _stored_for(w: Write, team_id: int, keys: list[str]) -> tuple[dict, TeamData
     organizer = stored.get(realtime.ORGANIZER, {})
     if set(organizer) != set(keys) or "me" not in stored.get(mine, {}):
         return None
-    return organizer, team_data(w.game, only=team_id)
+    return organizer, team_data(w.game, only=team_id, team_rows=w.memo.get("rows"))
 
 
 def _organizer_team_parts(w: Write, snap: Snapshot, team_id: int, data: TeamData,

@@ -36,7 +36,7 @@ from core.errors import DomainError, NotAllowed
 from core.live import Write
 from core.records import RecordError
 from core.roles import is_organizer
-from gorod import rules, selectors
+from gorod import rows, rules, selectors, signals
 from gorod.codes import (
     DEFAULT_MAX_WRONG,
     DEFAULT_WINDOW_S,
@@ -83,6 +83,8 @@ def _entry(gg: GorodGame, application: Application | int) -> Application:
     app_id = application if isinstance(application, int) else application.pk
     if app_id not in (gg.team_order or []):
         raise DomainError(_("This team does not play in this game."))
+    if isinstance(application, Application) and Application.team.is_cached(application):
+        return application  # the phone's entry, its team just read with it
     return Application.objects.select_related("team").get(pk=app_id)
 
 
@@ -263,6 +265,7 @@ def _renumber(gg: GorodGame, rows: list[Level]) -> None:
         Level.objects.filter(pk=row.pk).update(order=10000 + i)
     for i, row in enumerate(rows, start=1):
         Level.objects.filter(pk=row.pk).update(order=i)
+    signals.bump([gg.pk])  # the updates send no signal
 
 
 @LIVE.write
@@ -503,12 +506,15 @@ def code_submit(w: Write, *, application: Application | int, text: str,
             client_id = uuid.UUID(str(client_id))
         except ValueError:
             raise DomainError(_("A bad client id.")) from None
-        seen = CodeAttempt.objects.filter(application=entry, client_id=client_id).first()
-        if seen is not None:
-            w.unchanged = True
-            return Submitted(seen, _remaining(seen), True)
     else:
         client_id = None
+    # Everything the check and the team's new state read of the team's rows, at once.
+    team_rows = rows.team_rows(gg.pk, entry.pk, client_id=client_id,
+                               since=now - timedelta(seconds=gg.wrong_window_s))
+    if team_rows.seen_pk is not None:
+        seen = CodeAttempt.objects.select_related("level").get(pk=team_rows.seen_pk)
+        w.unchanged = True
+        return Submitted(seen, _remaining(seen), True)
     _require_running(gg)
     text = (text or "").strip()
     normalized = normalize_code(text)
@@ -517,7 +523,8 @@ def code_submit(w: Write, *, application: Application | int, text: str,
     if len(text) > CODE_MAX:
         raise DomainError(_("A code is at most %(n)d characters.") % {"n": CODE_MAX})
     # The code is checked against the team's own timeline, read from its rows alone.
-    snap = selectors.team_snapshot(gg, entry.pk, now)
+    snap = selectors.team_snapshot(gg, entry.pk, now, team_rows=team_rows)
+    w.memo["rows"] = team_rows
     if snap.results.game_over:
         raise DomainError(_("The game has ended."))
     result = snap.by_name[entry.team.name]
@@ -530,10 +537,7 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         raise DomainError(_("Your team is on a timeout until %(t)s: codes are not accepted.")
                           % {"t": timezone.localtime(until).strftime("%H:%M:%S")})
     level = snap.level(result.current_level)
-    wrong = list(CodeAttempt.objects.filter(
-        application=entry, level=level, verdict=CodeAttempt.Verdict.WRONG,
-        at__gt=now - timedelta(seconds=gg.wrong_window_s), at__lte=now,
-    ).values_list("at", flat=True))
+    wrong = team_rows.wrong_between(level.pk, now - timedelta(seconds=gg.wrong_window_s), now)
     limit = check_attempt_limit(wrong, now, gg.max_wrong, gg.wrong_window_s)
     if not limit.allowed:
         # [decision] The refused try is stored (verdict ``limited``, unchecked, no client id so
@@ -542,13 +546,14 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         attempt = CodeAttempt.objects.create(
             gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
             normalized=normalized[:CODE_MAX], at=now, verdict=CodeAttempt.Verdict.LIMITED)
+        team_rows.add(attempt)
         w.memo["team"] = entry.pk
         w.memo["attempt"] = attempt
         w.memo["team_snapshot"] = snap  # a refused try changes no result
         return Submitted(attempt, 0, False, limit.wait_s)
     try:
-        match = match_attempt(level_codes_from_dict(level.codes), entry.team.name, text,
-                              selectors.found_sectors(entry.pk, level))
+        match = match_attempt(selectors.setup(gg).spec(level), entry.team.name, text,
+                              team_rows.found(level.pk))
     except CodeSpecError as exc:  # pragma: no cover - checked at the start
         raise DomainError(str(exc)) from None
     verdict = match.verdict
@@ -561,6 +566,7 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
         normalized=normalized[:CODE_MAX], at=now, verdict=verdict,
         sector=match.sector or "", closes_level=closes, client_id=client_id)
+    team_rows.add(attempt)
     w.memo["team"] = entry.pk
     w.memo["attempt"] = attempt
     if closes:
@@ -576,12 +582,13 @@ def code_submit(w: Write, *, application: Application | int, text: str,
 def _closed_level_of(snap: selectors.Snapshot, result: rules.TeamResult, team: str,
                      text: str) -> Level | None:
     """The level the team already closed (by code, fail or ruling) whose code ``text`` is."""
+    found = selectors.setup(snap.gorod)
     for lr in result.levels:
         row = snap.level(lr.level)
         if lr.closed_at is None or row is None:
             continue
         try:
-            spec = level_codes_from_dict(row.codes)
+            spec = found.spec(row)
         except CodeSpecError:  # pragma: no cover - checked at the start
             continue
         if match_attempt(spec, team, text).verdict != "wrong":

@@ -50,6 +50,17 @@ def presence_refreshed_at_once(settings):
 
 
 @pytest.fixture(autouse=True)
+def no_setup_cached_from_another_test():
+    """A test's rolled-back game may leave its id, start and set-up version to the next test's
+    game on SQLite (ids are reused): the process's set-up cache starts empty in every test."""
+    from gorod.selectors import _SETUPS
+
+    _SETUPS.clear()
+    yield
+    _SETUPS.clear()
+
+
+@pytest.fixture(autouse=True)
 def english_unless_a_test_says_otherwise(settings):
     """Tests assert on the English source messages. The site's Russian default is covered by
     tests/core/test_i18n.py (which sets LANGUAGE_CODE back to "ru") and the settings tests."""
