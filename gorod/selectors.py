@@ -35,7 +35,7 @@ from core.records import RecordError
 from core.versioned import VersionedCache
 from gorod import realtime, rows, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
-from gorod.models import CodeAttempt, GorodGame, Level, PhotoProof, Route, Ruling, TimeoutRequest
+from gorod.models import CodeAttempt, GorodGame, Level, PhotoProof, Ruling, TimeoutRequest
 from teams.models import Application, Game
 
 ATTEMPTS_LOG = 200
