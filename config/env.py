@@ -184,7 +184,10 @@ def cache_config(environ: Mapping[str, str]) -> dict:
     (e.g. wrong join PINs per address) hold across several workers."""
     url = environ.get("REDIS_URL", "").strip()
     if not url:
-        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+        # Room for every phone's session of a night (``SESSION_ENGINE``): the default 300
+        # entries would evict them while 600 phones play.
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                            "OPTIONS": {"MAX_ENTRIES": 20_000}}}
     return {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",

@@ -213,6 +213,9 @@ TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
 PIN_GAME_BUDGET_PER_HOUR = env_int("PIN_GAME_BUDGET_PER_HOUR", 100)
 # Team phones stay joined for a whole evening (and a night game): two days.
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 2 * 24 * 3600)
+# Every phone request reads its session: from the cache (Redis when deployed, the process's
+# memory on the embedded default), the database only on a miss; writes go to both.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 LOGGING = {
     "version": 1,

@@ -20,6 +20,12 @@ class NotAllowed(DomainError):
     status_code = 403
 
 
+class NotFound(DomainError):
+    """The thing asked for does not exist (a game id of no game of that format)."""
+
+    status_code = 404
+
+
 class NeedsConfirmation(DomainError):
     """Allowed, but with consequences the actor must confirm first (the API answers 409 with
     ``detail`` and ``extra``, e.g. what a changed verdict would change; the client sends the

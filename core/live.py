@@ -34,11 +34,10 @@ from typing import Any
 
 import orjson
 from django.db import connection, transaction
-from django.db.models import F
 from django.http import HttpResponse
 from django.utils import timezone
 
-from core import delta
+from core import delta, sql
 from core.errors import DomainError
 from core.models import LivePart, LiveStream
 from core.realtime import send_to_groups
@@ -278,18 +277,19 @@ class LiveGame:
                     change_text = None
             messages.append((audience, row.version, text, change_text))
         if gone:
-            LivePart.objects.filter(pk__in=gone).delete()
+            sql.execute(_delete_parts_sql(len(gone)), gone)
         if bumped:
             # Every changed stream moves on by exactly one (the game is locked): one query.
-            LiveStream.objects.filter(pk__in=[row.pk for row in bumped]).update(
-                version=F("version") + 1)
+            sql.execute(_bump_sql(len(bumped)), [row.pk for row in bumped])
         if new_streams:
             created = LiveStream.objects.bulk_create([row for row, _t in new_streams])
             for row, (_r, texts) in zip(created, new_streams, strict=True):
                 parts += [LivePart(stream_id=row.pk, key=key, position=position, text=text)
                           for position, (key, text) in enumerate(texts.items())]
-        if parts:
-            LivePart.objects.bulk_create(parts)
+        for start in range(0, len(parts), _INSERT_BATCH):
+            batch = parts[start:start + _INSERT_BATCH]
+            sql.execute(_insert_parts_sql(len(batch)), [
+                value for p in batch for value in (p.stream_id, p.key, p.position, p.text)])
         if messages:
             transaction.on_commit(functools.partial(broadcast, [
                 (self.group(game_id, audience), self.message(version, text, change))
@@ -415,6 +415,28 @@ def _compared_sql(whole: int, partial: int, keys: int) -> str:
             f"p.{_Q('key')}, p.{_Q('position')}, p.{_Q('text')} FROM {_Q(_STREAM)} s "
             f"LEFT OUTER JOIN {_Q(_PART)} p ON p.{_Q('stream_id')} = s.{_Q('id')}{on} "
             f"WHERE s.{_Q('game_id')} = %s AND s.{_Q('audience')} IN ({_marks(whole + partial)})")
+
+
+# A write's own statements, constant too (the ORM's delete alone collected the rows first).
+_INSERT_BATCH = 200  # 800 parameters: under SQLite's limit of 999 on old builds
+
+
+@functools.lru_cache(maxsize=64)
+def _delete_parts_sql(n: int) -> str:
+    return f"DELETE FROM {_Q(_PART)} WHERE {_Q('id')} IN ({_marks(n)})"
+
+
+@functools.lru_cache(maxsize=64)
+def _bump_sql(n: int) -> str:
+    return (f"UPDATE {_Q(_STREAM)} SET {_Q('version')} = {_Q('version')} + 1 "
+            f"WHERE {_Q('id')} IN ({_marks(n)})")
+
+
+@functools.lru_cache(maxsize=256)
+def _insert_parts_sql(n: int) -> str:
+    columns = ", ".join(_Q(c) for c in ("stream_id", "key", "position", "text"))
+    return (f"INSERT INTO {_Q(_PART)} ({columns}) VALUES "
+            + ", ".join(["(%s, %s, %s, %s)"] * n))
 
 
 def streams_stored(game_id: int, audiences: list[str]) -> bool:

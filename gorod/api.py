@@ -13,7 +13,7 @@ from rest_framework.response import Response
 
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import NotAllowed
-from core.live import PUBLIC, Stored
+from core.live import PUBLIC, Stored, team_audience
 from core.permissions import IsOrganizer
 from gorod import selectors, services
 from gorod import serializers as s
@@ -45,8 +45,8 @@ class OrganizerAPIView(GorodAPIView):
 
 class TeamAPIView(TeamPhoneAPIView, GorodAPIView):
     def team_stored(self) -> Stored:
-        stored = selectors.read_stored(self.get_gorod(), kind="team",
-                                       application_id=self.entry.pk)
+        # By the game's id: the phone's entry already proved the game exists.
+        stored = LIVE.read(self.kwargs["game_id"], team_audience(self.entry.pk))
         if stored is None:
             raise NotAllowed(_("This team does not play in this game."))
         return stored
@@ -249,7 +249,9 @@ class CodeAPI(TeamAPIView):
                    summary="Enter a code for the team's current level")
     def post(self, request, game_id: int):
         data = self.payload(s.GorodCodeSerializer)
-        result = services.code_submit(game=self.get_gorod(), application=self.entry, **data)
+        # The game row is read once, locked, by the service (a missing one is a 404 there).
+        result = services.code_submit(game=self.kwargs["game_id"], application=self.entry,
+                                      **data)
         if result.attempt.verdict == "limited":
             # A refusal like any other (400 with its detail), committed though: the refused try
             # is on the organizer's log. The phone counts ``wait_s`` down.

@@ -3,14 +3,14 @@ through ``LIVE.write``; ``gorod.selectors.build_states`` builds the audiences' s
 
 from django.utils.translation import gettext as _
 
-from core.errors import DomainError
+from core.errors import DomainError, NotFound
 from core.live import LiveGame
 from gorod import realtime, selectors
 from gorod.models import GorodGame
 
 
 def _missing(game_id: int) -> DomainError:
-    return DomainError(_("No GoRoD game with id %(id)s.") % {"id": game_id})
+    return NotFound(_("No GoRoD game with id %(id)s.") % {"id": game_id})
 
 
 LIVE = LiveGame(name=realtime.NAME, model=GorodGame, build=selectors.build_states,

@@ -4,14 +4,14 @@ builds the audiences' states."""
 
 from django.utils.translation import gettext as _
 
-from core.errors import DomainError
+from core.errors import DomainError, NotFound
 from core.live import LiveGame
 from kingofhill import realtime, selectors
 from kingofhill.models import KothGame
 
 
 def _missing(game_id: int) -> DomainError:
-    return DomainError(_("No King of the Hill game with id %(id)s.") % {"id": game_id})
+    return NotFound(_("No King of the Hill game with id %(id)s.") % {"id": game_id})
 
 
 LIVE = LiveGame(name=realtime.NAME, model=KothGame, build=selectors.build_states, missing=_missing)
