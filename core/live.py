@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -73,6 +75,48 @@ def encode(value: Any) -> str:
 def decode(text: str | bytes) -> Any:
     """A stored state's (or part's) JSON text as values (orjson: twice ``json.loads``'s speed)."""
     return orjson.loads(text)
+
+
+# The large parts a write reads back (a 200-team organizer's statistics table is ~400 KiB) are
+# the texts the last write stored: their values are kept by their text, so the next write finds
+# them by a hash and a comparison of the text instead of parsing it again (two thirds of a
+# closing code's own time went to parsing). Keyed by the text itself, a value can never be
+# another text's: no version, rollback or emptied test database can mislead it.
+SHARED_MIN = 8 * 1024
+_SHARED_SIZE = 24
+_shared: OrderedDict[str, Any] = OrderedDict()
+_shared_lock = threading.Lock()
+
+
+def shared(text: str) -> Any:
+    """``decode(text)``, the same values for an equal large text: **read only** (copy what you
+    change; ``{**table, "rows": new_rows}`` rather than ``table["rows"] = …``)."""
+    if len(text) < SHARED_MIN:
+        return decode(text)
+    with _shared_lock:
+        found = _shared.get(text, _shared)
+        if found is not _shared:
+            _shared.move_to_end(text)
+            return found
+    value = decode(text)
+    remember(text, value)
+    return value
+
+
+def remember(text: str, value: Any) -> None:
+    """Keep ``value`` as what ``shared(text)`` gives (a write's new part, encoded from it)."""
+    if len(text) < SHARED_MIN:
+        return
+    with _shared_lock:
+        _shared[text] = value
+        _shared.move_to_end(text)
+        while len(_shared) > _SHARED_SIZE:
+            _shared.popitem(last=False)
+
+
+def forget_shared() -> None:
+    with _shared_lock:
+        _shared.clear()
 
 
 @dataclass
@@ -267,6 +311,8 @@ class LiveGame:
             gone += [before[key].pk for key in changed | set(removed) if key in before]
             parts += [LivePart(stream_id=row.pk, key=key, position=order[key], text=texts[key])
                       for key in changed]
+            for key in changed:
+                remember(texts[key], state[key])
             row.version += 1
             bumped.append(row)
             change_text = encode(change)

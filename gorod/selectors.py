@@ -24,8 +24,8 @@ from core.live import (
     Parts,
     Stored,
     Write,
-    decode,
     encode,
+    shared,
     stored_parts,
     stored_texts,
     streams_stored,
@@ -665,7 +665,7 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     organizer = stored_parts(gg.pk, {realtime.ORGANIZER: keys}).get(realtime.ORGANIZER, {})
     if set(organizer) != set(keys):
         return None
-    rows = decode(organizer["teams"])
+    rows = shared(organizer["teams"])  # read only, like every ``shared`` value
     # Once the game has started a team has a deadline exactly when it is on a level, and its
     # row on the team list shows it: the rows say who is due.
     due = teams | {row["application"] for row in rows if row["next_deadline"] is not None
@@ -691,18 +691,19 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
         recent = data.recent.get(pk) or []
         fresh = _team_row(snap, pk, recent[0] if recent else None, labels)
         rows = [fresh if row["application"] == pk else row for row in rows]
-    table = decode(organizer["statistics"])
+    table = shared(organizer["statistics"])
     new_rows = {}
     for pk in due:
         row = _plain(rules.statistics_row(snap.by_name[snap.names[pk]], snap.results.level_ids))
         row["application"] = pk
         new_rows[pk] = row
     places = {row["application"]: row["place"] for row in table["rows"]}
-    table["rows"] = _reranked([new_rows.get(r["application"], r) for r in table["rows"]],
-                              gg.team_order)
+    table = {**table, "rows": _reranked([new_rows.get(r["application"], r)
+                                         for r in table["rows"]], gg.team_order)}
     # The push of the table: its new order, the moved-on teams' rows and the others' new places
     # (``core.delta``'s row patch), built here rather than by diffing two 400-KiB tables.
-    changed_rows = {str(pk): {"=": row} for pk, row in new_rows.items()}
+    changed_rows = {str(row["application"]): {"=": row} for row in table["rows"]
+                    if row["application"] in new_rows}
     changed_rows.update({str(row["application"]): {"d": {"place": {"=": row["place"]}}}
                          for row in table["rows"] if row["application"] not in new_rows
                          and places.get(row["application"]) != row["place"]})
@@ -714,7 +715,7 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
              "next_deadline": iso(gg.next_deadline)}
     attempt = w.memo.get("attempt")
     if attempt is not None:
-        parts["attempts"] = _with_attempt(decode(organizer["attempts"]), attempt, snap,
+        parts["attempts"] = _with_attempt(shared(organizer["attempts"]), attempt, snap,
                                           labels)
     states: dict[str, dict] = {realtime.ORGANIZER: Parts(
         parts, patches={"statistics": statistics_patch})}
@@ -768,11 +769,11 @@ def _organizer_team_parts(w: Write, snap: Snapshot, team_id: int, data: TeamData
     labels = {lv.pk: lv.label for lv in snap.levels}
     recent = data.recent.get(team_id) or []
     attempt = w.memo.get("attempt") or (recent[0] if recent else None)
-    log = decode(organizer["attempts"])
+    log = shared(organizer["attempts"])
     if attempt is not None:
         log = _with_attempt(log, attempt, snap, labels)
     row = _team_row(snap, team_id, recent[0] if recent else None, labels)
-    teams = [row if t["application"] == team_id else t for t in decode(organizer["teams"])]
+    teams = [row if t["application"] == team_id else t for t in shared(organizer["teams"])]
     return {"as_of": iso(snap.now), "attempts": log, "teams": teams}
 
 
@@ -790,9 +791,9 @@ def _reranked(rows: list[dict], team_order: list[int]) -> list[dict]:
 
     ordered = rules.placed_in_order(
         rows, key, lambda row: registration.get(row["application"], len(registration)))
-    for row, place in ordered:
-        row["place"] = place
-    return [row for row, _place in ordered]
+    # New rows only where the place moved: the others are the stored (shared) values.
+    return [row if row.get("place") == place else {**row, "place": place}
+            for row, place in ordered]
 
 
 def read_state(gg: GorodGame, *, kind: str, application_id: int | None = None) -> dict | None:

@@ -53,11 +53,14 @@ def presence_refreshed_at_once(settings):
 def no_setup_cached_from_another_test():
     """A test's rolled-back game may leave its id, start and set-up version to the next test's
     game on SQLite (ids are reused): the process's set-up cache starts empty in every test."""
+    from core.live import forget_shared
     from gorod.selectors import _SETUPS
 
     _SETUPS.clear()
+    forget_shared()
     yield
     _SETUPS.clear()
+    forget_shared()
 
 
 @pytest.fixture(autouse=True)

@@ -67,3 +67,22 @@ def test_a_warm_cache_spares_exactly_the_set_up_reads(running, alpha, beta,
         submit(running, beta, "WRONG1", 2)
     with django_assert_num_queries(WRONG):
         submit(running, beta, "WRONG2", 3)
+
+
+def test_a_closing_code_changes_none_of_the_shared_stored_values_it_read(running, entries,
+                                                                          monkeypatch):
+    from core import live
+    from core.live import decode, shared, stored_parts
+
+    monkeypatch.setattr(live, "SHARED_MIN", 0)  # a small night's parts shared like a big one's
+    alpha, beta, gamma = entries
+    submit(running, beta, "G1R1D", 1)
+    before = stored_parts(running.pk, {"organizer": ["statistics", "teams", "attempts"]})
+    before = before["organizer"]
+    values = {key: shared(text) for key, text in before.items()}
+    submit(running, gamma, "G1R1D", 2)  # re-ranks the stored table it read: Alpha moves down
+    after = stored_parts(running.pk, {"organizer": ["statistics"]})["organizer"]["statistics"]
+    places = {row["team"]: row["place"] for row in decode(after)["rows"]}
+    assert places["Gamma"] < places["Alpha"]
+    for key, text in before.items():
+        assert values[key] == decode(text), key
