@@ -662,7 +662,11 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
             or gg.started_at > w.now or _averages_in_force(gg, w)):
         return None
     keys = ["statistics", "teams", "attempts"]
-    organizer = stored_parts(gg.pk, {realtime.ORGANIZER: keys}).get(realtime.ORGANIZER, {})
+    # The write's own teams' streams are asked with the organizer's parts (one query); a team
+    # that only a deadline made due is checked after.
+    stored = stored_parts(gg.pk, {realtime.ORGANIZER: keys,
+                                  **{team_audience(pk): ["me"] for pk in teams}})
+    organizer = stored.get(realtime.ORGANIZER, {})
     if set(organizer) != set(keys):
         return None
     rows = shared(organizer["teams"])  # read only, like every ``shared`` value
@@ -675,8 +679,8 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
         # the next deadline are stored.
         _store_deadline(gg, rows)
         return {realtime.ORGANIZER: Parts(as_of=iso(w.now), next_deadline=iso(gg.next_deadline))}
-    audiences = [team_audience(pk) for pk in due]
-    if not streams_stored(gg.pk, audiences):
+    unknown = [team_audience(pk) for pk in due if team_audience(pk) not in stored]
+    if unknown and not streams_stored(gg.pk, unknown):
         return None
     snap = team_snapshot(gg, due, w.now,
                          like=w.memo.get("team_before") or w.memo.get("team_snapshot"),
@@ -713,12 +717,19 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     _store_deadline(gg, rows)
     parts = {"as_of": iso(snap.now), "statistics": table, "teams": rows,
              "next_deadline": iso(gg.next_deadline)}
+    # The team list's and the log's pushes are known here too: the moved-on teams' rows, the
+    # new line on top.
+    patches = {"statistics": statistics_patch,
+               "teams": {"k": "application", "o": [row["application"] for row in rows],
+                         "c": {str(row["application"]): {"=": row} for row in rows
+                               if row["application"] in due}}}
     attempt = w.memo.get("attempt")
     if attempt is not None:
         parts["attempts"] = _with_attempt(shared(organizer["attempts"]), attempt, snap,
                                           labels)
-    states: dict[str, dict] = {realtime.ORGANIZER: Parts(
-        parts, patches={"statistics": statistics_patch})}
+        patches["attempts"] = {"k": "id", "o": [a["id"] for a in parts["attempts"]],
+                               "c": {str(attempt.pk): {"=": parts["attempts"][0]}}}
+    states: dict[str, dict] = {realtime.ORGANIZER: Parts(parts, patches=patches)}
     for pk in due:
         states[team_audience(pk)] = Parts(me=team_me(snap, pk, data))
     return states
@@ -729,7 +740,10 @@ def _store_deadline(gg: GorodGame, rows: list[dict]) -> None:
     clock (and no failed tick pending)."""
     deadlines = [datetime.fromisoformat(row["next_deadline"]) for row in rows
                  if row["next_deadline"] is not None]
-    gg.next_deadline = min(deadlines) if deadlines else None
+    deadline = min(deadlines) if deadlines else None
+    if deadline == gg.next_deadline and gg.clock_failures == 0:
+        return  # the locked row already says so
+    gg.next_deadline = deadline
     gg.clock_failures = 0
     gg.save(update_fields=["next_deadline", "clock_failures"])
 

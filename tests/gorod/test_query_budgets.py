@@ -24,7 +24,7 @@ NOW = minutes(10)  # every team on a level, before any hint is due (25 min)
 # A started game's levels and team names come from the process's cache (``selectors.setup``):
 # a cold process reads them once more (``COLD_SETUP``, tests/gorod/test_setup_cache.py).
 WRONG = RIGHT = 14  # the team's rows in three reads, its view and the organizer's log
-CLOSING = 16  # its team's timeline again, and the stored standings re-ranked: no whole record
+CLOSING = 14  # its team's timeline again, and the stored standings re-ranked: no whole record
 LIMITED = 14  # unchecked, but the refused try is stored for the organizer's log and pushed
 RULING = {"penalty": 27, "average_time": 27}  # with the audit entry
 TICK = 18  # the due teams moved on from their own rows, in one batch, and re-ranked
