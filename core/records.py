@@ -6,6 +6,7 @@ This module must not import Django: the rules engines (``kingofhill.rules``, ``g
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -151,6 +152,14 @@ def team_names(value: Any, where: str = "teams", *, minimum: int = 1) -> tuple[s
     ('Альфа', 'Бета')
     """
     names = check_type(value, list, where)
+    if all(type(name) is str for name in names):
+        # A live write parses a record of every team's name on every code: the same names.
+        return _checked_names(tuple(names), where, minimum)
+    return _checked_names.__wrapped__(tuple(names), where, minimum)
+
+
+@functools.lru_cache(maxsize=64)
+def _checked_names(names: tuple, where: str, minimum: int) -> tuple[str, ...]:
     seen: set[str] = set()
     for i, name in enumerate(names):
         check_type(name, str, f"{where}[{i}]")
