@@ -66,3 +66,62 @@ def moment(value: Any) -> datetime | None:
 def loaded(value: Any) -> Any:
     """A JSON column's value (both backends answer its text to a plain cursor here)."""
     return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+class Loader:
+    """Model instances of one model from constant SQL: every concrete column, turned into what
+    the ORM gives (its own converters), built with ``Model.from_db``, without compiling a query
+    each time. ``load(where, params, order)`` answers the instances; the SQL of one shape is
+    built once."""
+
+    def __init__(self, model):
+        self.model = model
+        self.fields = list(model._meta.concrete_fields)
+        self.names = [f.attname for f in self.fields]
+        self.select = ", ".join(f"t.{q(f.column)}" for f in self.fields)
+        self._converters: dict[str, list] = {}
+        self._sql: dict[tuple[str, str], str] = {}
+
+    def _convert(self) -> list[tuple[list, Any]]:
+        """Per column, the converters the ORM applies on this connection and their column."""
+        found = self._converters.get(connection.vendor)
+        if found is None:
+            found = []
+            for f in self.fields:
+                col = f.get_col(self.model._meta.db_table)
+                found.append(([*connection.ops.get_db_converters(col),
+                               *col.get_db_converters(connection)], col))
+            self._converters[connection.vendor] = found
+        return found
+
+    def load(self, where: str, params: list | tuple, order: str = "") -> list:
+        """Instances of the rows ``WHERE <where>`` (columns as ``t."column"``), in ``order``."""
+        text = self._sql.get((where, order))
+        if text is None:
+            text = f"SELECT {self.select} FROM {table(self.model)} t WHERE {where}"
+            if order:
+                text += f" ORDER BY {order}"
+            self._sql[(where, order)] = text
+        converters = self._convert()
+        found = []
+        for row in rows(text, params):
+            values = list(row)
+            for i, (convert, col) in enumerate(converters):
+                for step in convert:
+                    values[i] = step(values[i], col, connection)
+            found.append(self.model.from_db(connection.alias, self.names, values))
+        return found
+
+
+def prefetched(instance, name: str, objects: list) -> None:
+    """Hand ``instance.<name>.all()`` these objects (each knowing ``instance``), as
+    ``prefetch_related`` would."""
+    cache = instance.__dict__.setdefault("_prefetched_objects_cache", {})
+    cache.pop(name, None)
+    manager = getattr(instance, name)
+    for obj in objects:
+        manager.field.set_cached_value(obj, instance)
+    queryset = manager.get_queryset()  # filtered, never evaluated
+    queryset._result_cache = list(objects)
+    queryset._prefetch_done = True
+    cache[name] = queryset

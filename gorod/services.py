@@ -58,6 +58,7 @@ from gorod.models import (
     TimeoutRequest,
 )
 from teams.models import Application, Game
+from teams.selectors import playing_entry
 
 CODE_MAX = 200
 #: the sector an accepted photo "finds": the whole level
@@ -79,13 +80,8 @@ def _require_running(gg: GorodGame) -> None:
         raise DomainError(_("The game has ended."))
 
 
-def _entry(gg: GorodGame, application: Application | int) -> Application:
-    app_id = application if isinstance(application, int) else application.pk
-    if app_id not in (gg.team_order or []):
-        raise DomainError(_("This team does not play in this game."))
-    if isinstance(application, Application) and Application.team.is_cached(application):
-        return application  # the phone's entry, its team just read with it
-    return Application.objects.select_related("team").get(pk=app_id)
+def _entry(gg, application: Application | int) -> Application:
+    return playing_entry(gg.team_order, application)
 
 
 def _check_codes(spec: dict, where: str) -> dict:

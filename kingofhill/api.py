@@ -15,7 +15,7 @@ from rest_framework.response import Response
 
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import DomainError, NotAllowed
-from core.live import PUBLIC
+from core.live import PUBLIC, team_audience
 from core.permissions import IsHost, IsOrganizer
 from kingofhill import selectors, services
 from kingofhill import serializers as s
@@ -58,8 +58,8 @@ class HostAPIView(KothAPIView):
 
 class TeamAPIView(TeamPhoneAPIView, KothAPIView):
     def team_state(self):
-        stored = selectors.read_stored(self.get_koth(), kind="team",
-                                       application_id=self.entry.pk)
+        # By the game's id: the phone's entry already proved the game exists.
+        stored = LIVE.read(self.kwargs["game_id"], team_audience(self.entry.pk))
         if stored is None:
             raise NotAllowed(_("This team does not play in this game."))
         return stored.response()
@@ -251,5 +251,6 @@ class AnswerAPI(TeamAPIView):
                    summary="The team's one answer; a retry with the same client_id is harmless")
     def post(self, request, game_id: int):
         data = self.payload(s.AnswerSerializer)
-        services.answer_submit(game=self.get_koth(), application=self.entry, **data)
+        # The game row is read once, locked, by the service (a missing one is a 404 there).
+        services.answer_submit(game=self.kwargs["game_id"], application=self.entry, **data)
         return self.team_state()

@@ -13,14 +13,16 @@ No rule is decided here: whether a declaration counts and what a move would give
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Count, Window, prefetch_related_objects
+from django.db.models import prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core import sql
 from core.errors import DomainError
 from core.live import PUBLIC, Parts, Stored, Write, decode, stored_parts, team_audience
 from core.records import RecordError, format_time
@@ -230,6 +232,20 @@ def forget_closed(game_id: int | None = None) -> None:
         _CLOSED.pop(game_id, None)
 
 
+_ANSWERS, _DECLARATIONS = sql.Loader(Answer), sql.Loader(Declaration)
+
+
+def _read_open(question: Question) -> None:
+    """The open question's answers and declarations, as ``prefetch_related`` reads them (in
+    the models' order), from constant SQL: every answer of a 64-team game reads them again."""
+    where = f"t.{sql.column(Answer, 'question')} = %s"
+    sql.prefetched(question, "answers", _ANSWERS.load(
+        where, [question.pk], f"t.{sql.column(Answer, 'at')}, t.{sql.column(Answer, 'pk')}"))
+    sql.prefetched(question, "declarations", _DECLARATIONS.load(
+        where, [question.pk],
+        f"t.{sql.column(Declaration, 'at')}, t.{sql.column(Declaration, 'pk')}"))
+
+
 def load_snapshot(koth: KothGame, *, reuse: bool = False,
                   current: Question | None = None) -> Snapshot:
     """Everything the states need, in four queries, with the board computed once.
@@ -247,7 +263,7 @@ def load_snapshot(koth: KothGame, *, reuse: bool = False,
         if kept is not None and key is not None and kept.key == key:
             if current is not None and current.closed_at is None:
                 open_questions = [current]
-                prefetch_related_objects(open_questions, "declarations", "answers")
+                _read_open(current)
             else:
                 open_questions = list(
                     Question.objects.filter(koth=koth, closed_at__isnull=True)
@@ -430,14 +446,22 @@ def presence_states(koth: KothGame) -> dict[str, dict] | None:
 def bank_summary(koth: KothGame) -> dict:
     """What the host console shows of the bank: how many are left and the next one (one
     query: every host state carries it)."""
-    nxt = (PreparedQuestion.objects.filter(koth=koth, question__isnull=True)
-           .annotate(left=Window(Count("id"))).order_by("position", "pk").first())
-    return {
-        "left": 0 if nxt is None else nxt.left,
-        "next": None if nxt is None else {
-            "id": nxt.pk, "text": nxt.text, "answer_key": nxt.answer_key,
-            "variants": list(nxt.variants), "partner": nxt.partner, "note": nxt.note},
-    }
+    found = sql.rows(_bank_sql(), [koth.pk])
+    if not found:
+        return {"left": 0, "next": None}
+    pk, text, answer_key, variants, partner, note, left = found[0]
+    return {"left": left, "next": {
+        "id": pk, "text": text, "answer_key": answer_key,
+        "variants": list(sql.loaded(variants) or []), "partner": bool(partner), "note": note}}
+
+
+@functools.cache
+def _bank_sql() -> str:
+    c = functools.partial(sql.column, PreparedQuestion)
+    columns = ", ".join(c(f) for f in ("pk", "text", "answer_key", "variants", "partner", "note"))
+    return (f"SELECT {columns}, COUNT(*) OVER () FROM {sql.table(PreparedQuestion)} "
+            f"WHERE {c('koth')} = %s AND {c('question')} IS NULL "
+            f"ORDER BY {c('position')}, {c('pk')} LIMIT 1")
 
 
 def _history(snap: Snapshot) -> list[dict]:

@@ -47,6 +47,7 @@ from kingofhill.models import (
 from rating import selectors as rating_selectors
 from rating import services as rating_services
 from teams.models import Application, Game
+from teams.selectors import playing_entry
 
 ANSWER_MAX = 300
 
@@ -80,11 +81,8 @@ def _question(koth: KothGame, number: int) -> Question:
         raise DomainError(_("There is no question %(n)s.") % {"n": number}) from None
 
 
-def _entry(koth: KothGame, application: Application | int) -> Application:
-    app_id = application if isinstance(application, int) else application.pk
-    if app_id not in koth.team_order:
-        raise DomainError(_("This team does not play in this game."))
-    return Application.objects.select_related("team").get(pk=app_id)
+def _entry(koth, application: Application | int) -> Application:
+    return playing_entry(koth.team_order, application)
 
 
 def _board(koth: KothGame) -> rules.Board | None:

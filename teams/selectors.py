@@ -13,8 +13,10 @@ from datetime import datetime
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from core import limits
+from core.errors import DomainError
 from core.roles import is_organizer
 from teams import rules
 from teams.models import Application, Ban, Benefit, Game, Notice, Team
@@ -254,3 +256,15 @@ def application_by_join_token(token) -> Application | None:
         .filter(join_token=token, status=Application.Status.APPROVED)
         .first()
     )
+
+
+def playing_entry(team_order: list[int] | None, application: Application | int) -> Application:
+    """The application of a team that plays in a started game (its id in the game's frozen
+    ``team_order``), with its team; ``DomainError`` for any other. The phone's own entry (its
+    team already read with it by ``team_entry_for_session``) is used as it is."""
+    app_id = application if isinstance(application, int) else application.pk
+    if app_id not in (team_order or []):
+        raise DomainError(_("This team does not play in this game."))
+    if isinstance(application, Application) and Application.team.is_cached(application):
+        return application
+    return Application.objects.select_related("team").get(pk=app_id)

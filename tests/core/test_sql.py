@@ -1,0 +1,56 @@
+"""``core.sql``: constant SQL that answers what the ORM would (values, instances, prefetches)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+
+from core import sql
+from gorod import rows, services
+from gorod.models import CodeAttempt, Ruling
+from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
+from tests.gorod.fixtures_live import T0, minutes
+
+pytestmark = pytest.mark.django_db
+
+
+def fields(obj) -> dict:
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+
+
+def test_a_loader_gives_the_instances_the_orm_gives_field_for_field(running, alpha, organizer):
+    services.code_submit(game=running, application=alpha, text="nope", now=minutes(1),
+                         client_id=uuid.uuid4())
+    services.code_submit(game=running, application=alpha, text="G1R1D", now=minutes(2))
+    services.ruling_add(game=running, actor=organizer, application=alpha, type="penalty",
+                        minutes=5, reason="late", now=minutes(3))
+    for model in (CodeAttempt, Ruling):
+        loaded = sql.Loader(model).load(f"t.{sql.column(model, 'gorod')} = %s", [running.pk],
+                                        f"t.{sql.column(model, 'pk')}")
+        expected = list(model.objects.filter(gorod=running).order_by("pk"))
+        assert [fields(o) for o in loaded] == [fields(o) for o in expected]
+        assert all(o._state.adding is False for o in loaded)
+
+
+def test_prefetched_objects_are_what_the_relation_answers_without_a_query(
+        running, alpha, django_assert_num_queries):
+    services.code_submit(game=running, application=alpha, text="nope", now=minutes(1))
+    level = running.levels.get(label="1")
+    attempts = list(CodeAttempt.objects.filter(level=level))
+    sql.prefetched(level, "attempts", attempts)
+    with django_assert_num_queries(0):
+        assert list(level.attempts.all()) == attempts
+        assert all(a.level is level for a in attempts)
+
+
+def test_a_teams_rows_stay_bounded_however_many_attempts_it_made(running, alpha):
+    level = running.levels.get(label="1")
+    CodeAttempt.objects.bulk_create([
+        CodeAttempt(gorod=running, application=alpha, level=level, text=f"old {k}",
+                    normalized=f"OLD{k}", at=T0 + timedelta(seconds=k + 1),
+                    verdict=CodeAttempt.Verdict.WRONG) for k in range(300)])
+    found = rows.team_rows(running.pk, alpha.pk, since=minutes(30))
+    assert len(found.attempts) == rows.RECENT
+    assert [a.text for a in found.recent()] == [f"old {k}" for k in range(299, 279, -1)]
