@@ -213,9 +213,12 @@ TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
 PIN_GAME_BUDGET_PER_HOUR = env_int("PIN_GAME_BUDGET_PER_HOUR", 100)
 # Team phones stay joined for a whole evening (and a night game): two days.
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 2 * 24 * 3600)
-# Every phone request reads its session: from the cache (Redis when deployed, the process's
-# memory on the embedded default), the database only on a miss; writes go to both.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Every phone request reads its session. On the embedded default it comes from the process's
+# memory (the database only on a miss; writes go to both). With Redis it stays in the database:
+# a Redis round trip would cost what a PostgreSQL one does, and a Redis outage must not turn
+# every request into an error (tests/core/test_redis_layer.py).
+SESSION_ENGINE = ("django.contrib.sessions.backends.db" if ENV.get("REDIS_URL", "").strip()
+                  else "django.contrib.sessions.backends.cached_db")
 
 LOGGING = {
     "version": 1,
