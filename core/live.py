@@ -129,6 +129,28 @@ class Write:
     memo: dict = field(default_factory=dict)
     # The action found nothing to change (a retried submission): no build, no version.
     unchanged: bool = False
+    # What the build read of the stored states (``read_parts``), which ``publish`` compares
+    # with instead of reading them again: the rows of ``_compared`` and the keys asked.
+    read: list[tuple] = field(default_factory=list)
+    asked: dict[str, set[str]] = field(default_factory=dict)
+
+    def read_parts(self, wanted: dict[str, list[str]]) -> dict[str, dict[str, str]]:
+        """``stored_parts`` of this write's game, kept for ``publish``: a build that reads the
+        keys it will return as ``Parts`` spares the write its comparison query. Ask for every
+        key the build will return, whether stored or not."""
+        wanted = {audience: list(keys) for audience, keys in wanted.items() if keys}
+        if not wanted:
+            return {}
+        keys = sorted({key for keys in wanted.values() for key in keys})
+        found: dict[str, dict[str, str]] = {}
+        for row in _compared(self.game.pk, [], list(wanted), keys):
+            self.read.append(row)
+            _pk, audience, _v, part, key, _position, text = row
+            if part is not None and key in wanted[audience]:
+                found.setdefault(audience, {})[key] = text
+        for audience, keys in wanted.items():
+            self.asked.setdefault(audience, set()).update(keys)
+        return found
 
 
 @dataclass(frozen=True)
@@ -250,11 +272,17 @@ class LiveGame:
         # state, only the given keys of ``Parts``.
         whole = [a for a, state in states.items() if not isinstance(state, Parts)]
         partial = [a for a, state in states.items() if isinstance(state, Parts)]
-        keys = {key for state in states.values() if isinstance(state, Parts) for key in state}
         streams: dict[str, LiveStream] = {}
         old: dict[int, dict[str, LivePart]] = {}
-        for pk, audience, version, part, key, position, text in _compared(
-                game_id, whole, partial, sorted(keys)):
+        # Audiences whose every returned key the build already read (``Write.read_parts``)
+        # are compared with those rows; the others are read now.
+        known = {a for a in partial if set(states[a]) <= w.asked.get(a, set())}
+        partial = [a for a in partial if a not in known]
+        keys = {key for a in partial for key in states[a]}
+        rows = [row for row in w.read if row[1] in known]
+        if whole or partial:
+            rows += _compared(game_id, whole, partial, sorted(keys))
+        for pk, audience, version, part, key, position, text in rows:
             if audience not in streams:
                 streams[audience] = LiveStream(pk=pk, game_id=game_id, audience=audience,
                                                version=version)
@@ -308,7 +336,8 @@ class LiveGame:
                     texts[key]) + 6 else whole_value
             if removed:
                 change["x"] = removed
-            gone += [before[key].pk for key in changed | set(removed) if key in before]
+            # A changed key's row is replaced in place (``_insert_parts_sql`` upserts).
+            gone += [before[key].pk for key in removed]
             parts += [LivePart(stream_id=row.pk, key=key, position=order[key], text=texts[key])
                       for key in changed]
             for key in changed:
@@ -480,9 +509,13 @@ def _bump_sql(n: int) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _insert_parts_sql(n: int) -> str:
+    """New parts and changed ones in one statement: a stream's key that is stored already
+    takes its new text and place (SQLite and PostgreSQL both upsert on the unique key)."""
     columns = ", ".join(_Q(c) for c in ("stream_id", "key", "position", "text"))
     return (f"INSERT INTO {_Q(_PART)} ({columns}) VALUES "
-            + ", ".join(["(%s, %s, %s, %s)"] * n))
+            + ", ".join(["(%s, %s, %s, %s)"] * n)
+            + f" ON CONFLICT ({_Q('stream_id')}, {_Q('key')}) DO UPDATE SET "
+            f"{_Q('position')} = excluded.{_Q('position')}, {_Q('text')} = excluded.{_Q('text')}")
 
 
 def streams_stored(game_id: int, audiences: list[str]) -> bool:

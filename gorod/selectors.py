@@ -26,7 +26,6 @@ from core.live import (
     Write,
     encode,
     shared,
-    stored_parts,
     stored_texts,
     streams_stored,
     team_audience,
@@ -664,10 +663,10 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     keys = ["statistics", "teams", "attempts"]
     # The write's own teams' streams are asked with the organizer's parts (one query); a team
     # that only a deadline made due is checked after.
-    stored = stored_parts(gg.pk, {realtime.ORGANIZER: keys,
-                                  **{team_audience(pk): ["me"] for pk in teams}})
+    stored = w.read_parts({realtime.ORGANIZER: [*keys, "as_of", "next_deadline"],
+                           **{team_audience(pk): ["me"] for pk in teams}})
     organizer = stored.get(realtime.ORGANIZER, {})
-    if set(organizer) != set(keys):
+    if not set(keys) <= set(organizer):
         return None
     rows = shared(organizer["teams"])  # read only, like every ``shared`` value
     # Once the game has started a team has a deadline exactly when it is on a level, and its
@@ -769,8 +768,10 @@ def _stored_for(w: Write, team_id: int, keys: list[str]) -> tuple[dict, TeamData
     """The organizer's stored ``keys`` (when its and the team's states are stored) and the
     team's own rows."""
     mine = team_audience(team_id)
-    stored = stored_parts(w.game.pk, {realtime.ORGANIZER: keys, mine: ["me"]})
-    organizer = stored.get(realtime.ORGANIZER, {})
+    # ``as_of`` too: every key the write returns is read here, for the comparison.
+    stored = w.read_parts({realtime.ORGANIZER: [*keys, "as_of"], mine: ["me"]})
+    organizer = {key: text for key, text in stored.get(realtime.ORGANIZER, {}).items()
+                 if key in keys}
     if set(organizer) != set(keys) or "me" not in stored.get(mine, {}):
         return None
     return organizer, team_data(w.game, only=team_id, team_rows=w.memo.get("rows"))

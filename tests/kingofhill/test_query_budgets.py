@@ -17,9 +17,9 @@ pytestmark = pytest.mark.django_db
 
 # The budgets: each path's exact count, the same for every size of game. A stored state is
 # written key by key (``core.live.Parts``): old parts deleted, versions bumped, new ones inserted.
-ANSWER = 16
-JUDGE = 24
-CLOSE = 21
+ANSWER = 15
+JUDGE = 23
+CLOSE = 20
 # The user, the stored state (public: only the state); the session too where it is read from
 # the database (with Redis: config.settings.SESSION_ENGINE).
 SESSION = int(settings.SESSION_ENGINE.endswith(".db"))
