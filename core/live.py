@@ -35,7 +35,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from django.db import connection, transaction
+from django.db import transaction
 from django.http import HttpResponse
 from django.utils import timezone
 
@@ -435,7 +435,7 @@ def stored_parts(game_id: int, wanted: dict[str, list[str]]) -> dict[str, dict[s
     for audience, keys in wanted.items():
         params += [audience, *keys]
     found: dict[str, dict[str, str]] = {}
-    for audience, key, text in _rows(_parts_sql(tuple(len(k) for k in wanted.values())),
+    for audience, key, text in sql.rows(_parts_sql(tuple(len(k) for k in wanted.values())),
                                      params):
         found.setdefault(audience, {})[key] = text
     return found
@@ -444,18 +444,8 @@ def stored_parts(game_id: int, wanted: dict[str, list[str]]) -> dict[str, dict[s
 # The hot reads and the write's comparison as constant SQL texts: every read (a projector's
 # poll, a resync, a socket's first message) and every write runs one, and the ORM spent more
 # time building these joins than the database spent answering them (a third of a public read).
-_Q = '"{}"'.format  # the same quoting on SQLite and PostgreSQL
+_Q, _marks = sql.q, sql.marks  # the same quoting on SQLite and PostgreSQL (``core.sql``)
 _STREAM, _PART = LiveStream._meta.db_table, LivePart._meta.db_table
-
-
-def _rows(sql: str, params: list) -> list[tuple]:
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-
-
-def _marks(n: int) -> str:
-    return ", ".join(["%s"] * n)
 
 
 @functools.lru_cache(maxsize=256)
@@ -474,7 +464,7 @@ def _compared(game_id: int, whole: list[str], partial: list[str], keys: list[str
     comes back, with no part)."""
     if not whole and not partial:
         return []
-    return _rows(_compared_sql(len(whole), len(partial), len(keys)),
+    return sql.rows(_compared_sql(len(whole), len(partial), len(keys)),
                  [*whole, *keys, game_id, *whole, *partial])
 
 
@@ -543,7 +533,7 @@ def _stored_many(game_id: int, audiences: list[str] | None,
         params.append(game_format)
     params += audiences or []
     found: dict[str, tuple[int, list]] = {}
-    for audience, version, key, text in _rows(
+    for audience, version, key, text in sql.rows(
             _stored_sql(game_format is not None,
                         None if audiences is None else len(audiences)), params):
         entry = found.setdefault(audience, (version, []))
@@ -555,18 +545,18 @@ def _stored_many(game_id: int, audiences: list[str] | None,
 
 @functools.lru_cache(maxsize=64)
 def _stored_sql(by_format: bool, audiences: int | None) -> str:
-    sql = (f"SELECT s.{_Q('audience')}, s.{_Q('version')}, p.{_Q('key')}, p.{_Q('text')} "
-           f"FROM {_Q(_STREAM)} s LEFT OUTER JOIN {_Q(_PART)} p "
-           f"ON p.{_Q('stream_id')} = s.{_Q('id')} ")
+    text = (f"SELECT s.{_Q('audience')}, s.{_Q('version')}, p.{_Q('key')}, p.{_Q('text')} "
+            f"FROM {_Q(_STREAM)} s LEFT OUTER JOIN {_Q(_PART)} p "
+            f"ON p.{_Q('stream_id')} = s.{_Q('id')} ")
     if by_format:
         game = LiveStream._meta.get_field("game").related_model._meta.db_table
-        sql += f"INNER JOIN {_Q(game)} g ON g.{_Q('id')} = s.{_Q('game_id')} "
-    sql += f"WHERE s.{_Q('game_id')} = %s "
+        text += f"INNER JOIN {_Q(game)} g ON g.{_Q('id')} = s.{_Q('game_id')} "
+    text += f"WHERE s.{_Q('game_id')} = %s "
     if by_format:
-        sql += f"AND g.{_Q('format')} = %s "
+        text += f"AND g.{_Q('format')} = %s "
     if audiences is not None:
-        sql += f"AND s.{_Q('audience')} IN ({_marks(audiences)}) "
-    return sql + f"ORDER BY s.{_Q('audience')}, p.{_Q('position')}"
+        text += f"AND s.{_Q('audience')} IN ({_marks(audiences)}) "
+    return text + f"ORDER BY s.{_Q('audience')}, p.{_Q('position')}"
 
 
 def _stored(game_id: int, audience: str) -> Stored | None:

@@ -16,7 +16,8 @@ from typing import Any
 
 class VersionedCache:
     """``get(key, version, load)``: ``load()``'s value, kept for ``(key, version)``; a newer
-    version of a key replaces the older one. At most ``size`` keys are kept (the least recently
+    version of a key replaces the older one (``put`` keeps a value a writer already has,
+    ``peek`` answers only what is kept). At most ``size`` keys are kept (the least recently
     used go first). Values are shared between threads: callers must not change them."""
 
     def __init__(self, size: int = 64):
@@ -31,12 +32,29 @@ class VersionedCache:
                 self._items.move_to_end(key)
                 return found[1]
         value = load()  # outside the lock: two threads may load the same version, both right
+        self.put(key, version, value)
+        return value
+
+    def peek(self, key: Hashable, version: Any) -> Any:
+        """The value kept for ``(key, version)``, or None (nothing is loaded)."""
+        with self._lock:
+            found = self._items.get(key)
+            if found is None or found[0] != version:
+                return None
+            self._items.move_to_end(key)
+            return found[1]
+
+    def put(self, key: Hashable, version: Any, value: Any) -> None:
+        """Keep ``value`` for ``(key, version)`` (a writer that has it, after its commit)."""
         with self._lock:
             self._items[key] = (version, value)
             self._items.move_to_end(key)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
-        return value
+
+    def discard(self, key: Hashable) -> None:
+        with self._lock:
+            self._items.pop(key, None)
 
     def clear(self) -> None:
         with self._lock:

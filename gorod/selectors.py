@@ -32,7 +32,7 @@ from core.live import (
 )
 from core.records import RecordError
 from core.versioned import VersionedCache
-from gorod import realtime, rows, rules
+from gorod import reads, realtime, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
 from gorod.models import CodeAttempt, GorodGame, Level, PhotoProof, Ruling, TimeoutRequest
 from teams.models import Application, Game
@@ -118,13 +118,13 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
                  level_rows: list[Level] | None = None,
                  only: int | Collection[int] | None = None,
                  names: dict[int, str] | None = None,
-                 team_rows: rows.TeamRows | None = None) -> dict:
+                 team_rows: reads.TeamRows | None = None) -> dict:
     """The contract record (``docs/spec/record-format.md``) of a started game. ``end`` overrides the
     stored end (the service checking an end before storing it); ``teams`` and ``level_rows``
     spare the queries when the caller has them (or ``names``, ``team_names``). With ``only`` (an
     application id, or several) the record names every team but carries only those teams'
     events and routes: what their timelines need (``rules.team_result``), read without the other
-    teams' rows; ``team_rows``, the one team's rows a code already read (``rows.team_rows``)."""
+    teams' rows; ``team_rows``, the one team's rows a code already read (``reads.team_rows``)."""
     if names is None:
         teams = entries(gg) if teams is None else teams
         names = {a.pk: a.team.name for a in teams}
@@ -136,9 +136,9 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
         standing = team_rows.rulings
         routes = {} if team_rows.route is None else {team_rows.application_id: team_rows.route}
     else:
-        closing = rows.closing_codes(gg.pk, whose)
-        standing = rows.rulings(gg.pk, whose)
-        routes = rows.routes(gg.pk, whose)
+        closing = reads.closing_codes(gg.pk, whose)
+        standing = reads.rulings(gg.pk, whose)
+        routes = reads.routes(gg.pk, whose)
     events: list[dict] = [{"team": names[app], "type": "code", "level": labels[level],
                            "at": iso(at)} for app, level, at in closing if app in names]
     for ruling in standing:
@@ -215,14 +215,14 @@ def load_snapshot(gg: GorodGame, now: datetime | None = None, *,
 
 
 def team_snapshot(gg: GorodGame, application_id: int | Collection[int], now: datetime, *,
-                  like: Snapshot | None = None, team_rows: rows.TeamRows | None = None
+                  like: Snapshot | None = None, team_rows: reads.TeamRows | None = None
                   ) -> Snapshot:
     """The engine's view of one team (or of several) at ``now`` from its own rows alone
     (``rules.team_result``): its level, status and timeout, what a code is checked against.
     ``results`` holds those teams only and carries no place; ``game_over`` is the clock's (a
     game every team has finished is already stored as finished). Refuses an impossible record
     like ``snapshot_or_refusal``. ``like``: an earlier one of the same write, whose levels and
-    names are reused; ``team_rows``: the one team's rows, already read (``rows.team_rows``)."""
+    names are reused; ``team_rows``: the one team's rows, already read (``reads.team_rows``)."""
     ids = [application_id] if isinstance(application_id, int) else list(application_id)
     if like is not None:
         known_levels, known_names = like.levels, like.names
@@ -230,9 +230,10 @@ def team_snapshot(gg: GorodGame, application_id: int | Collection[int], now: dat
         found = setup(gg)
         known_levels, known_names = found.levels, found.names
     snap = Snapshot(gorod=gg, now=now, entries=[], levels=known_levels, known_names=known_names)
+    if team_rows is not None and ids != [team_rows.application_id]:
+        team_rows = None  # several teams: each one's rows are read with the record
     snap.record = build_record(gg, names=snap.names, level_rows=snap.levels, only=ids,
-                               team_rows=team_rows if ids == [getattr(
-                                   team_rows, "application_id", None)] else None)
+                               team_rows=team_rows)
     moment = max(now, gg.ended_at or gg.started_at)
     try:
         record = rules.parse_record(snap.record)
@@ -397,18 +398,12 @@ def _photo(p: PhotoProof, names: dict[int, str], labels: dict[int, str]) -> dict
             "url": reverse("gorod:photo", args=[p.gorod_id, p.pk])}
 
 
-def sectors(level: Level, found: set[str], known: Setup | None = None) -> list[dict]:
+def sectors(level: Level, found: set[str], known: Setup) -> list[dict]:
     try:
-        spec = known.spec(level) if known is not None else level_codes_from_dict(level.codes)
+        spec = known.spec(level)
     except CodeSpecError:  # pragma: no cover - checked when the level is stored
         return []
     return [{"name": s.name, "found": s.name in found} for s in spec.sectors]
-
-
-def found_sectors(application_id: int, level: Level) -> set[str]:
-    return set(CodeAttempt.objects.filter(
-        application_id=application_id, level=level,
-        verdict=CodeAttempt.Verdict.ACCEPTED).values_list("sector", flat=True))
 
 
 @dataclass
@@ -424,7 +419,7 @@ class TeamData:
 
 
 def team_data(gg: GorodGame, only: int | Collection[int] | None = None, *,
-              team_rows: rows.TeamRows | None = None) -> TeamData:
+              team_rows: reads.TeamRows | None = None) -> TeamData:
     """For every team, or for the team ``only`` (an application id, or several) a write
     touched; ``team_rows``: that one team's rows, already read by its code."""
     if team_rows is not None and only == team_rows.application_id:
@@ -458,13 +453,13 @@ def team_data(gg: GorodGame, only: int | Collection[int] | None = None, *,
     return TeamData(found=found, recent=recent, timeout_requests=requests, photos=photos)
 
 
-def _one_team_data(team_rows: rows.TeamRows) -> TeamData:
+def _one_team_data(team_rows: reads.TeamRows) -> TeamData:
     """``team_data`` of one team from the rows its code read (the timeout requests and photos
     read here, in two constant queries)."""
     pk = team_rows.application_id
-    asked = rows.timeout_requests(pk)
+    asked = reads.timeout_requests(pk)
     photos: dict[tuple[int, int], list] = {}
-    for proof in rows.photos(pk):
+    for proof in reads.photos(pk):
         photos.setdefault((proof.application_id, proof.level_id), []).append(proof)
     return TeamData(found=team_rows.found_all(), recent={pk: team_rows.recent()},
                     timeout_requests={pk: asked[-1]} if asked else {}, photos=photos)

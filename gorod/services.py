@@ -36,7 +36,7 @@ from core.errors import DomainError, NotAllowed
 from core.live import Write
 from core.records import RecordError
 from core.roles import is_organizer
-from gorod import rows, rules, selectors, signals
+from gorod import reads, rules, selectors, signals
 from gorod.codes import (
     DEFAULT_MAX_WRONG,
     DEFAULT_WINDOW_S,
@@ -505,7 +505,7 @@ def code_submit(w: Write, *, application: Application | int, text: str,
     else:
         client_id = None
     # Everything the check and the team's new state read of the team's rows, at once.
-    team_rows = rows.team_rows(gg.pk, entry.pk, client_id=client_id,
+    team_rows = reads.team_rows(gg.pk, entry.pk, client_id=client_id,
                                since=now - timedelta(seconds=gg.wrong_window_s))
     if team_rows.seen_pk is not None:
         seen = CodeAttempt.objects.select_related("level").get(pk=team_rows.seen_pk)

@@ -27,6 +27,7 @@ from core.errors import DomainError
 from core.live import PUBLIC, Parts, Stored, Write, decode, stored_parts, team_audience
 from core.records import RecordError, format_time
 from core.roles import HOST, is_host, is_organizer
+from core.versioned import VersionedCache
 from kingofhill import realtime, rules
 from kingofhill.models import (
     Answer,
@@ -192,7 +193,6 @@ def build_record(koth: KothGame, entries: list[Application], questions: list[Que
 
 @dataclass(frozen=True)
 class _Closed:
-    key: tuple
     entries: list[Application]
     questions: list[Question]
     record: dict
@@ -201,8 +201,8 @@ class _Closed:
     memo: dict
 
 
-# Game id -> the closed part of its last committed recomputation (one entry per game).
-_CLOSED: dict[int, _Closed] = {}
+# Game id -> the closed part of its last committed recomputation, under ``_closed_key``.
+_CLOSED = VersionedCache(size=64)
 
 
 def _closed_key(koth: KothGame) -> tuple | None:
@@ -218,10 +218,14 @@ def remember_closed(snap: Snapshot, generation: int) -> None:
     koth = snap.koth
     if not koth.team_order:
         return
-    _CLOSED[koth.pk] = _Closed(
-        key=(generation, koth.started_at, tuple(koth.team_order)), entries=snap.entries,
-        questions=[q for q in snap.questions if q.closed_at is not None], record=snap.record,
-        board=snap.board, names=snap.names, memo=snap.memo)
+    _CLOSED.put(koth.pk, (generation, koth.started_at, tuple(koth.team_order)), _Closed(
+        entries=snap.entries, questions=[q for q in snap.questions if q.closed_at is not None],
+        record=snap.record, board=snap.board, names=snap.names, memo=snap.memo))
+
+
+def _kept(koth: KothGame) -> _Closed | None:
+    key = _closed_key(koth)
+    return None if key is None else _CLOSED.peek(koth.pk, key)
 
 
 def forget_closed(game_id: int | None = None) -> None:
@@ -229,7 +233,7 @@ def forget_closed(game_id: int | None = None) -> None:
     if game_id is None:
         _CLOSED.clear()
     else:
-        _CLOSED.pop(game_id, None)
+        _CLOSED.discard(game_id)
 
 
 _ANSWERS, _DECLARATIONS = sql.Loader(Answer), sql.Loader(Declaration)
@@ -258,9 +262,8 @@ def load_snapshot(koth: KothGame, *, reuse: bool = False,
     that into a refusal before anything is committed).
     """
     if reuse:
-        kept = _CLOSED.get(koth.pk)
-        key = _closed_key(koth)
-        if kept is not None and key is not None and kept.key == key:
+        kept = _kept(koth)
+        if kept is not None:
             if current is not None and current.closed_at is None:
                 open_questions = [current]
                 _read_open(current)
@@ -428,8 +431,8 @@ def presence_states(koth: KothGame) -> dict[str, dict] | None:
     stored = stored_parts(koth.pk, {realtime.HOST: ["host"]}).get(realtime.HOST, {}).get("host")
     if stored is None:
         return None
-    kept, key = _CLOSED.get(koth.pk), _closed_key(koth)
-    if kept is not None and key is not None and kept.key == key:
+    kept = _kept(koth)
+    if kept is not None:
         entries, names = kept.entries, kept.names
     else:
         entries = game_entries(koth)

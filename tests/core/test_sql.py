@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from core import sql
-from gorod import rows, services
+from gorod import reads, services
 from gorod.models import CodeAttempt, Ruling
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import T0, minutes
@@ -51,6 +51,6 @@ def test_a_teams_rows_stay_bounded_however_many_attempts_it_made(running, alpha)
         CodeAttempt(gorod=running, application=alpha, level=level, text=f"old {k}",
                     normalized=f"OLD{k}", at=T0 + timedelta(seconds=k + 1),
                     verdict=CodeAttempt.Verdict.WRONG) for k in range(300)])
-    found = rows.team_rows(running.pk, alpha.pk, since=minutes(30))
-    assert len(found.attempts) == rows.RECENT
+    found = reads.team_rows(running.pk, alpha.pk, since=minutes(30))
+    assert len(found.attempts) == reads.RECENT
     assert [a.text for a in found.recent()] == [f"old {k}" for k in range(299, 279, -1)]

@@ -42,3 +42,12 @@ def test_clear_forgets_everything():
     cache.get("a", 1, lambda: "a")
     cache.clear()
     assert cache.get("a", 1, lambda: "fresh") == "fresh"
+
+
+def test_a_put_value_is_peeked_only_under_its_version_and_a_discard_forgets_it():
+    cache = VersionedCache()
+    cache.put("game", 3, "board")
+    assert cache.peek("game", 3) == "board"
+    assert cache.peek("game", 2) is None and cache.peek("other", 3) is None
+    cache.discard("game")
+    assert cache.peek("game", 3) is None
