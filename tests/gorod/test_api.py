@@ -321,3 +321,12 @@ def test_the_organizer_switches_the_leaderboard_through_the_api(live, organizer,
     bad = logged_in(organizer).post(url(live, "leaderboard"), {"public": "maybe"},
                                     content_type="application/json")
     assert bad.status_code == 400
+
+
+def test_a_code_for_a_game_with_no_gorod_set_up_yet_is_a_404_with_its_detail(scheduled, alpha):
+    response = phone(alpha).post(f"/gorod/api/games/{scheduled.pk}/code/",
+                                 {"text": "G1R1D", "client_id": str(uuid.uuid4())},
+                                 content_type="application/json")
+    assert response.status_code == 404, response.content
+    assert "No GoRoD game" in response.json()["detail"]
+    assert not CodeAttempt.objects.exists()
