@@ -429,7 +429,8 @@ async def reconnect_storm(http, socks: list[Socket], targets, timeout: float = 1
 # --- scenario 3: fan-out ----------------------------------------------------------------------
 
 
-async def fanout(manifest: dict, urls: list[str], *, sockets: int, changes: int) -> dict:
+async def fanout(manifest: dict, urls: list[str], *, sockets: int, changes: int,
+                 connected_hook=None) -> dict:
     """``sockets`` pages on one King of the Hill game — half projectors (the public group),
     half team phones (the team groups) — spread over the workers; the host closes the open
     question and announces the next, ``changes`` times in all; for every change, how long until
@@ -449,6 +450,8 @@ async def fanout(manifest: dict, urls: list[str], *, sockets: int, changes: int)
         firsts = await wait_first(socks, 60)
         connect_s = time.perf_counter() - t
         connected = sum(1 for f in firsts if f is not None)
+        if connected_hook is not None:  # e.g. a profiler that should see only the changes
+            connected_hook()
         calls = Calls()
         for i in range(changes):
             await asyncio.sleep(0.5)

@@ -145,11 +145,9 @@ def _database_from_url(url: str, environ: Mapping[str, str] = os.environ) -> dic
     )
 
 
-# redis-py 8 gives every socket a 5 s read timeout; channels-redis receives with a blocking
-# BZPOPMIN of 5 s (``RedisChannelLayer.brpop_timeout``), so an idle consumer's read timed out
-# just before Redis answered and the socket was dropped every 5–11 s. The read timeout must be
-# clearly longer than that blocking read, and still finite so a half-open connection (a peer
-# gone without a reset) is noticed; TCP keepalive keeps idle connections through NAT and
+# Reads time out, but well after any answer a healthy Redis gives (redis-py 8's 5 s default cut
+# the list layer's blocking 5 s reads and dropped idle sockets), so a half-open connection (a
+# peer gone without a reset) is noticed; TCP keepalive keeps idle connections through NAT and
 # firewalls. A command cut by a short Redis blip (a restart, a failover) is retried a few times
 # with backoff, about 1.5 s in all, instead of losing the push or dropping every socket, and a
 # connection idle for a while is checked with a PING before it is used again.
@@ -198,17 +196,13 @@ def cache_config(environ: Mapping[str, str]) -> dict:
     }
 
 
-# A worker's Redis connections for the channel layer: every socket that connects or drops joins
-# or leaves its groups with a command of its own, so 600 phones dropping at once run 1 200
-# commands together. redis-py's pool refused every command past its 100 connections at once
-# (MaxConnectionsError, the group never left); the layer now waits up to REDIS_POOL_WAIT_S for
-# one of REDIS_MAX_CONNECTIONS connections (config.layers). A message waits at most
-# CHANNEL_EXPIRY_S for its socket and a socket holds at most CHANNEL_CAPACITY of them: a
-# screen that far behind resyncs over HTTP anyway (static/js/live.js).
+# A worker's Redis connections for the channel layer (config.layers, pub/sub): one holds the
+# worker's subscriptions, the others publish. 600 phones dropping at once make 1 200 group and
+# channel calls together; redis-py's plain pool refused every command past its limit at once
+# (MaxConnectionsError, the group never left); the layer's pool waits up to REDIS_POOL_WAIT_S
+# for one of REDIS_MAX_CONNECTIONS connections instead.
 REDIS_MAX_CONNECTIONS = 200
 REDIS_POOL_WAIT_S = 20
-CHANNEL_CAPACITY = 200
-CHANNEL_EXPIRY_S = 60
 
 
 def channel_layers_config(environ: Mapping[str, str]) -> dict:
@@ -228,8 +222,7 @@ def channel_layers_config(environ: Mapping[str, str]) -> dict:
                                   "max_connections": env_int("REDIS_MAX_CONNECTIONS",
                                                              REDIS_MAX_CONNECTIONS, environ),
                                   "timeout": REDIS_POOL_WAIT_S}],
-                       "prefix": environ.get("CHANNELS_PREFIX", "clubgames"),
-                       "capacity": CHANNEL_CAPACITY, "expiry": CHANNEL_EXPIRY_S},
+                       "prefix": environ.get("CHANNELS_PREFIX", "clubgames")},
         }
     }
 

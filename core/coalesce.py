@@ -65,11 +65,9 @@ class Coalesced:
             self.run(game_id)
             return False
 
-    def schedule(self, game_id: int, *, at_least: float = 0) -> None:
-        """From async code (a consumer): run the refresh one window (and at least
-        ``at_least`` seconds) from now, in a thread."""
-        task = asyncio.get_running_loop().create_task(
-            self._later(game_id, max(window_s(), at_least)))
+    def schedule(self, game_id: int) -> None:
+        """From async code (a consumer): run the refresh one window from now, in a thread."""
+        task = asyncio.get_running_loop().create_task(self._later(game_id, window_s()))
         _PENDING.add(task)
         task.add_done_callback(_PENDING.discard)
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 from core import rights
 from core.live import PUBLIC, Stored, team_audience
 from core.realtime import SITE_GROUP, announce_message
-from core.sockets import StrictJsonFrames
+from core.sockets import StrictJsonFrames, ThreadFreeDispatch
 
 
 def latest_announcement_message() -> dict | None:
@@ -44,7 +44,7 @@ async def send_latest_announcement(consumer) -> None:
         await consumer.send_json(message)
 
 
-class SiteConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
+class SiteConsumer(ThreadFreeDispatch, StrictJsonFrames, AsyncJsonWebsocketConsumer):
     async def connect(self):
         await self.channel_layer.group_add(SITE_GROUP, self.channel_name)
         await self.accept()
@@ -58,12 +58,16 @@ class SiteConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
         # Group handlers only forward; they never write (they run once per listener).
         await self.send_json(event)
 
+    async def layer_reconnected(self, event):
+        # Redis was unreachable: an announcement sent meanwhile is sent now.
+        await send_latest_announcement(self)
+
 
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 
 
-class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
+class GameStateConsumer(ThreadFreeDispatch, StrictJsonFrames, AsyncJsonWebsocketConsumer):
     """Base of a live game's read-only sockets (King of the Hill, GoRoD).
 
     A subclass names its game's adapter (``live``, a ``core.live.LiveGame``) and defines
@@ -182,6 +186,17 @@ class GameStateConsumer(StrictJsonFrames, AsyncJsonWebsocketConsumer):
 
     async def site_announce(self, event):
         await self.send_json(event)
+
+    async def layer_reconnected(self, event):
+        """Redis was unreachable and the pushes published meanwhile are lost (``config.layers``):
+        send the page the stored state again, as on a connect (the page takes it, or reads
+        over HTTP when it does not follow the version it holds)."""
+        if self.audience is None:
+            return
+        stored = await in_thread(self.live.read)(self.game_id, self.audience)
+        if stored is not None and self.audience is not None:
+            await self.send(text_data=self.live.first_message(stored))
+        await send_latest_announcement(self)
 
     async def receive_json(self, content, **kwargs):
         pass  # read-only: actions go through the HTTP API (CSRF, one code path)

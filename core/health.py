@@ -26,8 +26,14 @@ async def _round_trip() -> None:
     layer = get_channel_layer()
     channel = await layer.new_channel("healthz.")
     token = uuid.uuid4().hex
-    await layer.send(channel, {"type": "healthz", "token": token})
-    message = await layer.receive(channel)
+    try:
+        await layer.send(channel, {"type": "healthz", "token": token})
+        message = await layer.receive(channel)
+    finally:
+        # The Redis (pub/sub) layer keeps a channel subscribed until told otherwise.
+        delete = getattr(layer, "delete_channel", None)
+        if delete is not None:
+            await delete(channel)
     if message.get("token") != token:
         raise RuntimeError("the layer returned another message")
 

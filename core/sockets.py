@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 log = logging.getLogger(__name__)
@@ -41,3 +42,22 @@ class StrictJsonFrames:
             log.info("socket %s: closed, not JSON (%s)", path, type(exc).__name__)
             return await self.close(code=CLOSE_BAD_FRAME)
         await self.receive_json(content, **kwargs)
+
+
+class ThreadFreeDispatch:
+    """Mixin for consumers whose every database step runs through ``database_sync_to_async``
+    (``core.consumers.in_thread``): dispatch a message without Channels' ``close_old_connections``
+    hop.
+
+    Channels runs that hop in the worker's one sync thread before every message a consumer
+    handles, a push forwarded to a socket included. A change to 1 000 sockets of a worker was
+    then 1 000 turns of the thread that also serves the HTTP views and the sockets' connects,
+    each waiting behind them (most of a worker's time in the fan-out, ``make bench``). The
+    sweep has nothing to do here: ``database_sync_to_async`` closes stale connections before
+    and after each of these consumers' database steps, and a forward touches no database."""
+
+    async def dispatch(self, message):
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)

@@ -8,9 +8,6 @@ from core.live import PUBLIC
 from kingofhill import realtime, selectors, services
 from kingofhill.live import LIVE
 
-# How long after a phone's socket has closed the host's console learns of it (at the least).
-LEAVING_S = 0.25
-
 
 class _KothConsumer(GameStateConsumer):
     live = LIVE
@@ -52,9 +49,5 @@ class TeamConsumer(_KothConsumer):
             self.present = False
             if await in_thread(services.phone_closed)(game=self.game_id,
                                                       channel=self.channel_name):
-                # Not while this consumer is stopping: channels-redis loses a message that its
-                # cancelled receive had just popped for another socket of the process — and
-                # this refresh's push to the host was exactly such a message (the host's
-                # console kept a closed phone "connected").
-                services.PRESENCE.schedule(self.game_id, at_least=LEAVING_S)
+                services.PRESENCE.schedule(self.game_id)
         await super().disconnect(code)

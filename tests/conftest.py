@@ -184,7 +184,7 @@ def settle_socket_closes(timeout: float = 5) -> None:
     while time.monotonic() < deadline:
         try:
             if not PhoneSocket.objects.exists():
-                # The host's refresh after a phone left runs a moment later (LEAVING_S).
+                # The host's refresh after a phone left runs a presence window later.
                 time.sleep(0.5)
                 return
         except (DatabaseError, RuntimeError):  # a test without database access

@@ -35,6 +35,39 @@ async def test_a_socket_gets_a_hello_and_then_a_group_broadcast():
     await communicator.disconnect()
 
 
+async def test_a_push_reaches_a_socket_while_the_workers_sync_thread_is_busy():
+    """Forwarding a push needs no turn of the worker's one sync thread (the thread of the
+    views and the connects): Channels' default dispatch queued every delivery there
+    (core.sockets.ThreadFreeDispatch)."""
+    import threading
+
+    from asgiref.sync import sync_to_async
+
+    communicator = await connect()
+    release = threading.Event()
+    busy = asyncio.ensure_future(sync_to_async(release.wait)(10))  # thread_sensitive: that thread
+    try:
+        await asyncio.sleep(0.1)
+        await get_channel_layer().group_send(SITE_GROUP, announce_message("во время запроса"))
+        message = await communicator.receive_json_from(timeout=2)
+        assert message["text"] == "во время запроса"
+    finally:
+        release.set()
+        await busy
+    await communicator.disconnect()
+
+
+async def test_the_health_probe_leaves_no_channel_behind_in_the_layer():
+    """A long-lived worker answers /healthz many times: each round trip's channel must go."""
+    from core.health import _round_trip
+
+    layer = get_channel_layer()
+    for _ in range(3):
+        await _round_trip()
+    held = layer._get_layer().channels if hasattr(layer, "_get_layer") else layer.channels
+    assert [name for name in held if "healthz." in name] == []
+
+
 async def test_a_socket_from_a_foreign_origin_is_refused():
     communicator = WebsocketCommunicator(application, "/ws/site/", headers=[(b"origin", b"http://evil.example")])
     connected, _ = await communicator.connect()

@@ -16,7 +16,7 @@ import pytest
 from core.delta import patch
 from gorod.models import CodeAttempt
 from kingofhill.models import Answer
-from tests.conftest import need, need_postgresql_and_redis
+from tests.conftest import need, need_postgresql_and_redis, settle_socket_closes
 from tests.gorod.test_concurrency import set_up_night
 from tests.kingofhill.test_concurrency import set_up_evening
 from tests.servers import (
@@ -87,18 +87,24 @@ def still_open(ws: WebSocket, wait: float = 4) -> bool:
     return True
 
 
-def pushed_after(ws: WebSocket, first: dict, resync, timeout: float = 10) -> dict:
-    """The next push after the stream's message ``first``, with the state it leads to, as the
-    page gets it: a delta that follows ``first`` is applied to its state; after a gap (pushes
-    lost in the outage) the page reads the state once over HTTP (``resync``)."""
-    version = first["version"]
-    message = ws.recv_until(lambda m: isinstance(m.get("version"), int) and m["version"] > version,
-                            timeout=timeout)
-    if "delta" in message:
-        state = (patch(first["state"], message["delta"]) if message["version"] == version + 1
-                 else resync())
-        message = {**message, "state": state}
-    return message
+def shown(ws: WebSocket, first: dict, resync, until, timeout: float = 10) -> dict:
+    """The state the page shows once ``until(state)`` holds, following the stream from its
+    message ``first`` as the page does: a delta that follows the state held is applied; a
+    whole state is taken; after a gap (pushes lost in the outage) the page reads the state
+    once over HTTP (``resync``). Fails when no push leads there within ``timeout``."""
+    version, state = first["version"], first["state"]
+    deadline = time.monotonic() + timeout
+    while not until(state):
+        message = ws.recv_until(
+            lambda m, held=version: isinstance(m.get("version"), int) and m["version"] > held,
+            timeout=max(0.01, deadline - time.monotonic()))
+        if "delta" in message:
+            state = (patch(state, message["delta"]) if message["version"] == version + 1
+                     else resync())
+        else:
+            state = message["state"]
+        version = message["version"]
+    return state
 
 
 @pytest.fixture(scope="module")
@@ -163,12 +169,14 @@ def test_a_redis_outage_loses_no_submission_and_the_first_writes_after_it_push_a
                                    worker=1),
         ]
         assert [(r.status, r.detail) for r in after] == [(200, "")] * 2, [r.body for r in after]
-        # Each push went through the other worker's Redis connection to the socket.
-        pushed = pushed_after(phone_ws, phone_state, lambda: night.phones[2].ok(
-            "GET", night.url("team/state"))["state"])
-        assert pushed["state"]["me"]["level"]["label"] == "2"
-        assert pushed_after(host_ws, host_state, lambda: evening.hosts[0].ok(
-            "GET", evening.url("host/state"))["state"])["state"]["host"]["answered"] == 2
+        # Each push went through the other worker's Redis connection to the socket (after
+        # the state each socket sent again once its worker's subscriptions were back).
+        shown(phone_ws, phone_state, lambda: night.phones[2].ok(
+            "GET", night.url("team/state"))["state"],
+            until=lambda state: state["me"]["level"]["label"] == "2")
+        shown(host_ws, host_state, lambda: evening.hosts[0].ok(
+            "GET", evening.url("host/state"))["state"],
+            until=lambda state: state["host"]["answered"] == 2)
     finally:
         phone_ws.close()
         host_ws.close()
@@ -208,3 +216,40 @@ def test_revoking_a_binding_in_another_process_closes_the_phones_socket_over_red
         assert ws.close_code == 4403
     finally:
         ws.close()
+        settle_socket_closes()  # the worker's presence write must not meet the test's flush
+
+
+def test_after_redis_comes_back_every_socket_of_the_worker_is_told_to_resend_its_state(caplog):
+    """Pushes published while Redis was away are lost to pub/sub: once the worker's
+    subscriptions are back, each of its channels gets ``layer.reconnected`` (the consumers
+    then send their page the stored state), with a warning and no traceback."""
+    import asyncio
+
+    from config.env import channel_layers_config
+    from config.layers import RECONNECTED, RedisChannelLayer
+
+    need(redis_server_binary() is not None, "redis-server")
+    redis = RedisServer()
+    redis.start()
+    try:
+        layer = RedisChannelLayer(**channel_layers_config({"REDIS_URL": redis.url})[
+            "default"]["CONFIG"])
+
+        async def outage():
+            channels = [await layer.new_channel() for _ in range(3)]
+            await layer.group_add("g", channels[0])
+            redis.stop()
+            await asyncio.sleep(1)
+            redis.start()
+            told = [await asyncio.wait_for(layer.receive(c), 10) for c in channels]
+            await layer.group_send("g", {"type": "push", "n": 1})  # subscribed again
+            pushed = await asyncio.wait_for(layer.receive(channels[0]), 10)
+            await layer.flush()
+            return told, pushed
+
+        told, pushed = asyncio.run(outage())
+    finally:
+        redis.stop()
+    assert told == [RECONNECTED] * 3 and pushed == {"type": "push", "n": 1}
+    assert "Redis is back" in caplog.text
+    assert not [r for r in caplog.records if r.exc_info]

@@ -1,5 +1,6 @@
 """Settings choose their backends from the environment and refuse bad values loudly."""
 
+import asyncio
 import json
 import os
 import re
@@ -69,11 +70,13 @@ def test_the_channel_layer_is_in_memory_without_redis_and_redis_with_it():
 
 
 def layer_connection(url: str):
-    """A connection exactly as channels-redis makes it from the settings (not connected)."""
-    from config.layers import RedisChannelLayer
+    """The layer's pool and a connection exactly as it makes them from the settings (not
+    connected)."""
+    from config.layers import create_pool
 
-    layer = RedisChannelLayer(**channel_layers_config({"REDIS_URL": url})["default"]["CONFIG"])
-    return layer, layer.create_pool(0).make_connection()
+    host = channel_layers_config({"REDIS_URL": url})["default"]["CONFIG"]["hosts"][0]
+    pool = create_pool(host)
+    return pool, pool.make_connection()
 
 
 @pytest.mark.parametrize("environ", [
@@ -111,16 +114,25 @@ def test_how_long_a_request_waits_for_a_pooled_connection_is_set_by_the_environm
 def test_the_redis_layer_waits_for_a_free_connection_instead_of_failing():
     from redis.asyncio import BlockingConnectionPool
 
-    layer, _ = layer_connection("redis://127.0.0.1:6390/0")
-    pool = layer.create_pool(0)
+    pool, _ = layer_connection("redis://127.0.0.1:6390/0")
     assert isinstance(pool, BlockingConnectionPool)
     assert pool.max_connections == 200 and pool.timeout >= 5
-    assert layer.capacity >= 100 and layer.expiry >= 30
+
+
+def test_the_redis_layer_publishes_a_group_message_once_not_once_per_socket():
+    """Pub/sub: one change to a group of hundreds of sockets is one message through Redis."""
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    from config.layers import RedisChannelLayer
+
+    assert issubclass(RedisChannelLayer, RedisPubSubChannelLayer)
 
 
 def test_a_mass_disconnect_on_a_small_redis_pool_leaves_every_group():
-    """1 200 group calls at once (600 phones dropping) through a pool of 4 connections: each
-    waits its turn; redis-py's plain pool failed them with MaxConnectionsError."""
+    """600 sockets of one worker in two groups, pushes to both groups from 200 writes at once
+    through a pool of 4 connections, then every socket leaving: each push waits its turn
+    (redis-py's plain pool failed them with MaxConnectionsError), every socket gets both, and
+    Redis is left with no subscription of the worker's."""
     import asyncio
 
     from config.layers import RedisChannelLayer
@@ -129,30 +141,38 @@ def test_a_mass_disconnect_on_a_small_redis_pool_leaves_every_group():
     from tests.conftest import need
 
     need(bool(url), "Redis (REDIS_URL)")
+    prefix = f"storm{os.getpid()}."
     config = channel_layers_config({"REDIS_URL": url, "REDIS_MAX_CONNECTIONS": "4",
-                                    "CHANNELS_PREFIX": f"storm{os.getpid()}"})["default"]["CONFIG"]
+                                    "CHANNELS_PREFIX": prefix})["default"]["CONFIG"]
     layer = RedisChannelLayer(**config)
 
     async def storm():
-        channels = [f"specific.storm!{i}" for i in range(600)]
+        channels = [await layer.new_channel() for _ in range(600)]
         await asyncio.gather(*(layer.group_add(g, c) for c in channels for g in ("a", "b")))
+        await asyncio.gather(*(layer.group_send(g, {"type": "push", "n": n})
+                               for n in range(100) for g in ("a", "b")))
+        got = [[await asyncio.wait_for(layer.receive(c), 10) for _ in range(200)]
+               for c in channels[:3] + channels[-3:]]
         await asyncio.gather(*(layer.group_discard(g, c) for c in channels for g in ("a", "b")))
-        connection = layer.connection(0)
-        left = await connection.zcard(layer._group_key("a")) + await connection.zcard(
-            layer._group_key("b"))
+        for channel in channels:
+            await layer.delete_channel(channel)
+        from redis.asyncio import Redis
+
+        redis = Redis.from_url(url)
+        left = await redis.pubsub_channels(f"{prefix}*")
+        await redis.aclose()
         await layer.flush()
-        return left
+        return got, left
 
-    assert asyncio.run(storm()) == 0
+    got, left = asyncio.run(storm())
+    assert all(sorted(m["n"] for m in each) == sorted(list(range(100)) * 2) for each in got)
+    assert left == []
 
 
-def test_the_redis_layer_reads_longer_than_its_own_blocking_receive():
-    """channels-redis blocks ``brpop_timeout`` seconds in BZPOPMIN; redis-py's default 5 s
-    read timeout cut that read and dropped every idle socket. The timeout must be longer,
-    with a margin, and still finite so a dead peer is noticed."""
-    layer, connection = layer_connection("redis://127.0.0.1:6390/0")
-    assert connection.socket_timeout is not None
-    assert connection.socket_timeout >= 2 * layer.brpop_timeout + 5
+def test_the_redis_layer_reads_with_a_finite_timeout_and_keeps_connections_alive():
+    """A dead peer is noticed (finite reads, TCP keepalive) and a connect never hangs."""
+    _, connection = layer_connection("redis://127.0.0.1:6390/0")
+    assert connection.socket_timeout is not None and connection.socket_timeout >= 15
     assert connection.socket_connect_timeout <= 5
     assert connection.socket_keepalive is True
 
@@ -334,9 +354,17 @@ def test_with_database_and_redis_urls_the_tests_and_their_servers_really_use_the
     assert name == (f"{expected}_{worker}" if worker else expected)
 
     layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.send)(channel, {"type": "probe", "n": 7})
-    assert async_to_sync(layer.receive)(channel) == {"type": "probe", "n": 7}
+
+    async def round_trip():
+        # One event loop: the pub/sub layer's channels belong to the loop that made them.
+        channel = await layer.new_channel()
+        await layer.send(channel, {"type": "probe", "n": 7})
+        try:
+            return await asyncio.wait_for(layer.receive(channel), 10)
+        finally:
+            await layer.delete_channel(channel)
+
+    assert async_to_sync(round_trip)() == {"type": "probe", "n": 7}
 
     env = server_env() | {"DJANGO_SETTINGS_MODULE": "config.settings"}
     child = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env,
