@@ -35,7 +35,6 @@ from core.records import (
     require,
     team_names,
 )
-from gorod.codes import CodeSpecError, level_codes_from_dict
 from rating import rules as rating_rules
 
 __all__ = [
@@ -1226,6 +1225,9 @@ def setup_warnings(*, levels: list[Mapping], hint_offsets_min=DEFAULT_HINT_OFFSE
     hint_after_limit 2 2 None
     duplicate_code ('1', '2') None G1R1D
     """
+    # Here, not at the top: a replay (a process of its own, make bench) needs no code matching.
+    from gorod.codes import CodeSpecError, level_codes_from_dict
+
     found: list[SetupWarning] = []
     places: list[tuple[str, str, str, str]] = []  # level, sector, normalised, layout form
     ids = [str(level.get("id")) for level in levels]
