@@ -209,7 +209,7 @@ def channel_layers_config(environ: Mapping[str, str]) -> dict:
     """In-memory layer by default (one process); Redis from ``REDIS_URL`` (several workers)."""
     url = environ.get("REDIS_URL", "").strip()
     if not url:
-        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+        return {"default": {"BACKEND": "config.layers.InMemoryChannelLayer"}}
     scheme = urlsplit(url).scheme
     if scheme not in ("redis", "rediss", "unix"):
         raise ImproperlyConfigured(

@@ -30,7 +30,7 @@ async def _round_trip() -> None:
         await layer.send(channel, {"type": "healthz", "token": token})
         message = await layer.receive(channel)
     finally:
-        # The Redis (pub/sub) layer keeps a channel subscribed until told otherwise.
+        # Both layers (config.layers) keep a channel until told otherwise.
         delete = getattr(layer, "delete_channel", None)
         if delete is not None:
             await delete(channel)

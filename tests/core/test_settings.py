@@ -63,7 +63,7 @@ def test_a_bad_database_url_says_what_is_wrong(url, message):
 
 
 def test_the_channel_layer_is_in_memory_without_redis_and_redis_with_it():
-    assert channel_layers_config({})["default"]["BACKEND"] == "channels.layers.InMemoryChannelLayer"
+    assert channel_layers_config({})["default"]["BACKEND"] == "config.layers.InMemoryChannelLayer"
     redis = channel_layers_config({"REDIS_URL": "redis://127.0.0.1:6390/0"})["default"]
     assert redis["BACKEND"] == "config.layers.RedisChannelLayer"
     assert [host["address"] for host in redis["CONFIG"]["hosts"]] == ["redis://127.0.0.1:6390/0"]
