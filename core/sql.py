@@ -72,44 +72,78 @@ class Loader:
     """Model instances of one model from constant SQL: every concrete column, turned into what
     the ORM gives (its own converters), built with ``Model.from_db``, without compiling a query
     each time. ``load(where, params, order)`` answers the instances; the SQL of one shape is
-    built once."""
+    built once.
 
-    def __init__(self, model):
+    ``related`` names foreign keys to read in the same query, as ``select_related`` does (an
+    inner join: the keys must be non-null); in ``where`` the model's columns are ``t."column"``
+    and a related model's ``<name>."column"`` (``Loader(Application, "game")``: ``game."status"``).
+    """
+
+    def __init__(self, model, *related: str):
         self.model = model
-        self.fields = list(model._meta.concrete_fields)
-        self.names = [f.attname for f in self.fields]
-        self.select = ", ".join(f"t.{q(f.column)}" for f in self.fields)
+        self.parts = [(None, model, "t")]  # (foreign key, model, alias)
+        joins = []
+        for name in related:
+            fk = model._meta.get_field(name)
+            target = fk.related_model
+            self.parts.append((fk, target, q(name)))
+            joins.append(f" JOIN {table(target)} {q(name)} ON {q(name)}."
+                         f"{q(target._meta.pk.column)} = t.{q(fk.column)}")
+        self.joins = "".join(joins)
+        self.select = ", ".join(f"{alias}.{q(f.column)}" for _fk, m, alias in self.parts
+                                for f in m._meta.concrete_fields)
         self._converters: dict[str, list] = {}
-        self._sql: dict[tuple[str, str], str] = {}
+        self._sql: dict[tuple, str] = {}
 
-    def _convert(self) -> list[tuple[list, Any]]:
-        """Per column, the converters the ORM applies on this connection and their column."""
+    def _convert(self) -> list[tuple[Any, Any, list[str], list[tuple[list, Any]]]]:
+        """Per model read: its foreign key, its model, its field names and per column the
+        converters the ORM applies on this connection."""
         found = self._converters.get(connection.vendor)
         if found is None:
             found = []
-            for f in self.fields:
-                col = f.get_col(self.model._meta.db_table)
-                found.append(([*connection.ops.get_db_converters(col),
-                               *col.get_db_converters(connection)], col))
+            for fk, model, _alias in self.parts:
+                fields = list(model._meta.concrete_fields)
+                steps = []
+                for f in fields:
+                    col = f.get_col(model._meta.db_table)
+                    steps.append(([*connection.ops.get_db_converters(col),
+                                   *col.get_db_converters(connection)], col))
+                found.append((fk, model, [f.attname for f in fields], steps))
             self._converters[connection.vendor] = found
         return found
 
-    def load(self, where: str, params: list | tuple, order: str = "") -> list:
-        """Instances of the rows ``WHERE <where>`` (columns as ``t."column"``), in ``order``."""
-        text = self._sql.get((where, order))
+    def load(self, where: str, params: list | tuple, order: str = "", *,
+             lock: bool = False) -> list:
+        """Instances of the rows ``WHERE <where>``, in ``order``; with ``lock`` the rows read
+        (joined ones too) are locked until the transaction ends, as
+        ``select_for_update(no_key=True)`` locks them (where the database locks rows)."""
+        key = (where, order, lock, connection.vendor)
+        text = self._sql.get(key)
         if text is None:
-            text = f"SELECT {self.select} FROM {table(self.model)} t WHERE {where}"
+            text = f"SELECT {self.select} FROM {table(self.model)} t{self.joins} WHERE {where}"
             if order:
                 text += f" ORDER BY {order}"
-            self._sql[(where, order)] = text
-        converters = self._convert()
+            if lock and connection.features.has_select_for_no_key_update:
+                text += " FOR NO KEY UPDATE"
+            elif lock and connection.features.has_select_for_update:
+                text += " FOR UPDATE"
+            self._sql[key] = text
+        parts = self._convert()
         found = []
         for row in rows(text, params):
-            values = list(row)
-            for i, (convert, col) in enumerate(converters):
-                for step in convert:
-                    values[i] = step(values[i], col, connection)
-            found.append(self.model.from_db(connection.alias, self.names, values))
+            start, main = 0, None
+            for fk, model, names, steps in parts:
+                values = list(row[start:start + len(names)])
+                start += len(names)
+                for i, (convert, col) in enumerate(steps):
+                    for step in convert:
+                        values[i] = step(values[i], col, connection)
+                obj = model.from_db(connection.alias, names, values)
+                if fk is None:
+                    main = obj
+                else:
+                    fk.set_cached_value(main, obj)
+            found.append(main)
         return found
 
 
