@@ -54,3 +54,51 @@ def test_a_teams_rows_stay_bounded_however_many_attempts_it_made(running, alpha)
     found = reads.team_rows(running.pk, alpha.pk, since=minutes(30))
     assert len(found.attempts) == reads.RECENT
     assert [a.text for a in found.recent()] == [f"old {k}" for k in range(299, 279, -1)]
+
+
+def test_a_loader_reads_related_rows_in_the_same_query_as_select_related_does(
+        running, alpha, django_assert_num_queries):
+    from teams.models import Application, Game
+
+    loader = sql.Loader(Application, "team", "game")
+    with django_assert_num_queries(1):
+        (entry,) = loader.load(f"t.{sql.q('id')} = %s AND {sql.q('game')}."
+                               f"{sql.column(Game, 'status')} <> %s", [alpha.pk, "cancelled"])
+        team, game = entry.team, entry.game
+    expected = Application.objects.select_related("team", "game").get(pk=alpha.pk)
+    assert fields(entry) == fields(expected)
+    assert fields(team) == fields(expected.team) and fields(game) == fields(expected.game)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locked_read_holds_the_row_until_the_transaction_ends(running):
+    """On PostgreSQL another transaction cannot lock the game row meanwhile (``NOWAIT``
+    fails at once); SQLite locks the whole database per write transaction instead."""
+    import threading
+
+    from django.db import OperationalError, connection, connections, transaction
+
+    from gorod.models import GorodGame
+    from tests.conftest import need
+
+    # Rows are locked only by PostgreSQL; SQLite serialises whole write transactions.
+    need(connection.vendor == "postgresql", "PostgreSQL (DATABASE_URL)")
+    outcome = []
+
+    def other():
+        try:
+            with transaction.atomic():
+                GorodGame.objects.select_for_update(nowait=True).get(pk=running.pk)
+            outcome.append("got it")
+        except OperationalError:
+            outcome.append("locked")
+        finally:
+            connections.close_all()
+
+    with transaction.atomic():
+        sql.Loader(GorodGame, "game").load(f"t.{sql.q(GorodGame._meta.pk.column)} = %s",
+                                           [running.pk], lock=True)
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join(10)
+    assert outcome == ["locked"]
