@@ -246,9 +246,10 @@ def parse_record(data: Any) -> GameRecord:
                 raise RecordError(f"{event.where}.at: {format_time(event.at)} is later than {label}"
                                   f" ({format_time(_from_us(bound, start.tzinfo))})")
 
+    game_order = tuple(ids)
     return GameRecord(
         start=start, start_us=start_us, levels=levels, teams=teams,
-        routes=MappingProxyType({t: routes.get(t, tuple(ids)) for t in teams}),
+        routes=MappingProxyType({t: routes.get(t, game_order) for t in teams}),
         events=events, end=end, end_us=end_us, now=now, hint_offsets_min=offsets,
         sliv_penalty_min=sliv_min, max_duration_h=max_h,
     )
