@@ -229,15 +229,15 @@ class LiveGame:
     def lock(self, game) -> Any:
         """The game's row (with its ``teams.Game``), locked until the transaction ends."""
         game_id = game if isinstance(game, int) else game.pk
-        if isinstance(game_id, bool) or not isinstance(game_id, int) or not (
-                0 < game_id < 2 ** 63):
+        if not sql.is_key(game_id):
             raise self.missing(game_id)
         # NO KEY UPDATE: writes still queue behind each other, but a row that merely references
         # the game (an attempt, a notice, a phone's socket) is inserted by another transaction
         # without waiting for the lock, so FK inserts cannot deadlock with it. Constant SQL:
         # every code and answer starts here, and the queryset's compilation cost more than the
         # query.
-        found = self._locker.load(f"t.{sql.q(self.model._meta.pk.column)} = %s", [game_id], lock=True)
+        found = self._locker.load(f"t.{sql.q(self.model._meta.pk.column)} = %s", [game_id],
+                                  lock=True)
         if not found:
             raise self.missing(game_id)
         return found[0]

@@ -47,6 +47,12 @@ def execute(sql: str, params: list | tuple = ()) -> int:
         return cursor.rowcount
 
 
+def is_key(value: Any) -> bool:
+    """Whether ``value`` can be a row's id (a positive 64-bit integer): anything else matches
+    no row, and PostgreSQL refuses a larger integer as a parameter instead of matching none."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2 ** 63
+
+
 def param(model, field: str, value: Any) -> Any:
     """``value`` as the database takes it for that field (a datetime or a UUID is spelt
     differently on SQLite and PostgreSQL)."""

@@ -57,15 +57,33 @@ async def test_a_push_reaches_a_socket_while_the_workers_sync_thread_is_busy():
     await communicator.disconnect()
 
 
-async def test_the_health_probe_leaves_no_channel_behind_in_the_layer():
-    """A long-lived worker answers /healthz many times: each round trip's channel must go."""
+async def test_repeated_health_probes_share_one_channel_of_the_layer():
+    """A long-lived worker answers /healthz many times: no probe leaves a channel behind, and
+    none subscribes a channel of its own."""
     from core.health import _round_trip
 
     layer = get_channel_layer()
-    for _ in range(3):
-        await _round_trip()
+    await asyncio.gather(*(_round_trip() for _ in range(5)))
+    await _round_trip()
     held = layer._get_layer().channels if hasattr(layer, "_get_layer") else layer.channels
-    assert [name for name in held if "healthz." in name] == []
+    assert len([name for name in held if "healthz." in name]) == 1
+
+
+async def test_a_health_probe_cut_short_leaves_the_next_one_a_working_channel(monkeypatch):
+    from core.health import _round_trip
+
+    layer = get_channel_layer()
+    await _round_trip()
+    real_send = layer.send
+
+    async def down(channel, message):
+        raise ConnectionError("the layer is down")
+
+    monkeypatch.setattr(layer, "send", down)
+    with pytest.raises(ConnectionError):
+        await _round_trip()
+    monkeypatch.setattr(layer, "send", real_send)
+    await asyncio.wait_for(_round_trip(), 5)
 
 
 async def test_a_socket_from_a_foreign_origin_is_refused():

@@ -126,9 +126,10 @@ def test_a_push_that_fails_after_the_commit_is_logged_and_never_raised(
     assert "live broadcast" in caplog.text and "Redis is down" in caplog.text
 
 
-def test_an_unknown_game_is_a_clear_refusal(db):
-    with pytest.raises(DomainError, match="no game 987654"):
-        toy_set(game=987654, public={})
+@pytest.mark.parametrize("game", [987654, 2 ** 63, 0, -5])
+def test_an_unknown_game_is_a_clear_refusal(db, game):
+    with pytest.raises(DomainError, match=f"no game {game}"):
+        toy_set(game=game, public={})
 
 
 def test_a_game_never_published_is_published_once_by_its_first_read(toy_game):

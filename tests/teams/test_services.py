@@ -270,6 +270,19 @@ def test_join_by_token_binds_the_session(approved_alpha):
     assert selectors.team_entry_for_session(session, approved_alpha.game_id) == approved_alpha
 
 
+def test_a_session_binding_with_an_id_no_row_can_have_names_no_entry(approved_alpha):
+    """A game id past 64 bits (a URL typed by hand) or a tampered binding matches nothing; it
+    must not reach the database, which refuses such an integer as a parameter."""
+    from teams.services import JOIN_SESSION_KEY
+
+    session = SessionStore()
+    services.join_by_token(session=session, token=approved_alpha.join_token)
+    assert selectors.team_entry_for_session(session, 2 ** 63) is None
+    binding = session[JOIN_SESSION_KEY][str(approved_alpha.game_id)]
+    session[JOIN_SESSION_KEY] = {str(approved_alpha.game_id): {**binding, "application": 2 ** 64}}
+    assert selectors.team_entry_for_session(session, approved_alpha.game_id) is None
+
+
 def test_join_by_pin(approved_alpha, approved_beta):
     session = SessionStore()
     entry = services.join_by_pin(
