@@ -255,3 +255,25 @@ def test_a_worker_out_of_database_connections_answers_503_busy_and_logs_no_trace
         assert "busy: no database connection" in log and "Traceback" not in log
     finally:
         server.stop()
+
+
+def test_a_team_renamed_mid_game_is_named_anew_by_every_worker_whatever_each_had_kept(workers):
+    """Each worker keeps a started game's set-up (levels, team names) under the game's
+    ``setup_version``; a rename committed by another process bumps it, so the next write
+    through either worker, each of which had the old names kept, shows the new name."""
+    from teams.services import team_rename
+
+    night = set_up_night(workers, 2)
+    for worker in (0, 1):  # both workers read and keep the set-up
+        reply = night.phones[0].post(night.url("code"), {"text": "WRONG1"}, worker=worker)
+        assert reply.status == 200 and reply.body["verdict"] != "accepted"
+    team_rename(team=night.entries[0].team, name="Совы-2")  # another process: this test's
+
+    answers = [night.phones[0].post(night.url("code"), {"text": "G1R1D"}, worker=1),
+               night.phones[1].post(night.url("code"), {"text": "G1R1D"}, worker=0)]
+    assert statuses(answers) == [(200, "")] * 2
+    assert answers[0].body["state"]["me"]["team"] == "Совы-2"
+    names = {t["application"]: t["name"] for t in night.live()["teams"]}
+    assert names[night.entries[0].pk] == "Совы-2"
+    record = night.organizer.ok("GET", night.url("record"))
+    assert [e["team"] for e in record["events"] if e["type"] == "code"] == ["Совы-2", "Team 01"]
