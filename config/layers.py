@@ -162,6 +162,7 @@ class _Shard(pubsub.RedisSingleShardConnection):
 class _LoopLayer(pubsub.RedisPubSubLoopLayer):
     def __init__(self, hosts=None, *args, **kwargs):
         super().__init__(hosts, *args, **kwargs)
+        # The same shards with the waiting pool (channels-redis' own hold no connection yet).
         self._shards = [_Shard(host, self) for host in decode_hosts(hosts)]
 
     async def delete_channel(self, channel: str) -> None:

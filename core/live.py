@@ -236,8 +236,7 @@ class LiveGame:
         # without waiting for the lock, so FK inserts cannot deadlock with it. Constant SQL:
         # every code and answer starts here, and the queryset's compilation cost more than the
         # query.
-        found = self._locker.load(f"t.{sql.q(self.model._meta.pk.column)} = %s", [game_id],
-                                  lock=True)
+        found = self._locker.load(f"{self._locker.pk} = %s", [game_id], lock=True)
         if not found:
             raise self.missing(game_id)
         return found[0]

@@ -87,6 +87,7 @@ class Loader:
 
     def __init__(self, model, *related: str):
         self.model = model
+        self.pk = f"t.{q(model._meta.pk.column)}"  # the model's id column, for ``where``
         self.parts = [(None, model, "t")]  # (foreign key, model, alias)
         joins = []
         for name in related:

@@ -56,7 +56,7 @@ def team_entry_for_session(session, game: Game | int) -> Application | None:
 
 _ENTRY = sql.Loader(Application, "team", "game")
 _ENTRY_WHERE = " AND ".join([
-    f"t.{sql.q(Application._meta.pk.column)} = %s", f"t.{sql.column(Application, 'game')} = %s",
+    f"{_ENTRY.pk} = %s", f"t.{sql.column(Application, 'game')} = %s",
     f"t.{sql.column(Application, 'join_version')} = %s",
     f"t.{sql.column(Application, 'status')} = %s",
     f"{sql.q('game')}.{sql.column(Game, 'status')} <> %s"])

@@ -239,6 +239,24 @@ async def test_a_socket_that_connects_gets_the_announcement_still_news():
     await communicator.disconnect()
 
 
+async def test_after_the_layer_reconnects_a_page_gets_the_announcement_sent_meanwhile():
+    """What was published while Redis was unreachable is lost; the layer's ``layer.reconnected``
+    (config.layers) makes the site socket send the announcement still news."""
+    from asgiref.sync import sync_to_async
+    from django.utils import timezone
+
+    from config.layers import RECONNECTED
+    from core.models import Announcement
+
+    communicator = await connect()
+    await sync_to_async(Announcement.objects.create)(text="Пока Redis лежал",
+                                                     delivered_at=timezone.now())
+    await get_channel_layer().group_send(SITE_GROUP, RECONNECTED)
+    message = await communicator.receive_json_from(timeout=5)
+    assert (message["type"], message["text"]) == ("site.announce", "Пока Redis лежал")
+    await communicator.disconnect()
+
+
 # --- sockets follow permissions (core.rights) ---------------------------------------------------
 
 

@@ -62,7 +62,7 @@ def test_a_loader_reads_related_rows_in_the_same_query_as_select_related_does(
 
     loader = sql.Loader(Application, "team", "game")
     with django_assert_num_queries(1):
-        (entry,) = loader.load(f"t.{sql.q('id')} = %s AND {sql.q('game')}."
+        (entry,) = loader.load(f"{loader.pk} = %s AND {sql.q('game')}."
                                f"{sql.column(Game, 'status')} <> %s", [alpha.pk, "cancelled"])
         team, game = entry.team, entry.game
     expected = Application.objects.select_related("team", "game").get(pk=alpha.pk)
@@ -96,8 +96,8 @@ def test_a_locked_read_holds_the_row_until_the_transaction_ends(running):
             connections.close_all()
 
     with transaction.atomic():
-        sql.Loader(GorodGame, "game").load(f"t.{sql.q(GorodGame._meta.pk.column)} = %s",
-                                           [running.pk], lock=True)
+        loader = sql.Loader(GorodGame, "game")
+        loader.load(f"{loader.pk} = %s", [running.pk], lock=True)
         thread = threading.Thread(target=other)
         thread.start()
         thread.join(10)
