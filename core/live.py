@@ -8,7 +8,10 @@ the audiences the write can change (every audience, or only the few it touched: 
 keep their stored state), each whole or as ``Parts`` (only the top-level keys the write changed:
 a GoRoD code gives the organizer's attempt log and team list, never its statistics table).
 States are stored key by key (``core.models.LiveStream`` and ``LivePart``): each key's value is
-encoded once and compared with its stored text; an audience with a changed key is stored with
+encoded once and compared with its stored text — a long list of rows (``Rows``: a GoRoD
+organizer's statistics, team list and attempt log) row by row under a head that names each
+row's text by its hash, so a write stores and reads the rows it changed, not the list; an
+audience with a changed key is stored with
 ``version + 1`` — version N always means state N — and only such audiences are broadcast, after
 the commit, each as the patch of its changed keys from its previous version (``core.delta``)
 when that is smaller than the state, so a push carries what changed. Which streams changed is
@@ -26,13 +29,14 @@ model, its ``build`` and the error for an unknown game; it registers the adapter
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from django.db import transaction
@@ -117,6 +121,269 @@ def remember(text: str, value: Any) -> None:
 def forget_shared() -> None:
     with _shared_lock:
         _shared.clear()
+        _heads.clear()
+        _latest.clear()
+
+
+# --- values stored row by row -----------------------------------------------------------------
+
+
+class Rows(list):
+    """A list of dicts that is stored one row per ``LivePart`` (``<key>/<id>``, the id being
+    each row's ``by`` field) under a small head part that holds the rows' order and a hash of
+    each row's text: a write that changes one row of a 200-row table writes that row and the
+    head, and reads only the head (a GoRoD organizer's statistics are ~500 KiB; rewriting them
+    cost a closing code a third of its time, most of it in the commit). A state key's value
+    may be ``Rows`` or a dict with one field that is ``Rows`` (the statistics table's
+    ``rows``).
+
+    It is a list in every other way: encoded, diffed and read back it is the same JSON, and
+    a stored state read whole is byte for byte what encoding the value gives."""
+
+    def __init__(self, rows=(), *, by: str):
+        super().__init__(rows)
+        self.by = by
+
+
+# A head part's text starts so: ``{"$rows": by, "$at": field, "$ids": [[id, hash, slot], …]}``;
+# row ``id`` is stored in the part ``<key>/<slot>``. A new row takes a slot a dropped row left
+# (an attempt log that gains its newest line and drops its oldest rewrites one part, deletes
+# none).
+_HEAD = '{"$rows":'
+_KEY_MAX = LivePart._meta.get_field("key").max_length
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+# A head names its rows' texts by their hashes, so it stands for the whole value: the values
+# of the heads the last writes stored are kept by the head's text (like ``shared``: no version
+# or rollback can make a head mean another value), and a write that finds its head here reads
+# no row at all.
+_HEADS_SIZE = 64
+_heads: OrderedDict[str, Any] = OrderedDict()
+_latest: OrderedDict[tuple[int, str], str] = OrderedDict()  # (stream, key) -> its last head
+
+
+class _Part(NamedTuple):
+    """A ``LivePart`` row as a write reads and writes it (a model instance per row cost more
+    than the row)."""
+
+    pk: int | None
+    stream_id: int
+    key: str
+    position: int
+    text: str
+
+
+class _Kept(NamedTuple):
+    value: Any
+    marks: dict[str, tuple[str, int]]  # row id -> its text's hash, its slot
+    rows: dict[str, Any]  # row id -> the value's row
+
+
+def _kept(head: str) -> _Kept | None:
+    with _shared_lock:
+        found = _heads.get(head)
+        if found is not None:
+            _heads.move_to_end(head)
+        return found
+
+
+def _head_value(head: str) -> Any:
+    found = _kept(head)
+    return None if found is None else found.value
+
+
+def _keep_head(head: str, value: Any, marks: dict[str, tuple[str, int]], rows: dict[str, Any],
+               stream: int, key: str) -> None:
+    with _shared_lock:
+        _heads[head] = _Kept(value, marks, rows)
+        _heads.move_to_end(head)
+        while len(_heads) > _HEADS_SIZE:
+            _heads.popitem(last=False)
+        _latest[stream, key] = head
+        _latest.move_to_end((stream, key))
+        while len(_latest) > _HEADS_SIZE:
+            _latest.popitem(last=False)
+
+
+def _latest_kept(stream: int, key: str) -> _Kept | None:
+    """The last head of this stream's key that this process kept, if it still keeps it."""
+    with _shared_lock:
+        head = _latest.get((stream, key))
+        return None if head is None else _heads.get(head)
+
+
+@dataclass
+class _Split:
+    """A value as its row parts: each row's id (its part's key suffix) with its value, in
+    order, and where they sit in the value."""
+
+    skeleton: dict | None  # the value with its rows' field as None (None: the value is Rows)
+    at: str | None
+    by: str
+    ids: list
+    rows: dict[str, Any]
+
+    def head(self, marks: dict[str, tuple[str, int]]) -> str:
+        return encode({"$rows": self.by, "$at": self.at,
+                       "$ids": [[rid, *marks[str(rid)]] for rid in self.ids],
+                       "head": self.skeleton})
+
+
+def _split(key: str, value: Any) -> _Split | None:
+    """How ``value`` is stored row by row, or None when it is stored as one text (not
+    ``Rows``; a row without a usable id, or ids that repeat)."""
+    at, skeleton = None, None
+    if isinstance(value, Rows):
+        rows = value
+    elif isinstance(value, dict):
+        at = next((k for k, v in value.items() if isinstance(v, Rows)), None)
+        if at is None:
+            return None
+        rows = value[at]
+        skeleton = {k: (None if k == at else v) for k, v in value.items()}
+    else:
+        return None
+    by = rows.by
+    try:
+        ids = [row[by] for row in rows]
+    except (KeyError, TypeError, IndexError):
+        return None
+    if not {type(rid) for rid in ids} <= {int, str}:
+        return None
+    names = [str(rid) for rid in ids]
+    by_id = dict(zip(names, rows, strict=True))
+    if len(by_id) != len(ids) or len(key) + 6 > _KEY_MAX:
+        return None
+    return _Split(skeleton, at, by, ids, by_id)
+
+
+def _assembled(head: str, texts: dict[str, str]) -> str:
+    """A stored row-by-row value's JSON text from its head part and its row parts' texts:
+    what ``encode`` gives for the value (its other fields encoded in place, the rows joined
+    in order)."""
+    found = decode(head)
+    rows = "[" + ",".join(texts[str(slot)] for _rid, _digest, slot in found["$ids"]) + "]"
+    skeleton, at = found["head"], found["$at"]
+    if skeleton is None:
+        return rows
+    return "{" + ",".join(f"{encode(k)}:{rows if k == at else encode(v)}"
+                          for k, v in skeleton.items()) + "}"
+
+
+def _with_rows(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A stream's ``(key, text)`` parts as its top-level keys: each row-by-row value joined
+    from its head and row parts."""
+    rows: dict[str, dict[str, str]] = {}
+    heads = []
+    for key, text in items:
+        base, slash, rid = key.partition("/")
+        if slash:
+            rows.setdefault(base, {})[rid] = text
+        else:
+            heads.append((key, text))
+    if not rows and not any(text.startswith(_HEAD) for _k, text in heads):
+        return heads
+    return [(key, _assembled(text, rows.get(key, {})) if text.startswith(_HEAD) else text)
+            for key, text in heads]
+
+
+def _head_marks(head: str) -> dict[str, tuple[str, int]]:
+    return {str(rid): (digest, slot) for rid, digest, slot in decode(head)["$ids"]}
+
+
+def _rows_compared(split: _Split, head: str | None
+                   ) -> tuple[str, dict[str, str], dict[str, tuple[str, int]], list[int]]:
+    """A row-by-row value against its stored head (None: not stored row by row): the new
+    head's text, the texts of the slots to write, every row's hash and slot, and the slots
+    left empty. A row that is the very object of the stored value the build read
+    (``_head_value``: read only, so the same object means the same text) is not encoded
+    again."""
+    stored: dict[str, tuple[str, int]] = {}
+    previous: dict[str, Any] = {}
+    if head is not None:
+        kept = _kept(head)
+        if kept is not None:
+            stored, previous = kept.marks, kept.rows
+        else:
+            stored = _head_marks(head)
+    free = sorted((slot for rid, (_d, slot) in stored.items() if rid not in split.rows),
+                  reverse=True)
+    after = max((slot for _d, slot in stored.values()), default=-1) + 1
+    marks, writes = {}, {}
+    for rid, value in split.rows.items():
+        mark = stored.get(rid)
+        if mark is not None and previous.get(rid) is value:
+            marks[rid] = mark
+            continue
+        text = encode(value)
+        digest = _digest(text)
+        if mark is None:
+            slot = free.pop() if free else (after := after + 1) - 1
+        else:
+            slot = mark[1]
+            if mark[0] == digest:
+                marks[rid] = mark
+                continue
+        marks[rid] = (digest, slot)
+        writes[str(slot)] = text
+    return split.head(marks), writes, marks, free
+
+
+def _row_values(game_id: int, heads: list[tuple[int, str, str]]) -> dict[tuple[int, str], Any]:
+    """The values of row-by-row parts ``(stream pk, key, head)`` whose heads are not kept, from
+    their rows (then kept). When this process keeps an older head of the same part (another
+    worker wrote since), only the rows whose hashes differ are read."""
+    found = {}
+    for pk, key, head in heads:
+        parsed = decode(head)
+        marks = {str(rid): (digest, slot) for rid, digest, slot in parsed["$ids"]}
+        old = _latest_kept(pk, key)
+        if old is None:
+            texts = {name.partition("/")[2]: text
+                     for _pk, name, text in sql.rows(_rows_sql(1), [pk, _like(key)])}
+            rows = {rid: decode(texts[str(slot)]) for rid, (_d, slot) in marks.items()}
+        else:
+            need = {rid: f"{key}/{slot}" for rid, (digest, slot) in marks.items()
+                    if old.marks.get(rid, ("",))[0] != digest}
+            texts = dict(sql.rows(_some_rows_sql(len(need)), [pk, *need.values()])
+                         ) if need else {}
+            rows = {rid: decode(texts[need[rid]]) if rid in need else old.rows[rid]
+                    for rid in marks}
+        listed = Rows([rows[str(rid)] for rid, *_mark in parsed["$ids"]], by=parsed["$rows"])
+        at, skeleton = parsed["$at"], parsed["head"]
+        value = listed if at is None else {k: listed if k == at else v
+                                           for k, v in skeleton.items()}
+        _keep_head(head, value, marks, rows, pk, key)
+        found[pk, key] = value
+    return found
+
+
+def _whole_text(key: str, state: dict, texts: dict[str, str], splits: dict) -> str:
+    """A key's value as JSON text (a row-by-row one's compared text is its head)."""
+    return encode(state[key]) if key in splits else texts[key]
+
+
+def _stored_value(game_id: int, part: _Part, rows: dict[str, _Part] | None) -> Any:
+    """A stored key's value, for a diff: its text parsed, or a row-by-row value kept, joined
+    from its rows read with it (a whole state's) or read now."""
+    if not part.text.startswith(_HEAD):
+        return decode(part.text)
+    value = _head_value(part.text)
+    if value is not None:
+        return value
+    if rows is not None:
+        return decode(_assembled(part.text, {rid: r.text for rid, r in rows.items()}))
+    return _row_values(game_id, [(part.stream_id, part.key, part.text)])[
+        part.stream_id, part.key]
+
+
+def _like(key: str) -> str:
+    """The LIKE pattern of ``key``'s row parts (``_`` is a wildcard there: escaped)."""
+    return key.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "/%"
 
 
 @dataclass
@@ -129,25 +396,41 @@ class Write:
     memo: dict = field(default_factory=dict)
     # The action found nothing to change (a retried submission): no build, no version.
     unchanged: bool = False
-    # What the build read of the stored states (``read_parts``), which ``publish`` compares
+    # What the build read of the stored states (``read_values``), which ``publish`` compares
     # with instead of reading them again: the rows of ``_compared`` and the keys asked.
     read: list[tuple] = field(default_factory=list)
     asked: dict[str, set[str]] = field(default_factory=dict)
 
-    def read_parts(self, wanted: dict[str, list[str]]) -> dict[str, dict[str, str]]:
-        """``stored_parts`` of this write's game, kept for ``publish``: a build that reads the
-        keys it will return as ``Parts`` spares the write its comparison query. Ask for every
-        key the build will return, whether stored or not."""
+    def read_values(self, wanted: dict[str, list[str]]) -> dict[str, dict[str, Any]]:
+        """``{audience: {key: value}}``: the stored values of some top-level keys of some
+        audiences of this write's game (keys that are not stored are missing), **read only**
+        (``shared``), kept for ``publish``: a build that reads the keys it will return as
+        ``Parts`` spares the write its comparison query. Ask for every key the build will
+        return, whether stored or not. A row-by-row value (``Rows``) costs its head alone
+        when this process stored or read that head last."""
         wanted = {audience: list(keys) for audience, keys in wanted.items() if keys}
         if not wanted:
             return {}
         keys = sorted({key for keys in wanted.values() for key in keys})
-        found: dict[str, dict[str, str]] = {}
+        found: dict[str, dict[str, Any]] = {}
+        unread: list[tuple[int, str, str]] = []
+        where: dict[tuple[int, str], str] = {}
         for row in _compared(self.game.pk, [], list(wanted), keys):
             self.read.append(row)
-            _pk, audience, _v, part, key, _position, text = row
-            if part is not None and key in wanted[audience]:
-                found.setdefault(audience, {})[key] = text
+            pk, audience, _v, part, key, _position, text = row
+            if part is None or key not in wanted[audience]:
+                continue
+            if not text.startswith(_HEAD):
+                found.setdefault(audience, {})[key] = shared(text)
+                continue
+            value = _head_value(text)
+            if value is None:
+                unread.append((pk, key, text))
+                where[pk, key] = audience
+            else:
+                found.setdefault(audience, {})[key] = value
+        for (pk, key), value in _row_values(self.game.pk, unread).items():
+            found.setdefault(where[pk, key], {})[key] = value
         for audience, keys in wanted.items():
             self.asked.setdefault(audience, set()).update(keys)
         return found
@@ -281,8 +564,8 @@ class LiveGame:
         whole = [a for a, state in states.items() if not isinstance(state, Parts)]
         partial = [a for a, state in states.items() if isinstance(state, Parts)]
         streams: dict[str, LiveStream] = {}
-        old: dict[int, dict[str, LivePart]] = {}
-        # Audiences whose every returned key the build already read (``Write.read_parts``)
+        old: dict[int, dict[str, _Part]] = {}
+        # Audiences whose every returned key the build already read (``Write.read_values``)
         # are compared with those rows; the others are read now.
         known = {a for a in partial if set(states[a]) <= w.asked.get(a, set())}
         partial = [a for a in partial if a not in known]
@@ -290,29 +573,56 @@ class LiveGame:
         rows = [row for row in w.read if row[1] in known]
         if whole or partial:
             rows += _compared(game_id, whole, partial, sorted(keys))
+        # Each stream's stored parts: its keys' (``old``) and its row-by-row values' rows.
+        old_rows: dict[int, dict[str, dict[str, _Part]]] = {}
         for pk, audience, version, part, key, position, text in rows:
             if audience not in streams:
                 streams[audience] = LiveStream(pk=pk, game_id=game_id, audience=audience,
                                                version=version)
-            if part is not None:
-                old.setdefault(pk, {})[key] = LivePart(pk=part, stream_id=pk, key=key,
-                                                       position=position, text=text)
-        new_streams: list[tuple[LiveStream, dict[str, str]]] = []
+            if part is None:
+                continue
+            found = _Part(part, pk, key, position, text)
+            base, slash, rid = key.partition("/")
+            if slash:
+                old_rows.setdefault(pk, {}).setdefault(base, {})[rid] = found
+            else:
+                old.setdefault(pk, {})[key] = found
+        new_streams: list[tuple[LiveStream, dict, dict[str, str], dict[str, _Split]]] = []
         gone: list[int] = []
-        parts: list[LivePart] = []
+        parts: list[_Part] = []
         bumped: list[LiveStream] = []
         messages: list[tuple[str, dict]] = []
+        some_rows: list[tuple[int, str]] = []  # (stream, "key/id"): row parts to delete
+        all_rows: list[tuple[int, str]] = []  # (stream, key): every row part of the key
         for audience, state in states.items():
-            texts = {key: encode(value) for key, value in state.items()}
             row = streams.get(audience)
+            splits = {key: found for key, value in state.items()
+                      if (found := _split(key, value)) is not None}
             if row is None:
                 if isinstance(state, Parts):
                     raise ValueError(f"{audience}: Parts for a stream never stored")
+                texts = {key: encode(value) for key, value in state.items()}
                 new_streams.append((LiveStream(game_id=game_id, audience=audience, version=1),
-                                    texts))
+                                    state, texts, splits))
                 messages.append((audience, 1, _joined(texts.items()), None))
                 continue
             before = old.get(row.pk, {})
+            before_rows = old_rows.get(row.pk, {})
+            # A row-by-row value is compared by its head, which names every row's text.
+            texts: dict[str, str] = {}
+            row_parts: dict[str, dict[str, str]] = {}  # key -> {slot: new text}
+            dropped: dict[str, list[int]] = {}  # key -> slots left empty
+            marks: dict[str, dict[str, tuple[str, int]]] = {}
+            for key, value in state.items():
+                split = splits.get(key)
+                if split is None:
+                    texts[key] = encode(value)
+                    continue
+                head = before[key].text if key in before else None
+                texts[key], row_parts[key], marks[key], dropped[key] = _rows_compared(
+                    split, head if head is not None and head.startswith(_HEAD) else None)
+            for key, split in splits.items():
+                _keep_head(texts[key], state[key], marks[key], split.rows, row.pk, key)
             changed = {key for key, text in texts.items()
                        if key not in before or before[key].text != text}
             removed = [] if isinstance(state, Parts) else [k for k in before if k not in texts]
@@ -327,6 +637,7 @@ class LiveGame:
                             if key in before and before[key].position != order[key]}
             if not changed and not removed:
                 continue
+
             change: dict[str, Any] = {"d": {}}
             for key in (key for key in texts if key in changed):
                 if key not in before:
@@ -338,37 +649,68 @@ class LiveGame:
                 if given is not None:
                     change["d"][key] = given
                     continue
-                sub = delta.diff(decode(before[key].text), state[key])
+                sub = delta.diff(_stored_value(game_id, before[key], before_rows.get(key)),
+                                 state[key])
                 whole_value = {"=": state[key]}
                 change["d"][key] = sub if sub is not None and len(encode(sub)) < len(
-                    texts[key]) + 6 else whole_value
+                    _whole_text(key, state, texts, splits)) + 6 else whole_value
             if removed:
                 change["x"] = removed
-            # A changed key's row is replaced in place (``_insert_parts_sql`` upserts).
+            # A changed key's part is replaced in place (``_insert_parts_sql`` upserts); a
+            # row-by-row value writes its head and its changed rows and drops the rows it no
+            # longer has, or all of them when it is stored as one text now or removed.
             gone += [before[key].pk for key in removed]
-            parts += [LivePart(stream_id=row.pk, key=key, position=order[key], text=texts[key])
-                      for key in changed]
             for key in changed:
-                remember(texts[key], state[key])
+                if key not in splits:
+                    parts.append(_Part(None, row.pk, key, order[key], texts[key]))
+                    if key in before and before[key].text.startswith(_HEAD):
+                        all_rows.append((row.pk, key))
+                    continue
+                parts.append(_Part(None, row.pk, key, order[key], texts[key]))
+                parts += [_Part(None, row.pk, f"{key}/{slot}", order[key], text)
+                          for slot, text in row_parts[key].items()]
+                some_rows += [(row.pk, f"{key}/{slot}") for slot in dropped[key]]
+            all_rows += [(row.pk, key) for key in removed
+                         if before[key].text.startswith(_HEAD)]
+            for key in changed:
+                if key not in splits:
+                    remember(texts[key], state[key])
             row.version += 1
             bumped.append(row)
             change_text = encode(change)
             text = None
             if not isinstance(state, Parts):
-                text = _joined((key, texts[key]) for key in texts)
+                text = _joined((key, _whole_text(key, state, texts, splits)) for key in texts)
                 if len(change_text) >= len(text):
                     change_text = None
             messages.append((audience, row.version, text, change_text))
         if gone:
             sql.execute(_delete_parts_sql(len(gone)), gone)
+        for start in range(0, len(some_rows), _INSERT_BATCH):
+            batch = some_rows[start:start + _INSERT_BATCH]
+            sql.execute(_delete_rows_sql(len(batch)), [value for pair in batch for value in pair])
+        if all_rows:
+            sql.execute(_delete_all_rows_sql(len(all_rows)),
+                        [value for pk, key in all_rows for value in (pk, _like(key))])
         if bumped:
             # Every changed stream moves on by exactly one (the game is locked): one query.
             sql.execute(_bump_sql(len(bumped)), [row.pk for row in bumped])
         if new_streams:
-            created = LiveStream.objects.bulk_create([row for row, _t in new_streams])
-            for row, (_r, texts) in zip(created, new_streams, strict=True):
-                parts += [LivePart(stream_id=row.pk, key=key, position=position, text=text)
-                          for position, (key, text) in enumerate(texts.items())]
+            created = LiveStream.objects.bulk_create([row for row, *_rest in new_streams])
+            for row, (_r, value_of, texts, splits) in zip(created, new_streams, strict=True):
+                for position, (key, text) in enumerate(texts.items()):
+                    split = splits.get(key)
+                    if split is None:
+                        parts.append(_Part(None, row.pk, key, position, text))
+                        continue
+                    rows = [encode(value) for value in split.rows.values()]
+                    marks = {rid: (_digest(text), slot)
+                             for slot, (rid, text) in enumerate(zip(split.rows, rows, strict=True))}
+                    head = split.head(marks)
+                    _keep_head(head, value_of[key], marks, split.rows, row.pk, key)
+                    parts.append(_Part(None, row.pk, key, position, head))
+                    parts += [_Part(None, row.pk, f"{key}/{slot}", position, text)
+                              for slot, text in enumerate(rows)]
         for start in range(0, len(parts), _INSERT_BATCH):
             batch = parts[start:start + _INSERT_BATCH]
             sql.execute(_insert_parts_sql(len(batch)), [
@@ -441,12 +783,13 @@ def stored_parts(game_id: int, wanted: dict[str, list[str]]) -> dict[str, dict[s
         return {}
     params: list[Any] = [game_id]
     for audience, keys in wanted.items():
-        params += [audience, *keys]
-    found: dict[str, dict[str, str]] = {}
+        params += [audience, *keys, *map(_like, keys)]
+    items: dict[str, list[tuple[str, str]]] = {}
     for audience, key, text in sql.rows(_parts_sql(tuple(len(k) for k in wanted.values())),
                                      params):
-        found.setdefault(audience, {})[key] = text
-    return found
+        if key.partition("/")[0] in wanted[audience]:
+            items.setdefault(audience, []).append((key, text))
+    return {audience: dict(_with_rows(parts)) for audience, parts in items.items()}
 
 
 # The hot reads and the write's comparison as constant SQL texts: every read (a projector's
@@ -456,10 +799,16 @@ _Q, _marks = sql.q, sql.marks  # the same quoting on SQLite and PostgreSQL (``co
 _STREAM, _PART = LiveStream._meta.db_table, LivePart._meta.db_table
 
 
+def _keys_sql(n: int) -> str:
+    """The parts of ``n`` keys: the keys' own and their rows (``Rows``); parameters: the keys,
+    then their ``_like`` patterns."""
+    rows = " OR ".join([f"p.{_Q('key')} LIKE %s ESCAPE '!'"] * n)
+    return f"(p.{_Q('key')} IN ({_marks(n)}) OR {rows})"
+
+
 @functools.lru_cache(maxsize=256)
 def _parts_sql(key_counts: tuple[int, ...]) -> str:
-    which = " OR ".join(f"(s.{_Q('audience')} = %s AND p.{_Q('key')} IN ({_marks(n)}))"
-                        for n in key_counts)
+    which = " OR ".join(f"(s.{_Q('audience')} = %s AND {_keys_sql(n)})" for n in key_counts)
     return (f"SELECT s.{_Q('audience')}, p.{_Q('key')}, p.{_Q('text')} FROM {_Q(_PART)} p "
             f"INNER JOIN {_Q(_STREAM)} s ON s.{_Q('id')} = p.{_Q('stream_id')} "
             f"WHERE s.{_Q('game_id')} = %s AND ({which})")
@@ -497,6 +846,37 @@ _INSERT_BATCH = 200  # 800 parameters: under SQLite's limit of 999 on old builds
 @functools.lru_cache(maxsize=64)
 def _delete_parts_sql(n: int) -> str:
     return f"DELETE FROM {_Q(_PART)} WHERE {_Q('id')} IN ({_marks(n)})"
+
+
+def _rows_where(n: int, like: bool) -> str:
+    key = f"{_Q('key')} LIKE %s ESCAPE '!'" if like else f"{_Q('key')} = %s"
+    return " OR ".join([f"({_Q('stream_id')} = %s AND {key})"] * n)
+
+
+@functools.lru_cache(maxsize=64)
+def _rows_sql(n: int) -> str:
+    """The row parts of ``n`` row-by-row values: ``(stream, _like(key))`` each."""
+    return (f"SELECT {_Q('stream_id')}, {_Q('key')}, {_Q('text')} FROM {_Q(_PART)} "
+            f"WHERE {_rows_where(n, True)}")
+
+
+@functools.lru_cache(maxsize=64)
+def _some_rows_sql(n: int) -> str:
+    """Some row parts of one stream: its id, then ``n`` part keys."""
+    return (f"SELECT {_Q('key')}, {_Q('text')} FROM {_Q(_PART)} "
+            f"WHERE {_Q('stream_id')} = %s AND {_Q('key')} IN ({_marks(n)})")
+
+
+@functools.lru_cache(maxsize=64)
+def _delete_rows_sql(n: int) -> str:
+    """Delete ``n`` row parts: ``(stream, "key/id")`` each."""
+    return f"DELETE FROM {_Q(_PART)} WHERE {_rows_where(n, False)}"
+
+
+@functools.lru_cache(maxsize=64)
+def _delete_all_rows_sql(n: int) -> str:
+    """Delete every row part of ``n`` keys: ``(stream, _like(key))`` each."""
+    return f"DELETE FROM {_Q(_PART)} WHERE {_rows_where(n, True)}"
 
 
 @functools.lru_cache(maxsize=64)
@@ -547,7 +927,7 @@ def _stored_many(game_id: int, audiences: list[str] | None,
         entry = found.setdefault(audience, (version, []))
         if key is not None:
             entry[1].append((key, text))
-    return {audience: Stored(audience, version, _joined(items))
+    return {audience: Stored(audience, version, _joined(_with_rows(items)))
             for audience, (version, items) in found.items()}
 
 

@@ -40,7 +40,9 @@ class LiveStream(models.Model):
 
 class LivePart(models.Model):
     """One top-level key of a stream's state and its value as JSON text; ``position`` keeps the
-    keys in the order the state was built in (the whole state is their texts joined)."""
+    keys in the order the state was built in (the whole state is their texts joined). A key
+    stored row by row (``core.live.Rows``) is its head part here and one ``<key>/<slot>`` part
+    per row."""
 
     stream = models.ForeignKey(LiveStream, on_delete=models.CASCADE, related_name="parts",
                                verbose_name=_("live stream"))

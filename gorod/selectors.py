@@ -22,10 +22,10 @@ from core.errors import DomainError
 from core.live import (
     PUBLIC,
     Parts,
+    Rows,
     Stored,
     Write,
     encode,
-    shared,
     stored_texts,
     streams_stored,
     team_audience,
@@ -268,6 +268,7 @@ def statistics(snap: Snapshot) -> dict | None:
     ids = {name: pk for pk, name in snap.names.items()}
     for row in table["rows"]:
         row["application"] = ids.get(row["team"])
+    table["rows"] = Rows(table["rows"], by="application")
     return table
 
 
@@ -344,7 +345,7 @@ def _organizer_live(snap: Snapshot) -> dict:
         # game's are final as of its end): the organizer's state changes at every write
         # anyway, the public and team states never carry the time.
         "as_of": iso(gg.ended_at if gg.status == GorodGame.Status.FINISHED else snap.now),
-        "attempts": [_attempt(a, snap.names, labels) for a in log],
+        "attempts": Rows([_attempt(a, snap.names, labels) for a in log], by="id"),
     }
 
 
@@ -364,7 +365,8 @@ def organizer_state(snap: Snapshot) -> dict:
                      "sliv_penalty_min": gg.sliv_penalty_min,
                      "max_duration_h": gg.max_duration_h, "max_wrong": gg.max_wrong,
                      "wrong_window_s": gg.wrong_window_s},
-        "teams": [_team_row(snap, a.pk, last.get(a.pk), labels) for a in snap.entries],
+        "teams": Rows([_team_row(snap, a.pk, last.get(a.pk), labels) for a in snap.entries],
+                      by="application"),
         "end_rule": {"share": rules.END_SHARE,
                      "allowed": bool(snap.results and snap.results.end_allowed)},
         "level_list": [{"label": lv.label, "order": lv.order, "duration_min": lv.duration_min}
@@ -658,12 +660,12 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     keys = ["statistics", "teams", "attempts"]
     # The write's own teams' streams are asked with the organizer's parts (one query); a team
     # that only a deadline made due is checked after.
-    stored = w.read_parts({realtime.ORGANIZER: [*keys, "as_of", "next_deadline"],
+    stored = w.read_values({realtime.ORGANIZER: [*keys, "as_of", "next_deadline"],
                            **{team_audience(pk): ["me"] for pk in teams}})
     organizer = stored.get(realtime.ORGANIZER, {})
     if not set(keys) <= set(organizer):
         return None
-    rows = shared(organizer["teams"])  # read only, like every ``shared`` value
+    rows = organizer["teams"]  # read only, like every value ``read_values`` gives
     # Once the game has started a team has a deadline exactly when it is on a level, and its
     # row on the team list shows it: the rows say who is due.
     due = teams | {row["application"] for row in rows if row["next_deadline"] is not None
@@ -689,15 +691,16 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
         recent = data.recent.get(pk) or []
         fresh = _team_row(snap, pk, recent[0] if recent else None, labels)
         rows = [fresh if row["application"] == pk else row for row in rows]
-    table = shared(organizer["statistics"])
+    table = organizer["statistics"]
     new_rows = {}
     for pk in due:
         row = _plain(rules.statistics_row(snap.by_name[snap.names[pk]], snap.results.level_ids))
         row["application"] = pk
         new_rows[pk] = row
     places = {row["application"]: row["place"] for row in table["rows"]}
-    table = {**table, "rows": _reranked([new_rows.get(r["application"], r)
-                                         for r in table["rows"]], gg.team_order)}
+    table = {**table, "rows": Rows(_reranked([new_rows.get(r["application"], r)
+                                              for r in table["rows"]], gg.team_order),
+                                   by="application")}
     # The push of the table: its new order, the moved-on teams' rows and the others' new places
     # (``core.delta``'s row patch), built here rather than by diffing two 400-KiB tables.
     changed_rows = {str(row["application"]): {"=": row} for row in table["rows"]
@@ -709,7 +712,7 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
                                        "o": [row["application"] for row in table["rows"]],
                                        "c": changed_rows}}}
     _store_deadline(gg, rows)
-    parts = {"as_of": iso(snap.now), "statistics": table, "teams": rows,
+    parts = {"as_of": iso(snap.now), "statistics": table, "teams": Rows(rows, by="application"),
              "next_deadline": iso(gg.next_deadline)}
     # The team list's and the log's pushes are known here too: the moved-on teams' rows, the
     # new line on top.
@@ -719,8 +722,7 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
                                if row["application"] in due}}}
     attempt = w.memo.get("attempt")
     if attempt is not None:
-        parts["attempts"] = _with_attempt(shared(organizer["attempts"]), attempt, snap,
-                                          labels)
+        parts["attempts"] = _with_attempt(organizer["attempts"], attempt, snap, labels)
         patches["attempts"] = {"k": "id", "o": [a["id"] for a in parts["attempts"]],
                                "c": {str(attempt.pk): {"=": parts["attempts"][0]}}}
     states: dict[str, dict] = {realtime.ORGANIZER: Parts(parts, patches=patches)}
@@ -756,7 +758,7 @@ def _with_attempt(log: list[dict], attempt: CodeAttempt, snap: Snapshot,
                   labels: dict[int, str]) -> list[dict]:
     """The organizer's attempt log with a new attempt on top (it is the newest: its moment was
     taken under the game's lock)."""
-    return [_attempt(attempt, snap.names, labels), *log][:ATTEMPTS_LOG]
+    return Rows([_attempt(attempt, snap.names, labels), *log][:ATTEMPTS_LOG], by="id")
 
 
 def _stored_for(w: Write, team_id: int, keys: list[str]) -> tuple[dict, TeamData] | None:
@@ -764,8 +766,8 @@ def _stored_for(w: Write, team_id: int, keys: list[str]) -> tuple[dict, TeamData
     team's own rows."""
     mine = team_audience(team_id)
     # ``as_of`` too: every key the write returns is read here, for the comparison.
-    stored = w.read_parts({realtime.ORGANIZER: [*keys, "as_of"], mine: ["me"]})
-    organizer = {key: text for key, text in stored.get(realtime.ORGANIZER, {}).items()
+    stored = w.read_values({realtime.ORGANIZER: [*keys, "as_of"], mine: ["me"]})
+    organizer = {key: value for key, value in stored.get(realtime.ORGANIZER, {}).items()
                  if key in keys}
     if set(organizer) != set(keys) or "me" not in stored.get(mine, {}):
         return None
@@ -773,17 +775,18 @@ def _stored_for(w: Write, team_id: int, keys: list[str]) -> tuple[dict, TeamData
 
 
 def _organizer_team_parts(w: Write, snap: Snapshot, team_id: int, data: TeamData,
-                          organizer: dict[str, str]) -> dict:
+                          organizer: dict[str, Any]) -> dict:
     """The organizer's keys every code of one team changes: the moment, the attempt log with
     the new attempt on top and that team's row on the team list."""
     labels = {lv.pk: lv.label for lv in snap.levels}
     recent = data.recent.get(team_id) or []
     attempt = w.memo.get("attempt") or (recent[0] if recent else None)
-    log = shared(organizer["attempts"])
-    if attempt is not None:
-        log = _with_attempt(log, attempt, snap, labels)
+    log = organizer["attempts"]
+    log = (_with_attempt(log, attempt, snap, labels) if attempt is not None
+           else Rows(log, by="id"))
     row = _team_row(snap, team_id, recent[0] if recent else None, labels)
-    teams = [row if t["application"] == team_id else t for t in shared(organizer["teams"])]
+    teams = Rows([row if t["application"] == team_id else t
+                  for t in organizer["teams"]], by="application")
     return {"as_of": iso(snap.now), "attempts": log, "teams": teams}
 
 
