@@ -277,3 +277,29 @@ def test_a_team_renamed_mid_game_is_named_anew_by_every_worker_whatever_each_had
     assert names[night.entries[0].pk] == "Совы-2"
     record = night.organizer.ok("GET", night.url("record"))
     assert [e["team"] for e in record["events"] if e["type"] == "code"] == ["Совы-2", "Team 01"]
+
+
+def test_codes_alternating_between_two_workers_leave_the_organizer_lists_whole_on_both(workers):
+    """The organizer's attempt log, team list and statistics are stored row by row
+    (``core.live.Rows``); each worker keeps the heads it wrote or read last and, when the other
+    worker wrote since, reads only the rows whose hashes changed. Codes sent in turn through
+    the two workers — wrong ones and closing ones — leave the lists as the database and a replay
+    say, read through either worker."""
+    night = set_up_night(workers, 4)
+    texts = [f"WRONG{k}" for k in range(4)] + ["G1R1D"] * 4 + [f"WRONG{k}" for k in range(4, 8)]
+    for k, text in enumerate(texts):
+        reply = night.phones[k % 4].post(night.url("code"), {"text": text}, worker=k % 2)
+        assert (reply.status, reply.detail) == (200, "")
+        assert reply.body["verdict"] == ("accepted" if text == "G1R1D" else "wrong")
+    stored = list(CodeAttempt.objects.filter(gorod_id=night.id).order_by("-at", "-pk"))
+    last = {}
+    for attempt in stored:
+        last.setdefault(attempt.application_id, attempt.text)
+    for worker in (0, 1):
+        live = night.organizer.ok("GET", night.url("organizer/state"), worker=worker)["state"]
+        assert [(a["id"], a["text"]) for a in live["attempts"]] == [(a.pk, a.text)
+                                                                     for a in stored]
+        assert {t["application"]: t["last_attempt"]["text"] for t in live["teams"]} == last
+        assert {t["application"]: t["levels_closed"] for t in live["teams"]} == {
+            entry.pk: 1 for entry in night.entries}
+    assert_record_replays_to_the_live_state(night)
