@@ -229,7 +229,9 @@ class _Split:
 
     def head(self, marks: dict[str, tuple[str, int]]) -> str:
         return encode({"$rows": self.by, "$at": self.at,
-                       "$ids": [[rid, *marks[str(rid)]] for rid in self.ids],
+                       "$ids": [[rid, digest, slot] for rid, (digest, slot)
+                                in zip(self.ids, (marks[name] for name in self.rows),
+                                       strict=True)],
                        "head": self.skeleton})
 
 
@@ -310,9 +312,11 @@ def _rows_compared(split: _Split, head: str | None
             stored, previous = kept.marks, kept.rows
         else:
             stored = _head_marks(head)
-    free = sorted((slot for rid, (_d, slot) in stored.items() if rid not in split.rows),
-                  reverse=True)
-    after = max((slot for _d, slot in stored.values()), default=-1) + 1
+    # Most writes drop no row and add none: the set difference and the highest slot are
+    # looked at only when they do.
+    gone = stored.keys() - split.rows.keys()
+    free = sorted((stored[rid][1] for rid in gone), reverse=True)
+    after = None
     marks, writes = {}, {}
     for rid, value in split.rows.items():
         mark = stored.get(rid)
@@ -322,7 +326,12 @@ def _rows_compared(split: _Split, head: str | None
         text = encode(value)
         digest = _digest(text)
         if mark is None:
-            slot = free.pop() if free else (after := after + 1) - 1
+            if free:
+                slot = free.pop()
+            else:
+                if after is None:
+                    after = max((slot for _d, slot in stored.values()), default=-1) + 1
+                slot, after = after, after + 1
         else:
             slot = mark[1]
             if mark[0] == digest:
