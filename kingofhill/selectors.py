@@ -239,7 +239,12 @@ def forget_closed(game_id: int | None = None) -> None:
 _ANSWERS, _DECLARATIONS = sql.Loader(Answer), sql.Loader(Declaration)
 
 
-def _read_open(question: Question) -> None:
+def prefetched_answers(question: Question, answers: list[Answer]) -> None:
+    """``question.answers.all()`` is these (an action that read them and added one)."""
+    sql.prefetched(question, "answers", answers)
+
+
+def read_open(question: Question) -> None:
     """The open question's answers and declarations, as ``prefetch_related`` reads them (in
     the models' order), from constant SQL: every answer of a 64-team game reads them again."""
     where = f"t.{sql.column(Answer, 'question')} = %s"
@@ -251,12 +256,13 @@ def _read_open(question: Question) -> None:
 
 
 def load_snapshot(koth: KothGame, *, reuse: bool = False,
-                  current: Question | None = None) -> Snapshot:
+                  current: Question | None = None, current_read: bool = False) -> Snapshot:
     """Everything the states need, in four queries, with the board computed once.
 
     With ``reuse``, when this process kept the closed part for the game's ``board_generation``,
     only the open question is read (two queries; ``current``, the open question already
-    loaded by the caller, saves the third): for writes that leave the closed questions alone.
+    loaded by the caller, saves the third, and ``current_read`` says its answers and
+    declarations are loaded too): for writes that leave the closed questions alone.
 
     Raises ``RecordError`` when the stored events make an impossible record (a service turns
     that into a refusal before anything is committed).
@@ -266,7 +272,8 @@ def load_snapshot(koth: KothGame, *, reuse: bool = False,
         if kept is not None:
             if current is not None and current.closed_at is None:
                 open_questions = [current]
-                _read_open(current)
+                if not current_read:
+                    read_open(current)
             else:
                 open_questions = list(
                     Question.objects.filter(koth=koth, closed_at__isnull=True)
@@ -681,7 +688,8 @@ def build_states(w: Write) -> dict[str, dict]:
             return states
     full = bool(w.memo.get("recompute") or w.memo.get("refresh"))
     try:
-        snap = load_snapshot(koth, reuse=not full, current=w.memo.get("current"))
+        snap = load_snapshot(koth, reuse=not full, current=w.memo.get("current"),
+                             current_read=w.memo.get("current_read", False))
     except RecordError as exc:
         raise DomainError(
             _("This change would make the game impossible: %(why)s") % {"why": exc}) from None

@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import audit, rights
+from core import audit, rights, sql
 from core.coalesce import Coalesced
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.live import Write
@@ -67,10 +67,18 @@ def _require_running(koth: KothGame) -> None:
         raise DomainError(_("The game has finished."))
 
 
+_QUESTIONS = sql.Loader(Question)
+# Constant SQL: every answer, declaration and judgement starts here.
+_CURRENT = (f"t.{sql.column(Question, 'koth')} = %s",
+            f"t.{sql.column(Question, 'number')} DESC LIMIT 1")
+
+
 def _current(koth: KothGame) -> Question:
-    question = Question.objects.filter(koth=koth).order_by("-number").first()
-    if question is None:
+    found = _QUESTIONS.load(_CURRENT[0], [koth.pk], _CURRENT[1])
+    if not found:
         raise DomainError(_("The game has not started yet."))
+    question = found[0]
+    question.koth = koth
     return question
 
 
@@ -204,7 +212,11 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
     _require_running(koth)
     entry = _entry(koth, application)
     question = _current(koth)
-    existing = Answer.objects.filter(question=question, application=entry).first()
+    # The open question's answers are read once, here, for the check and for the build
+    # (``w.memo["current_read"]``), which sees the new one appended.
+    selectors.read_open(question)
+    answers = question.answers.all()
+    existing = next((a for a in answers if a.application_id == entry.pk), None)
     if existing is not None:
         if existing.client_id == client_id:
             w.unchanged = True
@@ -232,17 +244,17 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
     # A key match is pre-marked correct; the host sees it and may flip it.
     verdict = True if rules.matches_key(normalized, question.answer_key,
                                         question.variants) else None
-    try:
-        with transaction.atomic():
-            answer = Answer.objects.create(
-                question=question, application=entry, text=text, normalized=normalized,
-                at=w.now, verdict=verdict, judged_at=w.now if verdict else None,
-                client_id=client_id)
-    except IntegrityError:  # pragma: no cover - the game lock serialises writers
-        raise DomainError(_("Your team has already answered this question.")) from None
+    # No savepoint: the game's lock serialises a team's answers and ``existing`` was read under
+    # it, so the one-answer constraint cannot fail here.
+    answer = Answer.objects.create(
+        question=question, application=entry, text=text, normalized=normalized,
+        at=w.now, verdict=verdict, judged_at=w.now if verdict else None, client_id=client_id)
     if verdict is not None:
         VerdictChange.objects.create(answer=answer, old=None, new=verdict, changed_at=w.now)
+    # The newest answer (its moment was taken under the lock) goes last, as the models order.
+    selectors.prefetched_answers(question, [*answers, answer])
     w.memo["current"] = question
+    w.memo["current_read"] = True
     # Nothing on the board moves until the close: the host's view, the projector's count and
     # this team's own view are all an answer changes.
     w.memo["team"] = entry.pk

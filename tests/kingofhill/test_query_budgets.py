@@ -17,7 +17,9 @@ pytestmark = pytest.mark.django_db
 
 # The budgets: each path's exact count, the same for every size of game. A stored state is
 # written key by key (``core.live.Parts``): old parts deleted, versions bumped, new ones inserted.
-ANSWER = 15
+# An answer: the open question with its answers and declarations read once for the check and
+# the build (no savepoint around the insert: the game's lock serialises a team's answers).
+ANSWER = 12
 JUDGE = 23
 CLOSE = 20
 # The user, the stored state (public: only the state); the session too where it is read from

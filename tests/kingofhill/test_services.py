@@ -433,14 +433,15 @@ def test_an_answer_reuses_the_kept_board_in_a_pinned_number_of_queries(
         announce(running, host, answer_key="Пушкин")  # cold: reads everything, keeps it
     monkeypatch.setattr(rules, "compute", lambda record: pytest.fail("board recomputed"))
     # The service's savepoint pair (its transaction, inside the test's), the lock, the open
-    # question, the existing answer, savepoint + insert + release, the verdict change
-    # (a key match), the open question's declarations and answers, the stored states read and
+    # question, its answers and declarations (read once: the existing answer is among them and
+    # the build reuses them), the insert, the verdict change (a key match), the stored states
+    # read and
     # the changed keys replaced (the versions bumped, one upsert, however many changed),
     # and the host state's question bank (its next question and how many are left) and presence.
     # The team's entry is the phone's own, read with its team by the request (here: the fixture).
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(16):
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(13):
         answer(running, alpha, "Пушкин")
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(15):
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(12):
         answer(running, beta, "Лермонтов")
     host_state = selectors.read_state(KothGame.objects.get(pk=running.pk), kind="host")
     assert [g["teams"] for g in host_state["state"]["host"]["groups"]] == [["Alpha"], ["Beta"]]
