@@ -62,11 +62,24 @@ def record(*, game, actor, action: str, before: Any, after: Any, reason: str = "
     Example: ``record(game=koth, actor=host, action="kingofhill.verdict",
     before={"answer": 7, "verdict": None}, after={"answer": 7, "verdict": True})``.
     """
+    return record_many(game=game, actor=actor, action=action, changes=[(before, after)],
+                       reason=reason, at=at)[0]
+
+
+def record_many(*, game, actor, action: str, changes: list[tuple[Any, Any]],
+                reason: str = "", at: datetime | None = None) -> list[AuditEntry]:
+    """Store several changes of one action at once (one insert): ``changes`` are their
+    ``(before, after)``. A host judging a group of 64 answers writes 64 entries."""
     app, _, what = action.partition(".")
     if not app or not what:
         raise ValueError(f"an audit action is '<app>.<what>', not {action!r}")
     game_id = game if isinstance(game, int) or game is None else game.pk
     user = actor if getattr(actor, "pk", None) is not None else None
-    return AuditEntry.objects.create(
-        app=app, game_id=game_id, actor=user, action=action, before=_json(before),
-        after=_json(after), reason=(reason or "").strip(), at=at or timezone.now())
+    at = at or timezone.now()
+    rows = [AuditEntry(app=app, game_id=game_id, actor=user, action=action,
+                       before=_json(before), after=_json(after), reason=(reason or "").strip(),
+                       at=at) for before, after in changes]
+    if len(rows) == 1:
+        rows[0].save(force_insert=True)
+        return rows
+    return AuditEntry.objects.bulk_create(rows)

@@ -10,7 +10,9 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
+from core.models import AuditEntry
 from kingofhill import selectors, services
+from kingofhill.models import Answer, VerdictChange
 from tests.kingofhill.conftest import join_session, make_teams
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +22,9 @@ pytestmark = pytest.mark.django_db
 # An answer: the open question with its answers and declarations read once for the check and
 # the build (no savepoint around the insert: the game's lock serialises a team's answers).
 ANSWER = 12
-JUDGE = 23
+# A judgement: the verdict changes, their audit entries and the answers in one statement each,
+# whatever the group's size (test_a_group_of_any_size_is_judged_in_the_same_queries).
+JUDGE = 17
 CLOSE = 20
 # The user, the stored state (public: only the state); the session too where it is read from
 # the database (with Redis: config.settings.SESSION_ENGINE).
@@ -70,6 +74,26 @@ def test_an_answer_judging_and_the_close_cost_the_same_queries_for_any_game(
                                       normalized="нет", verdict=False) == 3
     with django_assert_num_queries(CLOSE), capture(execute=True):
         services.question_close(actor=host, game=koth.pk)
+
+
+@pytest.mark.parametrize("group", [1, 4])
+def test_a_group_of_any_size_is_judged_in_the_same_queries(
+        hall, host, group, django_assert_num_queries, django_capture_on_commit_callbacks):
+    koth, entries, number = hall
+    with django_capture_on_commit_callbacks(execute=True):
+        for entry in entries[:group]:
+            services.answer_submit(game=koth.pk, application=entry, text="нет",
+                                   client_id=uuid.uuid4())
+    audited = AuditEntry.objects.filter(action="kingofhill.verdict").count()
+    with django_assert_num_queries(JUDGE), django_capture_on_commit_callbacks(execute=True):
+        assert services.answers_judge(actor=host, game=koth.pk, question=number,
+                                      normalized="нет", verdict=False) == group
+    assert AuditEntry.objects.filter(action="kingofhill.verdict").count() == audited + group
+    assert VerdictChange.objects.filter(answer__question__koth=koth,
+                                        answer__question__number=number,
+                                        new=False).count() == group
+    assert set(Answer.objects.filter(question__number=number, question__koth=koth)
+               .values_list("verdict", "judged_by")) == {(False, host.pk)}
 
 
 def test_every_state_read_costs_the_same_queries_for_any_game(
