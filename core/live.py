@@ -129,9 +129,9 @@ def forget_shared() -> None:
 
 
 class Rows(list):
-    """A list of dicts that is stored one row per ``LivePart`` (``<key>/<id>``, the id being
-    each row's ``by`` field) under a small head part that holds the rows' order and a hash of
-    each row's text: a write that changes one row of a 200-row table writes that row and the
+    """A list of dicts, each identified by its ``by`` field, that is stored one row per
+    ``LivePart`` (``<key>/<slot>``) under a small head part that holds the rows' ids in order,
+    a hash of each row's text and its slot: a write that changes one row of a 200-row table writes that row and the
     head, and reads only the head (a GoRoD organizer's statistics are ~500 KiB; rewriting them
     cost a closing code a third of its time, most of it in the commit). A state key's value
     may be ``Rows`` or a dict with one field that is ``Rows`` (the statistics table's
@@ -154,6 +154,8 @@ _KEY_MAX = LivePart._meta.get_field("key").max_length
 
 
 def _digest(text: str) -> str:
+    """A row text's name in its head: 64 bits, so two different texts of one row id sharing it
+    is a chance of 2⁻⁶⁴ per change."""
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
@@ -218,8 +220,8 @@ def _latest_kept(stream: int, key: str) -> _Kept | None:
 
 @dataclass
 class _Split:
-    """A value as its row parts: each row's id (its part's key suffix) with its value, in
-    order, and where they sit in the value."""
+    """A value as its rows: each row's id (as text) with its row, in order, and where the rows
+    sit in the value."""
 
     skeleton: dict | None  # the value with its rows' field as None (None: the value is Rows)
     at: str | None
@@ -258,6 +260,7 @@ def _split(key: str, value: Any) -> _Split | None:
         return None
     names = [str(rid) for rid in ids]
     by_id = dict(zip(names, rows, strict=True))
+    # A slot's part key is ``<key>/<slot>``: room for five digits.
     if len(by_id) != len(ids) or len(key) + 6 > _KEY_MAX:
         return None
     return _Split(skeleton, at, by, ids, by_id)
@@ -601,7 +604,7 @@ class LiveGame:
         parts: list[_Part] = []
         bumped: list[LiveStream] = []
         messages: list[tuple[str, dict]] = []
-        some_rows: list[tuple[int, str]] = []  # (stream, "key/id"): row parts to delete
+        some_rows: list[tuple[int, str]] = []  # (stream, "key/slot"): row parts to delete
         all_rows: list[tuple[int, str]] = []  # (stream, key): every row part of the key
         for audience, state in states.items():
             row = streams.get(audience)
@@ -646,7 +649,6 @@ class LiveGame:
                             if key in before and before[key].position != order[key]}
             if not changed and not removed:
                 continue
-
             change: dict[str, Any] = {"d": {}}
             for key in (key for key in texts if key in changed):
                 if key not in before:
@@ -878,7 +880,7 @@ def _some_rows_sql(n: int) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _delete_rows_sql(n: int) -> str:
-    """Delete ``n`` row parts: ``(stream, "key/id")`` each."""
+    """Delete ``n`` row parts: ``(stream, "key/slot")`` each."""
     return f"DELETE FROM {_Q(_PART)} WHERE {_rows_where(n, False)}"
 
 
