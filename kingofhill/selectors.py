@@ -239,11 +239,6 @@ def forget_closed(game_id: int | None = None) -> None:
 _ANSWERS, _DECLARATIONS = sql.Loader(Answer), sql.Loader(Declaration)
 
 
-def prefetched_answers(question: Question, answers: list[Answer]) -> None:
-    """``question.answers.all()`` is these (an action that read them and added one)."""
-    sql.prefetched(question, "answers", answers)
-
-
 def read_open(question: Question) -> None:
     """The open question's answers and declarations, as ``prefetch_related`` reads them (in
     the models' order), from constant SQL: every answer of a 64-team game reads them again."""

@@ -252,7 +252,7 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
     if verdict is not None:
         VerdictChange.objects.create(answer=answer, old=None, new=verdict, changed_at=w.now)
     # The newest answer (its moment was taken under the lock) goes last, as the models order.
-    selectors.prefetched_answers(question, [*answers, answer])
+    sql.prefetched(question, "answers", [*answers, answer])
     w.memo["current"] = question
     w.memo["current_read"] = True
     # Nothing on the board moves until the close: the host's view, the projector's count and
