@@ -74,10 +74,15 @@ SQLITE_INIT = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"
 
 
 def sqlite_config(path: str) -> dict:
-    """The SQLite file at ``path``, set up so concurrent writes wait their turn."""
+    """The SQLite file at ``path``, set up so concurrent writes wait their turn.
+
+    Its connections persist (``CONN_MAX_AGE=None``): a request's thread is pooled
+    (``core.handlers``), so each thread keeps its one connection instead of opening the file
+    and setting it up again per request."""
     return {
         "ENGINE": "core.backends.sqlite3",
         "NAME": path,
+        "CONN_MAX_AGE": None,
         "OPTIONS": {"timeout": SQLITE_BUSY_TIMEOUT_S, "transaction_mode": "IMMEDIATE",
                     "init_command": SQLITE_INIT},
     }

@@ -1,0 +1,75 @@
+"""Django's ASGI handler with the request threads kept and lent out again.
+
+Every view of the app is sync. Django runs a request's sync code in one thread of its own:
+for each request ``ASGIHandler`` opens a ``ThreadSensitiveContext`` that starts a new thread,
+and at its end a second thread to join the first. Starting and joining two threads per request
+took the event loop more time than a health check's own work (``make bench``: ``/healthz``
+spent ~20 % of the server's time in ``Thread.start`` and the join), and a thread that lives for
+one request cannot keep a database connection, so each SQLite request also opened the file and
+set it up again.
+
+Here a request borrows an idle single-thread executor from a pool and gives it back when it
+ends (asgiref's ``ThreadSensitiveContext(executor=…)``, made for this: the caller owns the
+executor). A request still has one thread to itself for all its sync work, as Django needs for
+its connection and transaction; only the thread outlives it. At most ``IDLE`` executors wait in
+the pool; a burst beyond that gets new ones, shut down (off the event loop) when it ends.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import django
+from asgiref.sync import ThreadSensitiveContext
+from django.core.handlers.asgi import ASGIHandler
+
+IDLE = 64
+
+
+class _Pool:
+    def __init__(self, idle: int):
+        self.idle = idle
+        self.free: list[ThreadPoolExecutor] = []
+        self.lock = threading.Lock()
+
+    def take(self) -> ThreadPoolExecutor:
+        with self.lock:
+            if self.free:
+                return self.free.pop()
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="request")
+
+    def give(self, executor: ThreadPoolExecutor) -> None:
+        with self.lock:
+            if len(self.free) < self.idle:
+                self.free.append(executor)
+                return
+        # ``shutdown(wait=False)`` lets the thread end once its queue is done, without
+        # blocking the event loop on a join.
+        executor.shutdown(wait=False)
+
+
+class PooledASGIHandler(ASGIHandler):
+    """``ASGIHandler`` whose requests run their sync code in pooled threads."""
+
+    def __init__(self, idle: int = IDLE):
+        super().__init__()
+        self.pool = _Pool(idle)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        executor = self.pool.take()
+        try:
+            async with ThreadSensitiveContext(executor=executor):
+                await self.handle(scope, receive, send)
+        finally:
+            # A request cut short may leave sync work queued on its thread: the next borrower
+            # runs after it, in the same thread, as one request after another would.
+            self.pool.give(executor)
+
+
+def get_asgi_application() -> PooledASGIHandler:
+    """``django.core.asgi.get_asgi_application`` with the pooled handler."""
+    django.setup(set_prefix=False)
+    return PooledASGIHandler()

@@ -1,0 +1,114 @@
+"""The ASGI handler lends each request a pooled thread: one thread for all of a request's sync
+work, threads kept across requests (with their database connection), two requests at once on
+two threads, and no more idle threads kept than the pool's bound."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from django.core.signals import request_finished
+from django.db import connection
+from django.http import JsonResponse
+from django.test import override_settings
+from django.urls import path
+
+from config.asgi import application
+from core.handlers import PooledASGIHandler
+
+seen: list[dict] = []
+barrier: dict[str, threading.Barrier] = {}
+
+
+def where(request):
+    connection.ensure_connection()
+    seen.append({"thread": threading.get_ident(), "connection": id(connection.connection)})
+    return JsonResponse({"ok": True})
+
+
+def meet(request):
+    # Both requests must be in their views at once: on one shared thread this times out.
+    barrier["both"].wait(timeout=5)
+    return JsonResponse({"thread": threading.get_ident()})
+
+
+urlpatterns = [path("where", where), path("meet", meet)]
+
+
+async def get(app, url: str) -> tuple[int, bytes]:
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+             "scheme": "http", "path": url, "raw_path": url.encode(), "query_string": b"",
+             "root_path": "", "headers": [(b"host", b"testserver")],
+             "client": ("127.0.0.1", 5000), "server": ("testserver", 80)}
+    sent = []
+    requested = False
+
+    async def receive():
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.sleep(3600)  # no disconnect while the response is on its way
+
+    async def send(message):
+        sent.append(message)
+
+    await app(scope, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], body
+
+
+@pytest.fixture
+def handler():
+    with override_settings(ROOT_URLCONF="tests.core.test_handlers", ALLOWED_HOSTS=["testserver"]):
+        yield PooledASGIHandler(idle=2)
+    seen.clear()
+
+
+def test_the_served_application_is_the_pooled_handler():
+    # ``config.asgi`` routes HTTP to the pooled handler (what uvicorn and daphne serve).
+    assert isinstance(application.app.application_mapping["http"], PooledASGIHandler)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_requests_one_after_another_reuse_one_thread_and_its_connection(handler):
+    finished: list[int] = []
+
+    def on_finished(**kwargs):
+        finished.append(threading.get_ident())
+
+    request_finished.connect(on_finished)
+    try:
+        for _ in range(3):
+            assert (await get(handler, "/where"))[0] == 200
+    finally:
+        request_finished.disconnect(on_finished)
+    threads = {s["thread"] for s in seen}
+    assert len(threads) == 1  # Django's own handler starts a new thread for every request
+    assert threading.get_ident() not in threads  # never the event loop's thread
+    # The end of each request (where Django closes old connections) ran in that thread too.
+    assert set(finished) == threads
+    if connection.vendor == "sqlite":  # persistent there; PostgreSQL lends from its pool
+        assert len({s["connection"] for s in seen}) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_two_requests_at_once_each_have_a_thread_of_their_own(handler):
+    barrier["both"] = threading.Barrier(2)
+    first, second = await asyncio.gather(get(handler, "/meet"), get(handler, "/meet"))
+    assert first[0] == second[0] == 200
+    assert first[1] != second[1]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_burst_leaves_no_more_idle_threads_than_the_bound(handler):
+    barrier["both"] = threading.Barrier(4)
+    answers = await asyncio.gather(*(get(handler, "/meet") for _ in range(4)))
+    assert [status for status, _ in answers] == [200] * 4
+    assert len(handler.pool.free) == 2
+    # The kept ones serve the next requests.
+    await get(handler, "/where")
+    await get(handler, "/where")
+    assert len(handler.pool.free) == 2
