@@ -55,7 +55,9 @@ def test_phones_connecting_through_both_workers_at_once_reach_the_host_in_few_re
     try:
         names = sorted(entry.team.name for entry in evening.entries)
         assert wait_for(lambda: sorted(host_connected(evening)) == names), host_connected(evening)
-        assert PhoneSocket.objects.filter(koth_id=evening.id).count() == 36
+        # The list is whole once each team has one socket in; the last sockets may still be
+        # storing theirs.
+        assert wait_for(lambda: PhoneSocket.objects.filter(koth_id=evening.id).count() == 36)
         # One refresh per window per claim, shared by both workers: far fewer host versions
         # than sockets (one live write each would be 36; seen here: 1).
         refreshes = stream_versions(evening.id)[realtime.HOST] - before
