@@ -31,7 +31,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import audit
+from core import audit, sql
 from core.errors import DomainError, NotAllowed
 from core.live import Write
 from core.records import RecordError
@@ -61,6 +61,8 @@ from teams.models import Application, Game
 from teams.selectors import playing_entry
 
 CODE_MAX = 200
+# Every code stores its attempt: constant SQL (``sql.Inserter``).
+NEW_ATTEMPT = sql.Inserter(CodeAttempt)
 #: the sector an accepted photo "finds": the whole level
 PHOTO_SECTOR = "photo"
 
@@ -539,7 +541,7 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         # [decision] The refused try is stored (verdict ``limited``, unchecked, no client id so
         # a resend after the wait is checked) and committed: the organizer sees the flood. It
         # is not wrong, so it does not lengthen the wait.
-        attempt = CodeAttempt.objects.create(
+        attempt = NEW_ATTEMPT.insert(
             gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
             normalized=normalized[:CODE_MAX], at=now, verdict=CodeAttempt.Verdict.LIMITED)
         team_rows.add(attempt)
@@ -558,7 +560,7 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         if closed is not None:
             level, verdict = closed, CodeAttempt.Verdict.CLOSED_LEVEL
     closes = verdict == "accepted" and match.closed
-    attempt = CodeAttempt.objects.create(
+    attempt = NEW_ATTEMPT.insert(
         gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
         normalized=normalized[:CODE_MAX], at=now, verdict=verdict,
         sector=match.sector or "", closes_level=closes, client_id=client_id)

@@ -50,6 +50,9 @@ from teams.models import Application, Game
 from teams.selectors import playing_entry
 
 ANSWER_MAX = 300
+# Every answer is stored with constant SQL (``sql.Inserter``), and a key match's verdict.
+NEW_ANSWER = sql.Inserter(Answer)
+NEW_VERDICT_CHANGE = sql.Inserter(VerdictChange)
 
 
 # --- plumbing ---------------------------------------------------------------------------------
@@ -246,11 +249,11 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
                                         question.variants) else None
     # No savepoint: the game's lock serialises a team's answers and ``existing`` was read under
     # it, so the one-answer constraint cannot fail here.
-    answer = Answer.objects.create(
+    answer = NEW_ANSWER.insert(
         question=question, application=entry, text=text, normalized=normalized,
         at=w.now, verdict=verdict, judged_at=w.now if verdict else None, client_id=client_id)
     if verdict is not None:
-        VerdictChange.objects.create(answer=answer, old=None, new=verdict, changed_at=w.now)
+        NEW_VERDICT_CHANGE.insert(answer=answer, old=None, new=verdict, changed_at=w.now)
     # The newest answer (its moment was taken under the lock) goes last, as the models order.
     sql.prefetched(question, "answers", [*answers, answer])
     w.memo["current"] = question

@@ -102,3 +102,24 @@ def test_a_locked_read_holds_the_row_until_the_transaction_ends(running):
         thread.start()
         thread.join(10)
     assert outcome == ["locked"]
+
+
+def test_an_inserter_stores_what_objects_create_stores_field_for_field(
+        running, alpha, django_assert_num_queries):
+    level = running.levels.get(label="1")
+    given = {"gorod": running, "application": alpha, "level": level, "text": "Код ß",
+             "normalized": "КОДSS", "at": minutes(4), "verdict": CodeAttempt.Verdict.WRONG}
+    with django_assert_num_queries(1):
+        inserted = sql.Inserter(CodeAttempt).insert(**given, client_id=uuid.uuid4())
+    created = CodeAttempt.objects.create(**given, client_id=uuid.uuid4())
+    assert inserted.pk is not None and inserted.pk != created.pk
+    assert inserted._state.adding is False and inserted._state.db == "default"
+    stored = {o.pk: fields(o) for o in CodeAttempt.objects.filter(pk__in=[inserted.pk,
+                                                                          created.pk])}
+    # The same row but for the id and the client id; defaults (sector, closes_level) applied.
+    for obj in (inserted, created):
+        assert stored[obj.pk] == fields(obj)
+        assert stored[obj.pk]["sector"] == "" and stored[obj.pk]["closes_level"] is False
+    assert ({k: v for k, v in stored[inserted.pk].items() if k not in ("id", "client_id")}
+            == {k: v for k, v in stored[created.pk].items() if k not in ("id", "client_id")})
+    assert stored[inserted.pk]["at"] == minutes(4)
