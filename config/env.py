@@ -89,15 +89,16 @@ def sqlite_config(path: str) -> dict:
 
 
 # Every request used to open a new PostgreSQL connection (CONN_MAX_AGE=0): a connect and
-# authentication per request. Django's persistent connections (CONN_MAX_AGE > 0) are per thread,
-# and under ASGI every request runs its database work in a thread of its own, so they would
-# leak a connection per request; Django's answer for ASGI is psycopg's connection pool, which
-# keeps CONN_MAX_AGE at 0 and hands each request a warm connection. CONN_HEALTH_CHECKS makes
-# the pool test a connection before lending it, so a database restart costs no request. The
-# pool is per worker process: workers × DB_POOL_MAX_SIZE must stay under the server's
-# max_connections (100 by default), with room for the clock and management commands. A request
-# waits at most DB_POOL_TIMEOUT_S for a connection: long enough for a burst (600 phones
-# connecting at once), short enough that a database that is down answers 503 in seconds.
+# authentication per request. Django's persistent connections (CONN_MAX_AGE > 0) are per thread;
+# the request threads are pooled (``core.handlers``), but a burst starts threads beyond the
+# pool, and one connection per thread would pass max_connections. psycopg's connection pool
+# keeps CONN_MAX_AGE at 0, hands each request a warm connection and bounds them.
+# CONN_HEALTH_CHECKS makes the pool test a connection before lending it, so a database restart
+# costs no request. The pool is per worker process: workers × DB_POOL_MAX_SIZE must stay under
+# the server's max_connections (100 by default), with room for the clock and management
+# commands. A request waits at most DB_POOL_TIMEOUT_S for a connection: long enough for a burst
+# (600 phones connecting at once), short enough that a database that is down answers 503 in
+# seconds.
 DB_POOL_MIN_SIZE = 2
 DB_POOL_MAX_SIZE = 20
 DB_POOL_TIMEOUT_S = 10

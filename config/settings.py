@@ -73,7 +73,6 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",  # turns a locked-out log-in into the 429 page
-    "core.middleware.SyncChain",  # last: keeps the chain in the request's thread (no hops)
 ]
 
 ROOT_URLCONF = "config.urls"

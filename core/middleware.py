@@ -43,25 +43,3 @@ def too_big(request):
         _("The request is too large: at most %(limit)d KB.")
         % {"limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 1024},
     )
-
-
-class SyncChain:
-    """The innermost middleware, sync only, so that Django runs the whole middleware chain in
-    one thread per request.
-
-    Every view of the app is sync. Under ASGI Django keeps each middleware in the mode of the
-    one inside it; with async-capable middleware innermost (``AxesMiddleware``, then Django's
-    ``MiddlewareMixin`` ones) each of their ``process_request``/``process_response`` ran as a
-    hop from the event loop to the request's thread and back — about a dozen hops per request,
-    where a sync chain needs three (into the chain, out to the handler, into the view). This
-    costs nothing and does nothing else.
-    """
-
-    sync_capable = True
-    async_capable = False
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        return self.get_response(request)
