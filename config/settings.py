@@ -215,8 +215,8 @@ SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 2 * 24 * 3600)
 # Every phone request reads its session. On the embedded default it comes from the process's
 # memory (the database only on a miss; writes go to both). With Redis it stays in the database:
 # a Redis round trip would cost what a PostgreSQL one does, and a Redis outage must not turn
-# every request into an error (tests/core/test_redis_layer.py).
-SESSION_ENGINE = ("django.contrib.sessions.backends.db" if ENV.get("REDIS_URL", "").strip()
+# every request into an error (tests/core/test_redis_layer.py); it is read with constant SQL.
+SESSION_ENGINE = ("core.sessions" if ENV.get("REDIS_URL", "").strip()
                   else "django.contrib.sessions.backends.cached_db")
 
 LOGGING = {

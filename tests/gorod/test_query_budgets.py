@@ -33,7 +33,7 @@ TICK = 17  # the due teams moved on from their own rows, in one batch, and re-ra
 COLD_SETUP = 2  # the levels, the team names
 # The user, the stored state (public: only the state); the session too where it is read from
 # the database (with Redis: config.settings.SESSION_ENGINE).
-SESSION = int(settings.SESSION_ENGINE.endswith(".db"))
+SESSION = int(not settings.SESSION_ENGINE.endswith(".cached_db"))
 READ = {"public": 1, "organizer": 4 + SESSION, "team": 2 + SESSION}
 
 SIZES = [pytest.param((5, 2), id="5-teams-few-attempts"),

@@ -28,7 +28,7 @@ JUDGE = 17
 CLOSE = 20
 # The user, the stored state (public: only the state); the session too where it is read from
 # the database (with Redis: config.settings.SESSION_ENGINE).
-SESSION = int(settings.SESSION_ENGINE.endswith(".db"))
+SESSION = int(not settings.SESSION_ENGINE.endswith(".cached_db"))
 READ = {"public": 1, "host": 5 + SESSION, "team": 2 + SESSION}
 
 SIZES = [pytest.param((5, 1), id="5-teams-1-question"),
