@@ -683,7 +683,8 @@ def build_states(w: Write) -> dict[str, dict]:
 
     The board is recomputed from the record when the action says the closed questions changed
     (``w.memo["recompute"]``), on a refresh, or when this process keeps no board for the game's
-    ``board_generation``; otherwise only the open question is read. A write about one team
+    ``board_generation``; otherwise only the open question is read. Only the first two settle
+    the game: the third computes the board that is stored. A write about one team
     (``w.memo["team"]``, an answer) on a kept board builds only that team's view of the teams'.
     """
     koth = w.game
@@ -698,7 +699,12 @@ def build_states(w: Write) -> dict[str, dict]:
     except RecordError as exc:
         raise DomainError(
             _("This change would make the game impossible: %(why)s") % {"why": exc}) from None
-    if not snap.reused:
+    # A board computed only because this process kept none (another worker moved the game on)
+    # is the stored one: every write that changes the closed questions recomputes and settles
+    # (``recompute``). Settling it again would store a new generation and make the other
+    # worker, and then this one, recompute on every write in turn.
+    cold = not full and _closed_key(koth) is not None
+    if not snap.reused and not cold:
         settle(koth, snap, w.now)
     public = public_state(snap)
     states = {PUBLIC: public, realtime.HOST: host_state(snap, public)}

@@ -14,6 +14,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.live import stream_versions
 from kingofhill import selectors, services
 from kingofhill.live import LIVE
 from kingofhill.models import Answer, Question
@@ -24,7 +25,9 @@ pytestmark = pytest.mark.django_db
 TEXTS = ("Пушкин", "пушкин!", "Лермонтов", "Тютчев")
 step = st.tuples(
     st.sampled_from(["declare", "withdraw", "announce", "answer", "answer", "answer", "judge",
-                     "judge", "close", "close", "flip", "partner"]),
+                     "judge", "close", "close", "flip", "partner",
+                     # The write reaches a worker that keeps no board (another one moved on).
+                     "cold answer", "cold judge", "cold announce"]),
     st.integers(0, 2),  # which team
     st.integers(0, 3),  # which text / kind / verdict
 )
@@ -35,6 +38,9 @@ class Rollback(Exception):
 
 
 def act(koth, host, entries, kind, team, choice, now):
+    if kind.startswith("cold "):
+        selectors.forget_closed()
+        kind = kind.removeprefix("cold ")
     entry = entries[team]
     current = Question.objects.filter(koth=koth).order_by("-number").first()
     if kind == "declare":
@@ -89,3 +95,44 @@ def test_every_write_pushes_exactly_the_changed_views_and_they_equal_a_fresh_rea
     except Rollback:
         pass
     selectors.forget_closed()
+
+
+def test_a_write_on_a_worker_that_keeps_no_board_stores_no_new_generation(
+        running, host, entries, django_capture_on_commit_callbacks):
+    now = timezone.now()
+    services.question_announce(actor=host, game=running.pk, answer_key="Пушкин", now=now)
+    for i, entry in enumerate(entries):
+        services.answer_submit(game=running.pk, application=entry, text=TEXTS[i % 2],
+                               client_id=uuid.uuid4(), now=now + timedelta(seconds=i + 1))
+    for normalized in sorted(set(Answer.objects.filter(question__koth=running)
+                                 .values_list("normalized", flat=True))):
+        services.answers_judge(actor=host, game=running.pk, question=1, normalized=normalized,
+                               verdict=True, now=now + timedelta(seconds=20))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.question_close(actor=host, game=running.pk, now=now + timedelta(seconds=30))
+    running.refresh_from_db()
+    closed = running.board_generation
+    # Writes alternating between two workers, each keeping no board when its turn comes: each
+    # recomputes the stored board and keeps it, and none stores a new generation (which made
+    # the other worker recompute on its next write, and so on for every write of the round).
+    writes = [
+        lambda at: services.question_announce(actor=host, game=running.pk,
+                                              answer_key="Тютчев", now=at),
+        lambda at: services.answer_submit(game=running.pk, application=entries[0],
+                                          text="Тютчев", client_id=uuid.uuid4(), now=at),
+        lambda at: services.answer_submit(game=running.pk, application=entries[1],
+                                          text="Фет", client_id=uuid.uuid4(), now=at),
+    ]
+    for i, write in enumerate(writes):
+        selectors.forget_closed()
+        with django_capture_on_commit_callbacks(execute=True):
+            write(now + timedelta(seconds=40 + i))
+        running.refresh_from_db()
+        assert running.board_generation == closed
+        assert selectors._kept(running) is not None
+    # What the cold writes stored is what a rebuild from scratch stores: a refresh changes
+    # no screen.
+    before = stream_versions(running.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        LIVE.refresh(game=running.pk)
+    assert stream_versions(running.pk) == before
