@@ -231,8 +231,8 @@ class _Split:
 
     def head(self, marks: dict[str, tuple[str, int]]) -> str:
         return encode({"$rows": self.by, "$at": self.at,
-                       "$ids": [[rid, digest, slot] for rid, (digest, slot)
-                                in zip(self.ids, (marks[name] for name in self.rows),
+                       "$ids": [[rid, mark[0], mark[1]] for rid, mark
+                                in zip(self.ids, map(marks.__getitem__, self.rows),
                                        strict=True)],
                        "head": self.skeleton})
 

@@ -18,6 +18,7 @@ Decisions the rules page leaves open are marked ``[decision]`` where they are im
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Mapping
@@ -299,6 +300,27 @@ def check_settings(*, hint_offsets_min: Any = DEFAULT_HINT_OFFSETS_MIN,
 
 
 def _parse_levels(raw: list) -> tuple[Level, ...]:
+    # A live write parses a record of the game's levels on every code: the same levels. Only
+    # each level's id and duration decide the result (whether given, and their types: True is
+    # not 1 here), so the levels parsed last are kept by those.
+    if all(type(item) is dict for item in raw):
+        key = tuple(tuple((field in item, item.get(field), type(item.get(field)))
+                          for field in ("id", "duration_min")) for item in raw)
+        try:
+            return _levels_kept(key)
+        except TypeError:  # an id or duration no key can hold (a list): refused below
+            pass
+    return _levels_checked(raw)
+
+
+@functools.lru_cache(maxsize=64)
+def _levels_kept(key: tuple) -> tuple[Level, ...]:
+    return _levels_checked([{field: value for field, (given, value, _type)
+                             in zip(("id", "duration_min"), item, strict=True) if given}
+                            for item in key])
+
+
+def _levels_checked(raw: list) -> tuple[Level, ...]:
     if not raw:
         raise RecordError("levels: a game needs at least one level")
     levels: list[Level] = []

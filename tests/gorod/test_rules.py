@@ -870,3 +870,27 @@ def test_only_lengths_from_1_to_30_minutes_may_be_asked(minutes):
     team = _team_at([], 20)
     why = gorod.rules.timeout_request_refusal(team, minutes=minutes, taken=False, pending=False)
     assert (why is None) == (1 <= minutes <= 30)
+
+
+_level_value = st.one_of(st.none(), st.booleans(), st.integers(-5, 20000), st.floats(),
+                         st.sampled_from(["1", "2", "", "бонус"]),
+                         st.lists(st.integers(), max_size=1))
+_level = st.dictionaries(st.sampled_from(["id", "duration_min", "note"]), _level_value, max_size=3)
+
+
+def _parsed_or_error(parse, raw):
+    try:
+        return parse(raw)
+    except RecordError as exc:
+        return f"error: {exc}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_level, max_size=4))
+def test_kept_parsed_levels_are_what_checking_the_levels_again_gives(raw):
+    # Every code parses the game's levels again; the kept result must be the same result, or
+    # the same refusal, for whatever ids and durations a record holds.
+    expected = _parsed_or_error(gorod.rules._levels_checked, raw)
+    for _ in range(2):
+        found = _parsed_or_error(gorod.rules._parse_levels, raw)
+        assert repr(found) == repr(expected)
