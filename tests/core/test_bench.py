@@ -34,7 +34,8 @@ def test_the_quick_bench_prints_one_table_and_writes_every_figure_as_json(tmp_pa
                      "King of the Hill public state (GET)", "GoRoD public state (GET)",
                      "GoRoD night", "organizer socket shows an accepted code",
                      "largest pushed message", "reconnect storm", "fan-out", "peak RSS",
-                     "server errors logged", "replay King of the Hill", "replay GoRoD"):
+                     "server errors logged", "replay King of the Hill", "replay GoRoD",
+                     "server CPU per request: GoRoD code (POST)"):
         assert expected in measures, expected
     for row in rows:
         if row["ratio"] is not None:  # every ratio is against a baseline of the same run
