@@ -1,13 +1,12 @@
 """Django's ASGI handler with the request threads kept and lent out again, and each request's
 middleware and view run in one call into its thread.
 
-Every view of the app is sync. Django runs a request's sync code in one thread of its own:
-for each request ``ASGIHandler`` opens a ``ThreadSensitiveContext`` that starts a new thread,
-and at its end a second thread to join the first. Starting and joining two threads per request
-took the event loop more time than a health check's own work (``make bench``: ``/healthz``
-spent ~20 % of the server's time in ``Thread.start`` and the join), and a thread that lives for
-one request cannot keep a database connection, so each SQLite request also opened the file and
-set it up again.
+Django runs a request's sync code in one thread of its own: for each request ``ASGIHandler``
+opens a ``ThreadSensitiveContext`` that starts a new thread, and at its end a second thread to
+join the first. Starting and joining two threads per request took the event loop more time
+than a health check's own work (``make bench``: ``/healthz`` spent ~20 % of the server's time
+in ``Thread.start`` and the join), and a thread that lives for one request cannot keep a
+database connection, so each SQLite request also opened the file and set it up again.
 
 Here a request borrows an idle single-thread executor from a pool and gives it back when it
 ends (asgiref's ``ThreadSensitiveContext(executor=…)``, made for this: the caller owns the

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.live import stream_versions
+from core.models import LivePart
 from kingofhill import selectors, services
 from kingofhill.live import LIVE
 from kingofhill.models import Answer, Question
@@ -112,6 +113,11 @@ def test_a_write_on_a_worker_that_keeps_no_board_stores_no_new_generation(
         services.question_close(actor=host, game=running.pk, now=now + timedelta(seconds=30))
     running.refresh_from_db()
     closed = running.board_generation
+    # The host's history of closed questions is stored row by row (``core.live.Rows``): one
+    # part per question under the ``host`` head.
+    history = LivePart.objects.filter(stream__game_id=running.pk, stream__audience="host",
+                                      key__startswith="host/")
+    assert history.count() == 1
     # Writes alternating between two workers, each keeping no board when its turn comes: each
     # recomputes the stored board and keeps it, and none stores a new generation (which made
     # the other worker recompute on its next write, and so on for every write of the round).
