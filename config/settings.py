@@ -97,6 +97,13 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": database_config(ENV, BASE_DIR)}
+# A request's middleware and view in one call into its thread (``core.handlers``). Measured on
+# 2 cores (``make bench``): on the embedded default it doubles /healthz and the reads; beside
+# PostgreSQL with 2 workers it cost a fifth of the code and answer throughput of one game and
+# doubled the fan-out's p95, so there Django's own chain runs (see README "Requests in pooled
+# threads").
+REQUEST_CHAIN_IN_ONE_CALL = env_bool(
+    "REQUEST_CHAIN_IN_ONE_CALL", DATABASES["default"]["ENGINE"].endswith("sqlite3"))
 # Time-driven jobs (GoRoD deadlines, queued announcements) run inside the ASGI server when only
 # its own process can reach its pages (the in-memory layer); beside several workers on Redis,
 # run one `manage.py gorod_clock` instead (see README: Running on PostgreSQL + Redis).

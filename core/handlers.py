@@ -14,11 +14,14 @@ executor). A request still has one thread to itself for all its sync work, as Dj
 its connection and transaction; only the thread outlives it. At most ``IDLE`` executors wait in
 the pool; a burst beyond that gets new ones, shut down (off the event loop) when it ends.
 
-Every view and middleware of the app is sync, so the chain is loaded sync and a request enters
-its thread once for the whole chain and view. Django's async chain went in and out of the
-thread four times per request (into the middleware, back to the event loop for the handler,
-into the thread again for the view, and back), each hop a wake-up of two threads and a copy of
-the context.
+Every view and middleware of the app is sync, so with ``REQUEST_CHAIN_IN_ONE_CALL`` (the
+default on SQLite) the chain is loaded sync and a request enters its thread once for the whole
+chain and view. Django's async chain goes in and out of the thread for each middleware, each
+hop a wake-up of two threads and a copy of the context: on the embedded default the one call
+doubled the rate of /healthz and the reads. Beside PostgreSQL with two workers it lowered the
+code and answer rate of one game by a fifth (``make bench``, three runs each way; not yet
+explained — one guess: with every request's whole chain runnable at once, the thread that holds
+the game's lock gets less of the interpreter), so there Django's chain runs, in pooled threads.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import django
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 
@@ -57,14 +61,19 @@ class _Pool:
 
 
 class PooledASGIHandler(ASGIHandler):
-    """``ASGIHandler`` whose requests run their sync chain in pooled threads."""
+    """``ASGIHandler`` whose requests run their sync code in pooled threads (``one_call``: the
+    whole chain in one call; by default ``REQUEST_CHAIN_IN_ONE_CALL``)."""
 
-    def __init__(self, idle: int = IDLE):
-        BaseHandler.__init__(self)  # not ASGIHandler's: it loads the chain async
-        self.load_middleware(is_async=False)
+    def __init__(self, idle: int = IDLE, *, one_call: bool | None = None):
+        self.one_call = (settings.REQUEST_CHAIN_IN_ONE_CALL if one_call is None
+                         else one_call)
+        BaseHandler.__init__(self)  # not ASGIHandler's: it always loads the chain async
+        self.load_middleware(is_async=not self.one_call)
         self.pool = _Pool(idle)
 
     async def get_response_async(self, request):
+        if not self.one_call:
+            return await super().get_response_async(request)
         # Django's sync ``get_response`` (the chain, the view, the error log) in one call.
         return await sync_to_async(self.get_response, thread_sensitive=True)(request)
 

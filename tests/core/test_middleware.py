@@ -1,11 +1,13 @@
-"""The middleware chain under ASGI (``core.handlers.PooledASGIHandler``): loaded sync, so a
-request's middleware and view run in its thread in one call, with no hop back to the event loop
-inside the chain."""
+"""The middleware chain under ASGI (``core.handlers.PooledASGIHandler``): in one call, loaded
+sync, a request's middleware and view run in its thread with no hop back to the event loop
+inside the chain; otherwise Django's own (async-adapted) chain runs. One call is the default on
+SQLite, Django's chain on PostgreSQL (``REQUEST_CHAIN_IN_ONE_CALL``)."""
 
 from __future__ import annotations
 
 from asgiref.sync import AsyncToSync
-from django.core.handlers.asgi import ASGIHandler
+from django.conf import settings
+from django.db import connection
 from django.utils.deprecation import MiddlewareMixin
 
 from core.handlers import PooledASGIHandler
@@ -20,16 +22,19 @@ def _chain(handler) -> list:
     return links
 
 
-def test_under_asgi_no_middleware_hops_to_the_event_loop_and_back():
-    links = _chain(PooledASGIHandler())
+def test_in_one_call_no_middleware_hops_to_the_event_loop_and_back():
+    links = _chain(PooledASGIHandler(one_call=True))
     mixins = [link for link in links if isinstance(link, MiddlewareMixin)]
     assert len(mixins) >= 8  # Django's own: security, sessions, locale, common, csrf, ...
     assert [type(m).__name__ for m in mixins if m.async_mode] == []
     assert [link for link in links if isinstance(link, AsyncToSync)] == []
 
 
-def test_djangos_own_asgi_chain_would_hop_at_its_innermost_end():
-    # What the pooled handler avoids: Django loads its ASGI chain async, so the innermost sync
-    # middleware reaches the async view handler through ``async_to_sync``.
-    links = _chain(ASGIHandler())
+def test_otherwise_djangos_own_asgi_chain_runs_with_its_hops():
+    links = _chain(PooledASGIHandler(one_call=False))
     assert any(isinstance(link, AsyncToSync) for link in links)
+
+
+def test_one_call_is_the_default_on_sqlite_and_not_on_postgresql():
+    assert settings.REQUEST_CHAIN_IN_ONE_CALL is (connection.vendor == "sqlite")
+    assert PooledASGIHandler().one_call is settings.REQUEST_CHAIN_IN_ONE_CALL
