@@ -19,7 +19,7 @@ default on SQLite) the chain is loaded sync and a request enters its thread once
 chain and view. Django's async chain goes in and out of the thread for each middleware, each
 hop a wake-up of two threads and a copy of the context: on the embedded default the one call
 doubled the rate of /healthz and the reads. Beside PostgreSQL with two workers it lowered the
-code and answer rate of one game by a fifth (``make bench``, three runs each way; not yet
+code and answer rate of one game by a fifth (``make bench``, two runs each way; not yet
 explained — one guess: with every request's whole chain runnable at once, the thread that holds
 the game's lock gets less of the interpreter), so there Django's chain runs, in pooled threads.
 """
