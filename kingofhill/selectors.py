@@ -683,8 +683,9 @@ def build_states(w: Write) -> dict[str, dict]:
 
     The board is recomputed from the record when the action says the closed questions changed
     (``w.memo["recompute"]``), on a refresh, or when this process keeps no board for the game's
-    ``board_generation``; otherwise only the open question is read. Only the first two settle
-    the game: the third computes the board that is stored. A write about one team
+    ``board_generation``; otherwise only the open question is read. The game settles only in
+    the first two cases: a board recomputed because this process kept none is the stored one.
+    A write about one team
     (``w.memo["team"]``, an answer) on a kept board builds only that team's view of the teams'.
     """
     koth = w.game

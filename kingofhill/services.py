@@ -486,30 +486,29 @@ def _change_past(w: Write, question: Question, *, verdicts: dict | None = None,
 
 def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *,
                   confirm: bool = False) -> int:
-    changing = {a.application_id: verdict for a in answers if a.verdict is not verdict}
-    if changing and question.closed_at is not None:
-        _change_past(w, question, verdicts=changing, confirm=confirm)
+    judged = [answer for answer in answers if answer.verdict is not verdict]
+    if not judged:
+        w.unchanged = True
+        return 0
+    if question.closed_at is not None:
+        _change_past(w, question, verdicts={a.application_id: verdict for a in judged},
+                     confirm=confirm)
     # A group of answers is judged in three statements, whatever its size: the verdict
     # changes, their audit entries, the answers.
-    judged = [answer for answer in answers if answer.verdict is not verdict]
     VerdictChange.objects.bulk_create([
         VerdictChange(answer=answer, old=answer.verdict, new=verdict, changed_by=actor,
                       changed_at=w.now) for answer in judged])
-    if judged:
-        audit.record_many(game=w.game, actor=actor, action="kingofhill.verdict", at=w.now,
-                          changes=[(_verdict_value(question, answer, answer.verdict),
-                                    _verdict_value(question, answer, verdict))
-                                   for answer in judged])
-        Answer.objects.filter(pk__in=[answer.pk for answer in judged]).update(
-            verdict=verdict, judged_by=actor, judged_at=w.now)
+    audit.record_many(game=w.game, actor=actor, action="kingofhill.verdict", at=w.now,
+                      changes=[(_verdict_value(question, answer, answer.verdict),
+                                _verdict_value(question, answer, verdict))
+                               for answer in judged])
+    Answer.objects.filter(pk__in=[answer.pk for answer in judged]).update(
+        verdict=verdict, judged_by=actor, judged_at=w.now)
     for answer in judged:
         answer.verdict, answer.judged_by, answer.judged_at = verdict, actor, w.now
-    changed = len(judged)
-    if not changed:
-        w.unchanged = True
-    elif question.closed_at is not None:  # a played move changed: the board is recomputed
+    if question.closed_at is not None:  # a played move changed: the board is recomputed
         w.memo["recompute"] = True
-    return changed
+    return len(judged)
 
 
 def _check_verdict(verdict) -> bool:
