@@ -104,6 +104,10 @@ DATABASES = {"default": database_config(ENV, BASE_DIR)}
 # threads").
 REQUEST_CHAIN_IN_ONE_CALL = env_bool(
     "REQUEST_CHAIN_IN_ONE_CALL", DATABASES["default"]["ENGINE"].endswith("sqlite3"))
+# A game's phone writes (GoRoD codes, King of the Hill answers) that arrive while its previous
+# write runs are applied together in one transaction, one build and one push (core.batch): one
+# game's writes queue on its lock anyway, and a batch shares what each of them repeats.
+LIVE_BATCH = env_bool("LIVE_BATCH", True)
 # Time-driven jobs (GoRoD deadlines, queued announcements) run inside the ASGI server when only
 # its own process can reach its pages (the in-memory layer); beside several workers on Redis,
 # run one `manage.py gorod_clock` instead (see README: Running on PostgreSQL + Redis).

@@ -39,11 +39,13 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 import orjson
+from django.conf import settings
 from django.db import transaction
 from django.http import HttpResponse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from core import delta, sql
+from core.batch import Batcher, Job
 from core.errors import DomainError
 from core.models import LivePart, LiveStream
 from core.realtime import send_to_groups
@@ -484,6 +486,9 @@ class LiveGame:
     build: Callable[[Write], dict[str, dict]]
     # The refusal for a game id that has no live game of this format.
     missing: Callable[[int], DomainError]
+    # Several writes applied in one batch (``write(batch=True)``) as the one write ``build``
+    # takes: their memos merged, the latest moment. None: this format's writes never batch.
+    merge: Callable[[list[Write]], Write] | None = None
 
     @property
     def state_type(self) -> str:
@@ -536,22 +541,88 @@ class LiveGame:
             raise self.missing(game_id)
         return found[0]
 
-    def write(self, action: Callable[..., Any]) -> Callable[..., Any]:
+    def write(self, action: Callable[..., Any] | None = None, *, batch: bool = False
+              ) -> Callable[..., Any]:
         """Turn ``action(w: Write, **kwargs)`` into the service ``f(*, game, now=None, **kwargs)``:
         one transaction, the game locked first, ``now`` taken after the lock (unless the caller
-        gives the moment), the action, then ``publish``."""
+        gives the moment), the action, then ``publish``.
+
+        ``batch=True`` (``@LIVE.write(batch=True)``: a phone's code or answer): calls that
+        arrive while the game's previous write runs are applied together, in one transaction,
+        each action in its own savepoint and at its own moment, with one build and one publish
+        (``core.batch``, ``LIVE_BATCH``); each caller gets its own result or refusal. A caller
+        that gives ``now`` or is inside a transaction already writes alone."""
+        if action is None:
+            return functools.partial(self.write, batch=batch)
 
         @functools.wraps(action)
         def service(*, game, now: datetime | None = None, **kwargs):
-            with transaction.atomic():
-                w = Write(game=self.lock(game), now=now)
-                w.now = now or timezone.now()
-                result = action(w, **kwargs)
-                if not w.unchanged:
-                    self.publish(w)
-            return result
+            if (batch and now is None and self.merge is not None and settings.LIVE_BATCH
+                    and not transaction.get_connection().in_atomic_block):
+                game_id = game if isinstance(game, int) else game.pk
+                if sql.is_key(game_id):
+                    return self._batcher.submit(
+                        game_id, (action, kwargs, translation.get_language()))
+            return self._write_one(action, game, now, kwargs)
 
         return service
+
+    def _write_one(self, action: Callable[..., Any], game, now: datetime | None,
+                   kwargs: dict) -> Any:
+        with transaction.atomic():
+            w = Write(game=self.lock(game), now=now)
+            w.now = now or timezone.now()
+            result = action(w, **kwargs)
+            if not w.unchanged:
+                self.publish(w)
+        return result
+
+    @functools.cached_property
+    def _batcher(self) -> Batcher:
+        return Batcher(self._run_batch)
+
+    def _run_batch(self, game_id: int, jobs: list[Job]) -> None:
+        """One batch of a game's writes: one transaction and lock, each action in a savepoint
+        (a refused or failing action leaves no trace and the others stand), then one build of
+        the writes merged and one publish. Should the batch as a whole fail (the lock, the
+        build, the commit), each job runs again alone, as it would have without the batch."""
+        if len(jobs) > 1:
+            try:
+                self._apply_together(game_id, jobs)
+                return
+            except Exception:  # noqa: BLE001 - nothing of the batch is stored: each alone
+                log.info("a batch of %d writes of game %s failed; each runs alone", len(jobs),
+                         game_id, exc_info=True)
+        for job in jobs:
+            action, kwargs, language = job.payload
+            job.result, job.error = None, None
+            try:
+                with translation.override(language):
+                    job.result = self._write_one(action, game_id, None, kwargs)
+            except Exception as exc:  # noqa: BLE001 - raised in the caller's own thread
+                job.error = exc
+
+    def _apply_together(self, game_id: int, jobs: list[Job]) -> None:
+        with transaction.atomic():
+            game = self.lock(game_id)
+            writes: list[Write] = []
+            for job in jobs:
+                action, kwargs, language = job.payload
+                w = Write(game=game, now=timezone.now())
+                try:
+                    with transaction.atomic(), translation.override(language):
+                        job.result = action(w, **kwargs)
+                except Exception as exc:  # noqa: BLE001 - this caller's refusal or error
+                    job.error = exc
+                    # The failed action may have changed the locked row's values in memory.
+                    game = self.lock(game_id)
+                    for done in writes:
+                        done.game = game
+                    continue
+                if not w.unchanged:
+                    writes.append(w)
+            if writes:
+                self.publish(writes[0] if len(writes) == 1 else self.merge(writes))
 
     def refresh(self, *, game, now: datetime | None = None) -> dict[str, int]:
         """Rebuild and store every audience's state (a change made outside the game, a game

@@ -14,4 +14,4 @@ def _missing(game_id: int) -> DomainError:
 
 
 LIVE = LiveGame(name=realtime.NAME, model=GorodGame, build=selectors.build_states,
-                missing=_missing)
+                missing=_missing, merge=selectors.merged)

@@ -6,6 +6,7 @@ time, so a state changes only at an event or at a deadline of the engine's."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -573,8 +574,13 @@ def build_states(w: Write) -> dict[str, dict]:
     (``_advance_states``)."""
     gg = w.game
     calm = _nothing_due(gg, w.now)
+    batch = w.memo.get("batch")
+    if batch is not None:
+        states = _batch_states(w, batch, calm)
+        if states is not None:
+            return states
     if calm and "team_snapshot" in w.memo:
-        states = _attempt_states(w, w.memo["team"])
+        states = _attempt_states(w, [w])
         if states is not None:
             return states
     if "advance" in w.memo or "tick" in w.memo or "team_snapshot" in w.memo:
@@ -619,29 +625,87 @@ def _nothing_due(gg: GorodGame, now: datetime) -> bool:
             and gg.next_deadline is not None and now < gg.next_deadline)
 
 
-def _attempt_states(w: Write, team_id: int) -> dict[str, dict] | None:
-    """The states a code that closed no level changes: its team's own part and the organizer's
-    attempt log and that team's row on the team list (``Parts``: the statistics and the rest are
-    not read). None when a stored state is missing (then everything is built)."""
-    snap: Snapshot = w.memo["team_snapshot"]
-    if _averages_in_force(w.game, w):
-        return None  # the team's own timeline alone does not give its average-time credit
-    stored = _stored_for(w, team_id, ["attempts", "teams"])
-    if stored is None:
+def merged(writes: list[Write]) -> Write:
+    """Several codes applied in one batch (``core.batch``) as the one write ``build_states``
+    takes: the latest moment, and the codes' writes in the order they were applied."""
+    last = writes[-1]
+    return Write(game=last.game, now=last.now, memo={"batch": writes})
+
+
+def _batch_states(w: Write, batch: list[Write], calm: bool) -> dict[str, dict] | None:
+    """The states a batch of codes changes: what applying them one by one would leave. Codes
+    that closed no level with nothing due change their teams' own parts, rows and the log
+    (``_attempt_states``); otherwise every team of the batch moves on at once
+    (``_advance_states``, each team's timeline at the batch's latest moment, which is where one
+    by one the last of them would have left it). None: everything is built."""
+    if not all("team" in x.memo for x in batch):
         return None
-    organizer, data = stored
-    parts = _organizer_team_parts(w, snap, team_id, data, organizer)
-    # The pushes of the two lists, known here: the log's new order and its new line, the team
-    # list's one changed row (``core.delta``'s row patches), rather than diffs of both.
-    row = next(t for t in parts["teams"] if t["application"] == team_id)
-    patches = {"teams": {"k": "application", "o": [t["application"] for t in parts["teams"]],
-                         "c": {str(team_id): {"=": row}}}}
-    attempt = w.memo.get("attempt")
-    if attempt is not None:
-        patches["attempts"] = {"k": "id", "o": [a["id"] for a in parts["attempts"]],
-                               "c": {str(attempt.pk): {"=": parts["attempts"][0]}}}
-    return {realtime.ORGANIZER: Parts(parts, patches=patches),
-            team_audience(team_id): Parts(me=team_me(snap, team_id, data))}
+    if calm and all("team_snapshot" in x.memo for x in batch):
+        states = _attempt_states(w, batch)
+        if states is not None:
+            return states
+    latest = {x.memo["team"]: x for x in batch}  # each team's last code saw its earlier ones
+    last = batch[-1]
+    w.memo["attempts"] = [x.memo["attempt"] for x in batch if x.memo.get("attempt") is not None]
+    w.memo["like"] = last.memo.get("team_before") or last.memo.get("team_snapshot")
+    w.memo["rows_of"] = {pk: x.memo["rows"] for pk, x in latest.items()}
+    # A team whose last code closed no level keeps that code's view while none of its own
+    # deadlines passed since (its results change only at its events and deadlines).
+    snapshots = {}
+    for pk, x in latest.items():
+        snap = x.memo.get("team_snapshot")
+        result = None if snap is None else snap.by_name.get(snap.names.get(pk))
+        if result is not None and result.next_deadline is not None and (
+                result.next_deadline > w.now):
+            snapshots[pk] = snap
+    w.memo["snapshots"] = snapshots
+    return _advance_states(w, set(latest))
+
+
+def _attempt_states(w: Write, writes: list[Write]) -> dict[str, dict] | None:
+    """The states codes that closed no level change (one code, or a batch's): each code's
+    team's own part and the organizer's attempt log (the new attempts on top) and those teams'
+    rows on the team list (``Parts``: the statistics and the rest are not read). None when a
+    stored state is missing (then everything is built)."""
+    if any(_averages_in_force(w.game, x) for x in writes):
+        return None  # the team's own timeline alone does not give its average-time credit
+    latest = {x.memo["team"]: x for x in writes}  # each team's last code saw its earlier ones
+    keys = ["attempts", "teams"]
+    # ``as_of`` too: every key the write returns is read here, for the comparison.
+    stored = w.read_values({realtime.ORGANIZER: [*keys, "as_of"],
+                            **{team_audience(pk): ["me"] for pk in latest}})
+    organizer = stored.get(realtime.ORGANIZER, {})
+    if not set(keys) <= set(organizer) or any(
+            "me" not in stored.get(team_audience(pk), {}) for pk in latest):
+        return None
+    snap: Snapshot = writes[-1].memo["team_snapshot"]
+    labels = {lv.pk: lv.label for lv in snap.levels}
+    rows, mine = {}, {}
+    for pk, x in latest.items():
+        data = team_data(w.game, only=pk, team_rows=x.memo.get("rows"))
+        recent = data.recent.get(pk) or []
+        rows[pk] = _team_row(x.memo["team_snapshot"], pk, recent[0] if recent else None, labels)
+        mine[team_audience(pk)] = Parts(me=team_me(x.memo["team_snapshot"], pk, data))
+    attempts = [x.memo["attempt"] for x in writes if x.memo.get("attempt") is not None]
+    log = organizer["attempts"]
+    for attempt in attempts:
+        log = _with_attempt(log, attempt, snap, labels)
+    teams = Rows([rows.get(t["application"], t) for t in organizer["teams"]], by="application")
+    parts = {"as_of": iso(w.now), "attempts": Rows(log, by="id"), "teams": teams}
+    # The pushes of the two lists, known here: the log's new order and its new lines, the team
+    # list's changed rows (``core.delta``'s row patches), rather than diffs of both.
+    patches = {"teams": {"k": "application", "o": [t["application"] for t in teams],
+                         "c": {str(pk): {"=": row} for pk, row in rows.items()}}}
+    if attempts:
+        patches["attempts"] = _log_patch(parts["attempts"], attempts)
+    return {realtime.ORGANIZER: Parts(parts, patches=patches), **mine}
+
+
+def _log_patch(log: list[dict], attempts: list[CodeAttempt]) -> dict:
+    """The attempt log's push: its new order and the new lines (those still on it)."""
+    new = {attempt.pk for attempt in attempts}
+    return {"k": "id", "o": [a["id"] for a in log],
+            "c": {str(a["id"]): {"=": a} for a in log if a["id"] in new}}
 
 
 def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
@@ -682,14 +746,24 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     unknown = [team_audience(pk) for pk in due if team_audience(pk) not in stored]
     if unknown and not streams_stored(gg.pk, unknown):
         return None
-    snap = team_snapshot(gg, due, w.now,
-                         like=w.memo.get("team_before") or w.memo.get("team_snapshot"),
-                         team_rows=w.memo.get("rows"))
+    # The write's own teams from the rows their codes read; a team only a deadline made due
+    # (or a tick's) from its rows read now, all such teams at once.
+    rows_of = _rows_of(w)
+    like = w.memo.get("team_before") or w.memo.get("team_snapshot") or w.memo.get("like")
+    given = w.memo.get("snapshots", {})
+    snaps = [given[pk] if pk in given else team_snapshot(gg, pk, w.now, like=like,
+                                                         team_rows=rows_of[pk])
+             for pk in sorted(due) if pk in rows_of or pk in given]
+    rest = sorted(due - rows_of.keys() - given.keys())
+    if rest:
+        snaps.append(team_snapshot(gg, rest, w.now, like=like))
+    snap = _joined(snaps, w.now)
     if snap.results.game_over or any(
             r.status != "playing" or r.finished_at is not None for r in snap.results.teams):
         return None
-    data = team_data(gg, only=next(iter(due)) if len(due) == 1 else due,
-                     team_rows=w.memo.get("rows"))
+    data = _joined_data([_one_team_data(rows_of[pk]) for pk in sorted(due) if pk in rows_of]
+                        + ([team_data(gg, only=rest[0] if len(rest) == 1 else rest)]
+                           if rest else []))
     labels = {lv.pk: lv.label for lv in snap.levels}
     for pk in due:
         recent = data.recent.get(pk) or []
@@ -716,7 +790,7 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
                                        "o": [row["application"] for row in table["rows"]],
                                        "c": changed_rows}}}
     _store_deadline(gg, rows)
-    parts = {"as_of": iso(snap.now), "statistics": table, "teams": Rows(rows, by="application"),
+    parts = {"as_of": iso(w.now), "statistics": table, "teams": Rows(rows, by="application"),
              "next_deadline": iso(gg.next_deadline)}
     # The team list's and the log's pushes are known here too: the moved-on teams' rows, the
     # new line on top.
@@ -724,15 +798,56 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
                "teams": {"k": "application", "o": [row["application"] for row in rows],
                          "c": {str(row["application"]): {"=": row} for row in rows
                                if row["application"] in due}}}
-    attempt = w.memo.get("attempt")
-    if attempt is not None:
-        parts["attempts"] = _with_attempt(organizer["attempts"], attempt, snap, labels)
-        patches["attempts"] = {"k": "id", "o": [a["id"] for a in parts["attempts"]],
-                               "c": {str(attempt.pk): {"=": parts["attempts"][0]}}}
+    attempts = w.memo.get("attempts") or (
+        [w.memo["attempt"]] if w.memo.get("attempt") is not None else [])
+    if attempts:
+        log = organizer["attempts"]
+        for attempt in attempts:
+            log = _with_attempt(log, attempt, snap, labels)
+        parts["attempts"] = log
+        patches["attempts"] = _log_patch(log, attempts)
     states: dict[str, dict] = {realtime.ORGANIZER: Parts(parts, patches=patches)}
     for pk in due:
         states[team_audience(pk)] = Parts(me=team_me(snap, pk, data))
     return states
+
+
+def _rows_of(w: Write) -> dict[int, reads.TeamRows]:
+    """The teams' rows a write's codes read, by team (a batch's: each team's last code's,
+    read after its earlier ones)."""
+    found = w.memo.get("rows_of")
+    if found is not None:
+        return found
+    rows = w.memo.get("rows")
+    return {} if rows is None else {rows.application_id: rows}
+
+
+def _joined(snaps: list[Snapshot], now: datetime) -> Snapshot:
+    """Several teams' snapshots (``team_snapshot``, each of some teams) as one, at ``now``."""
+    if len(snaps) == 1:
+        return snaps[0]
+    first = snaps[0]
+    teams = tuple(result for snap in snaps for result in snap.results.teams)
+    snap = Snapshot(gorod=first.gorod, now=now, entries=[], levels=first.levels,
+                    known_names=first.names, record=None)
+    snap.results = dataclasses.replace(
+        first.results, now=max(s.results.now for s in snaps), teams=teams,
+        game_over=any(s.results.game_over for s in snaps))
+    snap.by_name = {result.team: result for result in teams}
+    return snap
+
+
+def _joined_data(found: list[TeamData]) -> TeamData:
+    """``team_data`` of several teams read apart, as one."""
+    if len(found) == 1:
+        return found[0]
+    joined = TeamData(found={}, recent={})
+    for data in found:
+        joined.found.update(data.found)
+        joined.recent.update(data.recent)
+        joined.timeout_requests.update(data.timeout_requests)
+        joined.photos.update(data.photos)
+    return joined
 
 
 def _store_deadline(gg: GorodGame, rows: list[dict]) -> None:
@@ -763,35 +878,6 @@ def _with_attempt(log: list[dict], attempt: CodeAttempt, snap: Snapshot,
     """The organizer's attempt log with a new attempt on top (it is the newest: its moment was
     taken under the game's lock)."""
     return Rows([_attempt(attempt, snap.names, labels), *log][:ATTEMPTS_LOG], by="id")
-
-
-def _stored_for(w: Write, team_id: int, keys: list[str]) -> tuple[dict, TeamData] | None:
-    """The organizer's stored ``keys`` (when its and the team's states are stored) and the
-    team's own rows."""
-    mine = team_audience(team_id)
-    # ``as_of`` too: every key the write returns is read here, for the comparison.
-    stored = w.read_values({realtime.ORGANIZER: [*keys, "as_of"], mine: ["me"]})
-    organizer = {key: value for key, value in stored.get(realtime.ORGANIZER, {}).items()
-                 if key in keys}
-    if set(organizer) != set(keys) or "me" not in stored.get(mine, {}):
-        return None
-    return organizer, team_data(w.game, only=team_id, team_rows=w.memo.get("rows"))
-
-
-def _organizer_team_parts(w: Write, snap: Snapshot, team_id: int, data: TeamData,
-                          organizer: dict[str, Any]) -> dict:
-    """The organizer's keys every code of one team changes: the moment, the attempt log with
-    the new attempt on top and that team's row on the team list."""
-    labels = {lv.pk: lv.label for lv in snap.levels}
-    recent = data.recent.get(team_id) or []
-    attempt = w.memo.get("attempt") or (recent[0] if recent else None)
-    log = organizer["attempts"]
-    log = (_with_attempt(log, attempt, snap, labels) if attempt is not None
-           else Rows(log, by="id"))
-    row = _team_row(snap, team_id, recent[0] if recent else None, labels)
-    teams = Rows([row if t["application"] == team_id else t
-                  for t in organizer["teams"]], by="application")
-    return {"as_of": iso(snap.now), "attempts": log, "teams": teams}
 
 
 def _reranked(rows: list[dict], team_order: list[int]) -> list[dict]:

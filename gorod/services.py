@@ -489,7 +489,7 @@ class Submitted:
     wait_s: int = 0  # a ``limited`` refusal: whole seconds until codes are checked again
 
 
-@LIVE.write
+@LIVE.write(batch=True)
 def code_submit(w: Write, *, application: Application | int, text: str,
                 client_id: uuid.UUID | str | None = None) -> Submitted:
     """Check a code against the team's current level (from the engine at ``now``). Every

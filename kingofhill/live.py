@@ -14,4 +14,5 @@ def _missing(game_id: int) -> DomainError:
     return NotFound(_("No King of the Hill game with id %(id)s.") % {"id": game_id})
 
 
-LIVE = LiveGame(name=realtime.NAME, model=KothGame, build=selectors.build_states, missing=_missing)
+LIVE = LiveGame(name=realtime.NAME, model=KothGame, build=selectors.build_states, missing=_missing,
+                merge=selectors.merged)

@@ -709,16 +709,32 @@ def build_states(w: Write) -> dict[str, dict]:
         settle(koth, snap, w.now)
     public = public_state(snap)
     states = {PUBLIC: public, realtime.HOST: host_state(snap, public)}
-    # A write about one team on an unchanged board (an answer, ``w.memo["team"]``) changes
-    # only that team's own view: the others see the public state without the answer count.
-    touched = w.memo.get("team") if snap.reused else None
+    # A write about one team on an unchanged board (an answer, ``w.memo["team"]``; a batch of
+    # answers, ``w.memo["teams"]``) changes only those teams' own views: the others see the
+    # public state without the answer count.
+    touched = None
+    if snap.reused and ("team" in w.memo or "teams" in w.memo):
+        touched = w.memo.get("teams") or {w.memo["team"]}
     for entry in snap.entries:
-        if touched is None or entry.pk == touched:
+        if touched is None or entry.pk in touched:
             states[team_audience(entry.pk)] = team_state(snap, entry.pk, public)
     if not snap.reused:
         generation = koth.board_generation
         transaction.on_commit(lambda: remember_closed(snap, generation))
     return states
+
+
+def merged(writes: list[Write]) -> Write:
+    """Answers applied in one batch (``core.batch``) as the one write ``build_states`` takes:
+    the last answer's open question (read after every answer before it, so it holds them all)
+    and every answering team. Only answers batch (``services.answer_submit``): a batch of
+    anything else is built whole, as a refresh."""
+    last = writes[-1]
+    if not all(set(x.memo) <= {"current", "current_read", "team"} and "team" in x.memo
+               for x in writes):
+        return Write(game=last.game, now=last.now, memo={"refresh": True})
+    return Write(game=last.game, now=last.now,
+                 memo={**last.memo, "teams": {x.memo["team"] for x in writes}})
 
 
 def settle(koth: KothGame, snap: Snapshot, now: datetime) -> None:

@@ -199,7 +199,7 @@ def declaration_withdraw(w: Write, *, application: Application | int) -> None:
         raise DomainError(_("Your team has declared nothing for this question."))
 
 
-@LIVE.write
+@LIVE.write(batch=True)
 def answer_submit(w: Write, *, application: Application | int, text: str,
                   client_id: uuid.UUID | str) -> Answer:
     """The team's one answer to the open question; the server stamps its arrival.

@@ -190,3 +190,12 @@ def settle_socket_closes(timeout: float = 5) -> None:
         except (DatabaseError, RuntimeError):  # a test without database access
             return
         time.sleep(0.05)
+
+
+@pytest.fixture
+def pushed(monkeypatch) -> list[tuple[str, dict]]:
+    """What the writes send after their commits, ``(group, message)`` (real commits: for tests
+    whose writes run in other threads)."""
+    sent: list[tuple[str, dict]] = []
+    monkeypatch.setattr("core.live.send_to_groups", lambda messages: sent.extend(messages))
+    return sent

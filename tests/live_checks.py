@@ -11,9 +11,12 @@ pushed after its commit, and check the core's promises:
 from __future__ import annotations
 
 import json
+import threading
+import time
 from contextlib import contextmanager
 
 from django.db import transaction
+from django.utils import translation
 
 from core.delta import patch
 from core.errors import DomainError
@@ -85,6 +88,69 @@ def verify_action(app: LiveGame, game_id: int, write, *, now, monkeypatch, captu
         f"{audience}: {_differences(json.loads(kept[audience]), json.loads(text))}"
         for audience, text in fresh.items() if kept.get(audience) != text)
     return True
+
+
+class HeldBatch:
+    """Writes that queue behind a game's first one (``core.batch``): the first write is held
+    inside its action (``module.name`` waits on its first call) while the writes given to
+    ``send`` queue behind it, each in its own thread; ``release`` lets them all run as the next
+    batch. ``outcomes``: each write's result or ``DomainError`` by name."""
+
+    def __init__(self, monkeypatch, app: LiveGame, game_id: int, module, name: str):
+        self.app, self.game_id = app, game_id
+        self.open, self.inside = threading.Event(), threading.Event()
+        self.outcomes: dict[str, object] = {}
+        self.threads: list[threading.Thread] = []
+        real, calls = getattr(module, name), []
+
+        def held(*args, **kwargs):
+            if not calls:
+                calls.append(True)
+                self.inside.set()
+                assert self.open.wait(20)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, held)
+
+    def send(self, name: str, write, language: str = "ru") -> None:
+        def call():
+            with translation.override(language):
+                try:
+                    self.outcomes[name] = write()
+                except DomainError as exc:
+                    self.outcomes[name] = exc
+        thread = threading.Thread(target=call, name=name)
+        thread.start()
+        self.threads.append(thread)
+        if len(self.threads) == 1:
+            assert self.inside.wait(20)
+            return
+        end = time.monotonic() + 20
+        while len(self.app._batcher._queues.get(self.game_id, [])) < len(self.threads) - 1:
+            assert time.monotonic() < end, f"{name} did not queue"
+            time.sleep(0.005)
+
+    def release(self) -> None:
+        self.open.set()
+        for thread in self.threads:
+            thread.join(30)
+
+
+def screens_moved_once_per_batch(app: LiveGame, game_id: int, before, pushed) -> dict:
+    """Every push is its audience's next version and, applied in order from ``before``
+    (``stored``), leads to exactly the stored states now, which it returns."""
+    after = stored(game_id)
+    groups = {app.group(game_id, audience): audience for audience in after}
+    seen = {audience: (version, json.loads(text)) for audience, (version, text) in before.items()}
+    for group, message in pushed:
+        audience = groups[group]
+        body = json.loads(message["text"])
+        version, state = seen.get(audience, (0, None))
+        assert body["version"] == version + 1, audience
+        seen[audience] = (body["version"], patch(state, body["delta"]) if "delta" in body
+                          else body["state"])
+    assert seen == {a: (v, json.loads(t)) for a, (v, t) in after.items()}
+    return after
 
 
 def _differences(stored, fresh, path="") -> str:

@@ -1,0 +1,59 @@
+"""King of the Hill answers applied in batches (``core.batch`` through
+``LiveGame.write(batch=True)``): answers that arrive while the game's previous write runs are
+applied together and leave exactly what applying them one by one would."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from core.errors import DomainError
+from kingofhill import realtime, selectors, services
+from kingofhill.live import LIVE
+from kingofhill.models import Answer
+from tests.live_checks import HeldBatch, rebuilt, screens_moved_once_per_batch
+from tests.live_checks import stored as versions
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def answer(game_id: int, application, text: str, client_id=None):
+    return lambda: services.answer_submit(game=game_id, application=application, text=text,
+                                          client_id=client_id or uuid.uuid4())
+
+
+def test_answers_that_queue_behind_an_answer_are_applied_together_as_one_by_one(
+        running, host, entries, monkeypatch, pushed):
+    alpha, beta, gamma = entries
+    services.question_announce(actor=host, game=running.pk, answer_key="Пушкин")
+    before = versions(running.pk)
+    pushed.clear()  # the announcement's
+    held = HeldBatch(monkeypatch, LIVE, running.pk, selectors, "read_open")
+    retried = uuid.uuid4()
+
+    held.send("alpha", answer(running.pk, alpha, "Пушкин", retried))
+    held.send("beta", answer(running.pk, beta, "Лермонтов"))
+    held.send("alpha again", answer(running.pk, alpha, "Гоголь"))
+    held.send("alpha retried", answer(running.pk, alpha, "Пушкин", retried))
+    held.send("gamma", answer(running.pk, gamma, "  пушкин "))
+    held.release()
+
+    out = held.outcomes
+    assert isinstance(out["alpha again"], DomainError)
+    assert "already answered" in str(out["alpha again"]) or "уже ответила" in str(
+        out["alpha again"])
+    assert out["alpha retried"].pk == out["alpha"].pk  # the stored answer, counted once
+    assert (out["alpha"].verdict, out["beta"].verdict, out["gamma"].verdict) == (
+        True, None, True)
+    assert Answer.objects.filter(question__koth=running).count() == 3
+    after = screens_moved_once_per_batch(LIVE, running.pk, before, pushed)
+    # The held answer alone, then beta's and gamma's together (alpha's retry and refusal
+    # changed nothing).
+    assert after[realtime.HOST][0] == before[realtime.HOST][0] + 2
+    assert after[f"team:{gamma.pk}"][0] == before[f"team:{gamma.pk}"][0] + 1
+    host_state = json.loads(after[realtime.HOST][1])
+    assert "Лермонтов" in json.dumps(host_state, ensure_ascii=False)
+    fresh = rebuilt(LIVE, running.pk, None)
+    assert fresh == {a: t for a, (_v, t) in after.items() if a in fresh}
