@@ -305,8 +305,14 @@ def public_state(snap: Snapshot) -> dict:
 
 
 def _attempt(a: CodeAttempt, names: dict[int, str], labels: dict[int, str]) -> dict:
+    """An attempt on the organizer's log."""
     return {"id": a.pk, "team": names.get(a.application_id), "application": a.application_id,
-            "level": labels.get(a.level_id), "text": a.text, "at": iso(a.at),
+            **_attempt_fields(a, labels)}
+
+
+def _attempt_fields(a: CodeAttempt, labels: dict[int, str]) -> dict:
+    """An attempt's own fields (a team's phones list them after its id)."""
+    return {"level": labels.get(a.level_id), "text": a.text, "at": iso(a.at),
             "verdict": a.verdict, "sector": a.sector or None, "closed": a.closes_level}
 
 
@@ -537,8 +543,7 @@ def team_me(snap: Snapshot, application_id: int, data: TeamData | None = None) -
             "photos": [{"status": p.status, "uploaded_at": iso(p.uploaded_at), "answer": p.answer}
                        for p in data.photos.get((application_id, level.pk), [])[:3]],
         }
-    me["attempts"] = [{k: v for k, v in _attempt(a, snap.names, labels).items()
-                       if k not in ("team", "application")}
+    me["attempts"] = [{"id": a.pk, **_attempt_fields(a, labels)}
                       for a in data.recent.get(application_id, [])]
     return me
 
@@ -765,10 +770,11 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
                         + ([team_data(gg, only=rest[0] if len(rest) == 1 else rest)]
                            if rest else []))
     labels = {lv.pk: lv.label for lv in snap.levels}
+    fresh = {}
     for pk in due:
         recent = data.recent.get(pk) or []
-        fresh = _team_row(snap, pk, recent[0] if recent else None, labels)
-        rows = [fresh if row["application"] == pk else row for row in rows]
+        fresh[pk] = _team_row(snap, pk, recent[0] if recent else None, labels)
+    rows = [fresh.get(row["application"], row) for row in rows]
     table = organizer["statistics"]
     new_rows = {}
     for pk in due:
