@@ -18,6 +18,10 @@ when that is smaller than the state, so a push carries what changed. Which strea
 never listed at a call site. A broadcast that fails is logged and never turns a committed write
 into an error: screens catch up on their next push or resync.
 
+A phone's writes (``write(batch=True)``) that arrive while the game's previous write runs are
+applied together (``core.batch``: group commit): one transaction, each action in its own
+savepoint, one build of the writes merged by the app (``LiveGame.merge``) and one publish.
+
 Reads (HTTP resync, a socket's first message) serve the stored keys joined; they never
 recompute.
 
@@ -489,6 +493,8 @@ class LiveGame:
     # Several writes applied in one batch (``write(batch=True)``) as the one write ``build``
     # takes: their memos merged, the latest moment. None: this format's writes never batch.
     merge: Callable[[list[Write]], Write] | None = None
+    # Writes in one batch at the most: what one push of a batch may carry (``PUSH_LIMIT``).
+    batch_most: int = 64
 
     @property
     def state_type(self) -> str:
@@ -579,7 +585,7 @@ class LiveGame:
 
     @functools.cached_property
     def _batcher(self) -> Batcher:
-        return Batcher(self._run_batch)
+        return Batcher(self._run_batch, most=self.batch_most)
 
     def _run_batch(self, game_id: int, jobs: list[Job]) -> None:
         """One batch of a game's writes: one transaction and lock, each action in a savepoint

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from core import delta
 from core.errors import DomainError
 from core.live import (
     PUBLIC,
@@ -700,10 +701,23 @@ def _attempt_states(w: Write, writes: list[Write]) -> dict[str, dict] | None:
     # The pushes of the two lists, known here: the log's new order and its new lines, the team
     # list's changed rows (``core.delta``'s row patches), rather than diffs of both.
     patches = {"teams": {"k": "application", "o": [t["application"] for t in teams],
-                         "c": {str(pk): {"=": row} for pk, row in rows.items()}}}
+                         "c": _row_changes({t["application"]: t for t in organizer["teams"]},
+                                           rows.values())}}
     if attempts:
         patches["attempts"] = _log_patch(parts["attempts"], attempts)
     return {realtime.ORGANIZER: Parts(parts, patches=patches), **mine}
+
+
+def _row_changes(before: dict[int, dict], rows) -> dict[str, dict]:
+    """A row patch's changes (``core.delta``): each of ``rows`` as what changed since the
+    stored row of its team in ``before`` (the whole row for a new one; nothing if none)."""
+    changes = {}
+    for row in rows:
+        old = before.get(row["application"])
+        change = {"=": row} if old is None else delta.diff(old, row)
+        if change is not None:
+            changes[str(row["application"])] = change
+    return changes
 
 
 def _log_patch(log: list[dict], attempts: list[CodeAttempt]) -> dict:
@@ -781,17 +795,18 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
         row = _plain(rules.statistics_row(snap.by_name[snap.names[pk]], snap.results.level_ids))
         row["application"] = pk
         new_rows[pk] = row
-    places = {row["application"]: row["place"] for row in table["rows"]}
+    before = {row["application"]: row for row in table["rows"]}
     table = {**table, "rows": Rows(_reranked([new_rows.get(r["application"], r)
                                               for r in table["rows"]], gg.team_order),
                                    by="application")}
-    # The push of the table: its new order, the moved-on teams' rows and the others' new places
-    # (``core.delta``'s row patch), built here rather than by diffing two 400-KiB tables.
-    changed_rows = {str(row["application"]): {"=": row} for row in table["rows"]
-                    if row["application"] in new_rows}
+    # The push of the table: its new order, what changed in the moved-on teams' rows and the
+    # others' new places (``core.delta``'s row patch), built here rather than by diffing two
+    # 400-KiB tables: a batch of closing codes stays a small push.
+    changed_rows = _row_changes(before, [row for row in table["rows"]
+                                         if row["application"] in new_rows])
     changed_rows.update({str(row["application"]): {"d": {"place": {"=": row["place"]}}}
                          for row in table["rows"] if row["application"] not in new_rows
-                         and places.get(row["application"]) != row["place"]})
+                         and before[row["application"]]["place"] != row["place"]})
     statistics_patch = {"d": {"rows": {"k": "application",
                                        "o": [row["application"] for row in table["rows"]],
                                        "c": changed_rows}}}
@@ -799,11 +814,11 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     parts = {"as_of": iso(w.now), "statistics": table, "teams": Rows(rows, by="application"),
              "next_deadline": iso(gg.next_deadline)}
     # The team list's and the log's pushes are known here too: the moved-on teams' rows, the
-    # new line on top.
+    # new lines on top.
     patches = {"statistics": statistics_patch,
                "teams": {"k": "application", "o": [row["application"] for row in rows],
-                         "c": {str(row["application"]): {"=": row} for row in rows
-                               if row["application"] in due}}}
+                         "c": _row_changes({row["application"]: row
+                                            for row in organizer["teams"]}, fresh.values())}}
     attempts = w.memo.get("attempts") or (
         [w.memo["attempt"]] if w.memo.get("attempt") is not None else [])
     if attempts:

@@ -120,6 +120,27 @@ def test_forty_two_teams_sending_their_correct_code_in_the_same_moment_are_all_a
     assert [t["current_level"] for t in replayed["teams"]] == ["2"] * 42
 
 
+def test_codes_arriving_at_once_at_one_worker_are_applied_in_fewer_writes_than_codes(workers):
+    # Group commit (core.batch): the codes that queue behind the game's running write are
+    # applied together, one transaction and one push per screen, each answered on its own.
+    night = set_up_night(workers, 30)
+    before = night.organizer.ok("GET", night.url("organizer/state"))["version"]
+
+    replies = parallel([lambda i=i: night.phones[i].post(
+        night.url("code"), {"text": "G1R1D" if i % 2 else f"WRONG{i}"}, worker=0)
+        for i in range(30)])
+
+    assert statuses(replies) == [(200, "")] * 30
+    assert [(r.body["verdict"], r.body["closed"]) for r in replies] == [
+        ("accepted", True) if i % 2 else ("wrong", False) for i in range(30)]
+    after = night.organizer.ok("GET", night.url("organizer/state"))["version"]
+    assert 1 <= after - before < 30
+    live = night.live()
+    assert [t["current_level"] for t in live["teams"]] == ["1", "2"] * 15
+    assert len(live["attempts"]) == 30
+    assert_record_replays_to_the_live_state(night)
+
+
 def test_thirty_wrong_codes_from_one_team_at_once_never_exceed_the_limit(workers):
     night = set_up_night(workers, 2, max_wrong=10, wrong_window_s=60)
 

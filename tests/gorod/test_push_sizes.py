@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 
+from core.batch import Job
 from core.live import stored_texts
 from gorod import realtime, services
 from gorod.live import LIVE
@@ -102,3 +103,30 @@ def test_a_socket_never_gets_the_whole_night_only_its_version_and_a_team_gets_it
     team = LIVE.read(gg.pk, f"team:{entries[0].pk}")
     first = LIVE.first_message(team)
     assert len(first.encode()) <= LIMIT and json.loads(first)["state"] == json.loads(team.text)
+
+
+def test_a_whole_batch_of_codes_half_of_them_closing_pushes_under_16_kib(
+        big_night, monkeypatch, django_capture_on_commit_callbacks):
+    # A rush on one game is applied in batches (core.batch): the organizer's push carries what
+    # changed in each moved-on team's rows, not the rows whole (a statistics row is ~2 KiB).
+    gg, entries = big_night
+    moments = iter(NOW + timedelta(seconds=s) for s in range(1, 100))
+    monkeypatch.setattr("core.live.timezone.now", lambda: next(moments))
+    action = services.code_submit.__wrapped__
+    jobs = [Job((action, {"application": entries[i],
+                          "text": f"G1R{CLOSED + 1}D" if i % 2 else "nope"}, "ru"))
+            for i in range(LIVE.batch_most)]
+
+    with pushes(monkeypatch, django_capture_on_commit_callbacks) as sent:
+        LIVE._run_batch(gg.pk, jobs)
+
+    half = LIVE.batch_most // 2
+    assert [job.outcome().attempt.closes_level for job in jobs] == [False, True] * half
+    texts = {group: message["text"] for group, message in sent}
+    organizer = texts[LIVE.group(gg.pk, realtime.ORGANIZER)]
+    assert '"resync":true' not in organizer
+    assert len(organizer.encode()) <= LIMIT, len(organizer.encode())
+    assert len(sent) == 1 + 2 * half  # one push each: the organizer's and every team's own
+    table = json.loads(stored_texts(gg.pk, [realtime.ORGANIZER])[realtime.ORGANIZER])
+    moved = {row["application"]: row["levels_closed"] for row in table["statistics"]["rows"]}
+    assert [moved[entries[i].pk] for i in range(2 * half)] == [CLOSED, CLOSED + 1] * half
