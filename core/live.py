@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 
 import orjson
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.http import HttpResponse
 from django.utils import timezone, translation
 
@@ -591,10 +591,16 @@ class LiveGame:
         """One batch of a game's writes: one transaction and lock, each action in a savepoint
         (a refused or failing action leaves no trace and the others stand), then one build of
         the writes merged and one publish. Should the batch as a whole fail (the lock, the
-        build, the commit), each job runs again alone, as it would have without the batch."""
+        build), each job runs again alone, as it would have without the batch; a database that
+        fails it (no connection in time, a lost server) fails each of its writes the same way,
+        at once, rather than once per write."""
         if len(jobs) > 1:
             try:
                 self._apply_together(game_id, jobs)
+                return
+            except DatabaseError as exc:
+                for job in jobs:
+                    job.result, job.error = None, exc
                 return
             except Exception:  # noqa: BLE001 - nothing of the batch is stored: each alone
                 log.info("a batch of %d writes of game %s failed; each runs alone", len(jobs),

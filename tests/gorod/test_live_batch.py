@@ -10,6 +10,7 @@ import json
 from datetime import datetime
 
 import pytest
+from django.db import OperationalError
 
 from gorod import reads, realtime, services
 from gorod.live import LIVE
@@ -147,3 +148,28 @@ def test_nine_codes_of_three_teams_mixing_closes_and_wrong_codes_make_one_write(
     assert verdicts == ["accepted", "wrong", "accepted", "wrong", "accepted", "wrong",
                         "closed_level", "wrong"]
     assert_each_screen_moved_once_per_batch_and_equals_a_rebuild(live.pk, before, pushed, 2)
+
+
+def test_a_batch_the_database_fails_fails_each_of_its_codes_at_once_and_stores_none(
+        live, entries, monkeypatch, pushed):
+    alpha, beta, gamma = entries
+    held = held_codes(monkeypatch, live.pk)
+    publish, failed = LIVE.publish, []
+
+    def publish_failing_for_a_batch(self, w):
+        if "batch" in w.memo:
+            failed.append(len(w.memo["batch"]))
+            raise OperationalError("the connection to the server was lost")
+        return publish(w)
+
+    monkeypatch.setattr(type(LIVE), "publish", publish_failing_for_a_batch)
+    held.send("alpha", code(live.pk, alpha, "G1R1D"))
+    held.send("beta", code(live.pk, beta, "G1R1D"))
+    held.send("gamma", code(live.pk, gamma, "NOPE"))
+    held.release()
+
+    assert failed == [2]  # not retried one by one
+    assert held.outcomes["alpha"].attempt.verdict == "accepted"
+    assert all(isinstance(held.outcomes[n], OperationalError) for n in ("beta", "gamma"))
+    assert list(CodeAttempt.objects.filter(gorod=live).values_list("text", flat=True)) == [
+        "G1R1D"]
