@@ -25,13 +25,12 @@ from typing import Any
 class Job:
     """One caller's work in a batch: what ``run`` needs (``payload``) and its outcome."""
 
-    __slots__ = ("payload", "result", "error", "finished", "_wake", "_leads")
+    __slots__ = ("payload", "result", "error", "_wake", "_leads")
 
     def __init__(self, payload: Any):
         self.payload = payload
         self.result: Any = None
         self.error: BaseException | None = None
-        self.finished = False
         self._wake = threading.Event()
         self._leads = False
 
@@ -87,11 +86,10 @@ class Batcher:
             self._run(key, batch)
         except BaseException as exc:  # noqa: BLE001 - every waiting caller must hear of it
             for each in batch:
-                if not each.finished and each.error is None:
+                if each.error is None:
                     each.error = exc
         finally:
             for each in batch:
-                each.finished = True
                 if each is not job:
                     each._wake.set()
             with self._mutex:

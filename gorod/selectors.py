@@ -850,7 +850,7 @@ def _joined(snaps: list[Snapshot], now: datetime) -> Snapshot:
     first = snaps[0]
     teams = tuple(result for snap in snaps for result in snap.results.teams)
     snap = Snapshot(gorod=first.gorod, now=now, entries=[], levels=first.levels,
-                    known_names=first.names, record=None)
+                    known_names=first.names)
     snap.results = dataclasses.replace(
         first.results, now=max(s.results.now for s in snaps), teams=teams,
         game_over=any(s.results.game_over for s in snaps))

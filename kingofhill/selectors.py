@@ -727,12 +727,12 @@ def build_states(w: Write) -> dict[str, dict]:
 def merged(writes: list[Write]) -> Write:
     """Answers applied in one batch (``core.batch``) as the one write ``build_states`` takes:
     the last answer's open question (read after every answer before it, so it holds them all)
-    and every answering team. Only answers batch (``services.answer_submit``): a batch of
-    anything else is built whole, as a refresh."""
+    and every answering team. Only answers batch (``services.answer_submit``): anything else
+    is refused, and the live core then applies each write alone."""
     last = writes[-1]
     if not all(set(x.memo) <= {"current", "current_read", "team"} and "team" in x.memo
                for x in writes):
-        return Write(game=last.game, now=last.now, memo={"refresh": True})
+        raise ValueError("only answers are merged")
     return Write(game=last.game, now=last.now,
                  memo={**last.memo, "teams": {x.memo["team"] for x in writes}})
 

@@ -30,23 +30,17 @@ class Recorder:
                 job.result = (key, job.payload)
 
 
-def call_in_threads(batcher: Batcher, calls: list[tuple], names: list[str]) -> dict:
-    """Start one thread per ``(key, payload)``, in order, each only once the previous one is
-    queued or running; returns the threads (join them) and their outcomes by name."""
-    outcomes: dict[str, object] = {}
-
-    def call(key, payload, name):
+def start(batcher: Batcher, key, payload, outcomes: dict) -> threading.Thread:
+    """One caller in its own thread (named ``t-<payload>``); its outcome lands in ``outcomes``."""
+    def call():
         try:
-            outcomes[name] = batcher.submit(key, payload)
+            outcomes[payload] = batcher.submit(key, payload)
         except Exception as exc:  # noqa: BLE001 - the outcome under test
-            outcomes[name] = exc
+            outcomes[payload] = exc
 
-    threads = [threading.Thread(target=call, args=(*args, name), name=name)
-               for args, name in zip(calls, names, strict=True)]
-    for thread in threads:
-        thread.start()
-        time.sleep(0.02)
-    return {"threads": threads, "outcomes": outcomes}
+    thread = threading.Thread(target=call, name=f"t-{payload}")
+    thread.start()
+    return thread
 
 
 def queued(batcher: Batcher, key) -> int:
@@ -58,6 +52,22 @@ def wait_until(condition, seconds: float = 5) -> None:
     while not condition():
         assert time.monotonic() < end, "timed out"
         time.sleep(0.005)
+
+
+def behind_a_held_batch(batcher: Batcher, runner: Recorder, payloads: list, key="game") -> dict:
+    """A first caller's batch held open while ``payloads``' callers queue behind it, in this
+    order; then everything runs. Returns every caller's outcome by payload."""
+    runner.hold.clear()
+    outcomes: dict = {}
+    threads = [start(batcher, key, "first", outcomes)]
+    assert runner.started.wait(5)
+    for count, payload in enumerate(payloads, start=1):
+        threads.append(start(batcher, key, payload, outcomes))
+        wait_until(lambda count=count: queued(batcher, key) == count)
+    runner.hold.set()
+    for thread in threads:
+        thread.join(10)
+    return outcomes
 
 
 def test_a_caller_alone_runs_at_once_in_a_batch_of_its_own_in_its_own_thread():
@@ -72,41 +82,23 @@ def test_a_caller_alone_runs_at_once_in_a_batch_of_its_own_in_its_own_thread():
 
 def test_callers_arriving_while_a_batch_runs_are_run_together_next_by_the_oldest_of_them():
     runner = Recorder()
-    runner.hold.clear()
     batcher = Batcher(runner)
-    first = call_in_threads(batcher, [("game", "a")], ["leader"])
-    runner.started.wait(5)
-    rest = call_in_threads(batcher, [("game", p) for p in "bcd"], ["t-b", "t-c", "t-d"])
-    wait_until(lambda: queued(batcher, "game") == 3)
 
-    runner.hold.set()
-    for thread in first["threads"] + rest["threads"]:
-        thread.join(10)
+    outcomes = behind_a_held_batch(batcher, runner, ["b", "c", "d"])
 
-    assert runner.batches == [(["a"], "leader"), (["b", "c", "d"], "t-b")]
-    assert first["outcomes"] == {"leader": ("game", "a")}
-    assert rest["outcomes"] == {"t-b": ("game", "b"), "t-c": ("game", "c"),
-                                "t-d": ("game", "d")}
+    assert runner.batches == [(["first"], "t-first"), (["b", "c", "d"], "t-b")]
+    assert outcomes == {p: ("game", p) for p in ("first", "b", "c", "d")}
     assert batcher._queues == {}
 
 
 def test_one_callers_error_reaches_that_caller_alone():
     runner = Recorder()
-    runner.hold.clear()
     batcher = Batcher(runner)
-    first = call_in_threads(batcher, [("game", "a")], ["leader"])
-    runner.started.wait(5)
-    rest = call_in_threads(batcher, [("game", "b"), ("game", "boom"), ("game", "c")],
-                           ["t-b", "t-boom", "t-c"])
-    wait_until(lambda: queued(batcher, "game") == 3)
 
-    runner.hold.set()
-    for thread in first["threads"] + rest["threads"]:
-        thread.join(10)
+    outcomes = behind_a_held_batch(batcher, runner, ["b", "boom", "c"])
 
-    outcomes = rest["outcomes"]
-    assert outcomes["t-b"] == ("game", "b") and outcomes["t-c"] == ("game", "c")
-    assert isinstance(outcomes["t-boom"], ValueError) and str(outcomes["t-boom"]) == "game: boom"
+    assert outcomes["b"] == ("game", "b") and outcomes["c"] == ("game", "c")
+    assert isinstance(outcomes["boom"], ValueError) and str(outcomes["boom"]) == "game: boom"
 
 
 def test_a_runner_that_fails_fails_every_caller_of_its_batch_and_frees_the_key():
@@ -132,28 +124,22 @@ def test_keys_do_not_wait_for_each_other():
     runner.hold.clear()
     batcher = Batcher(lambda key, jobs: runner(key, jobs) if key == "slow" else [
         setattr(job, "result", job.payload) for job in jobs])
-    slow = call_in_threads(batcher, [("slow", 1)], ["slow"])
-    runner.started.wait(5)
+    outcomes: dict = {}
+    slow = start(batcher, "slow", 1, outcomes)
+    assert runner.started.wait(5)
 
     assert batcher.submit("other game", 2) == 2  # while "slow" is still running
 
     runner.hold.set()
-    slow["threads"][0].join(10)
-    assert slow["outcomes"] == {"slow": ("slow", 1)}
+    slow.join(10)
+    assert outcomes == {1: ("slow", 1)}
 
 
 def test_a_batch_takes_at_most_most_jobs_and_the_rest_run_in_the_next():
     runner = Recorder()
-    runner.hold.clear()
     batcher = Batcher(runner, most=2)
-    first = call_in_threads(batcher, [("game", 0)], ["leader"])
-    runner.started.wait(5)
-    rest = call_in_threads(batcher, [("game", i) for i in (1, 2, 3)], ["t1", "t2", "t3"])
-    wait_until(lambda: queued(batcher, "game") == 3)
 
-    runner.hold.set()
-    for thread in first["threads"] + rest["threads"]:
-        thread.join(10)
+    outcomes = behind_a_held_batch(batcher, runner, [1, 2, 3])
 
-    assert [payloads for payloads, _thread in runner.batches] == [[0], [1, 2], [3]]
-    assert rest["outcomes"] == {"t1": ("game", 1), "t2": ("game", 2), "t3": ("game", 3)}
+    assert [payloads for payloads, _thread in runner.batches] == [["first"], [1, 2], [3]]
+    assert outcomes == {p: ("game", p) for p in ("first", 1, 2, 3)}

@@ -173,3 +173,22 @@ def test_a_batch_the_database_fails_fails_each_of_its_codes_at_once_and_stores_n
     assert all(isinstance(held.outcomes[n], OperationalError) for n in ("beta", "gamma"))
     assert list(CodeAttempt.objects.filter(gorod=live).values_list("text", flat=True)) == [
         "G1R1D"]
+
+
+def test_a_batch_in_which_a_team_finishes_is_built_whole_and_equals_a_rebuild(
+        live, entries, monkeypatch, pushed):
+    # A team that finishes moves the finished share: the incremental build declines and the
+    # batch's states are built whole (``build_states``' last path).
+    alpha, beta, _gamma = entries
+    before = versions(live.pk)
+    held = held_codes(monkeypatch, live.pk)
+
+    held.send("beta", code(live.pk, beta, "NOPE"))
+    for text in ("G1R1D", "G1R2D", "G1R31D", "G1R32D"):
+        held.send(text, code(live.pk, alpha, text))
+    held.release()
+
+    assert held.outcomes["G1R32D"].attempt.closes_level
+    assert_each_screen_moved_once_per_batch_and_equals_a_rebuild(live.pk, before, pushed, 2)
+    me = json.loads(versions(live.pk)[f"team:{alpha.pk}"][1])["me"]
+    assert (me["status"], me["levels_closed"]) == ("finished", 3)
