@@ -93,8 +93,13 @@ def decode(text: str | bytes) -> Any:
 # closing code's own time went to parsing). Keyed by the text itself, a value can never be
 # another text's: no version, rollback or emptied test database can mislead it.
 SHARED_MIN = 8 * 1024
-_SHARED_SIZE = 24
+# Room for a night's every team's own part (~10 KiB each at 200 teams × 30 levels: with 24 a
+# batch of codes parsed its teams' parts again, a tenth of a code's time) and the organizer's,
+# bounded by their text too so that large parts cannot hold much memory.
+_SHARED_SIZE = 400
+_SHARED_CHARS = 16 * 1024 * 1024
 _shared: OrderedDict[str, Any] = OrderedDict()
+_shared_chars = [0]
 _shared_lock = threading.Lock()
 
 
@@ -118,15 +123,19 @@ def remember(text: str, value: Any) -> None:
     if len(text) < SHARED_MIN:
         return
     with _shared_lock:
+        if text not in _shared:
+            _shared_chars[0] += len(text)
         _shared[text] = value
         _shared.move_to_end(text)
-        while len(_shared) > _SHARED_SIZE:
-            _shared.popitem(last=False)
+        while len(_shared) > 1 and (len(_shared) > _SHARED_SIZE
+                                    or _shared_chars[0] > _SHARED_CHARS):
+            _shared_chars[0] -= len(_shared.popitem(last=False)[0])
 
 
 def forget_shared() -> None:
     with _shared_lock:
         _shared.clear()
+        _shared_chars[0] = 0
         _heads.clear()
         _latest.clear()
 

@@ -43,3 +43,27 @@ def test_a_written_value_is_what_the_next_read_of_its_text_gets():
     text = encode(value)
     remember(text, value)
     assert shared(text) is value
+
+
+def test_every_team_part_of_a_night_stays_found_while_a_batch_goes_round_them():
+    # 200 teams' own parts (~10 KiB each) read in turn: each is parsed once, not once a round.
+    texts = [encode({"me": {"application": i, "history": ["x" * 100] * 90}}) for i in range(200)]
+    assert all(len(t) >= SHARED_MIN for t in texts)
+    first = [shared(t) for t in texts]
+    assert all(shared("".join(t)) is value for t, value in zip(texts, first, strict=True))
+
+
+def test_the_oldest_texts_are_let_go_past_the_room_in_characters(monkeypatch):
+    monkeypatch.setattr(live, "_SHARED_CHARS", 3 * 10_000)
+    texts = [encode({"n": i, "pad": "x" * 10_000}) for i in range(5)]
+    values = [shared(t) for t in texts]
+    assert len(live._shared) == 2 and live._shared_chars[0] <= 3 * 10_000
+    assert shared("".join(texts[-1])) is values[-1]  # the newest stays
+    assert shared("".join(texts[0])) is not values[0]  # the oldest was let go: parsed again
+
+
+def test_a_text_larger_than_the_room_is_still_kept_alone(monkeypatch):
+    monkeypatch.setattr(live, "_SHARED_CHARS", 1000)
+    text = encode({"pad": "x" * 20_000})
+    value = shared(text)
+    assert shared("".join(text)) is value and len(live._shared) == 1
