@@ -691,13 +691,17 @@ def team_result(record: GameRecord | dict, team: str, now: datetime | None = Non
     # game; a finished team's result does not depend on whether the game is over.
     game_over = now_us is None or now_us >= game_end
     rows = _play(record, team, events, record.level_by_id, horizon)
-    if sums is None:
-        sums = _sums(record, {team: rows})
+    # The times on each level count only for the team's average-time rulings (most teams have
+    # none: a live code computes its team's timeline, and this was a fifth of that).
+    level_sums: dict[str, list[float]] = {}
+    if any(event.type == "average_time" for event in events):
+        if sums is None:
+            sums = _sums(record, {team: rows})
+        level_sums = {lv.id: list(sums.get(lv.id, (0.0, 0))) for lv in record.levels}
     offsets_us = tuple(round(o * _MIN) for o in record.hint_offsets_min)
     _key, result = _team_result(record, team, record.teams.index(team), events, rows,
-                                {lv.id: list(sums.get(lv.id, (0.0, 0))) for lv in record.levels},
-                                record.sliv_penalty_min * 60, offsets_us, horizon, game_over,
-                                now_us, record.cap_us, record.start.tzinfo)
+                                level_sums, record.sliv_penalty_min * 60, offsets_us, horizon,
+                                game_over, now_us, record.cap_us, record.start.tzinfo)
     return result
 
 
