@@ -51,9 +51,26 @@ def gorod_game(game_id: int) -> GorodGame:
 def iso(value: datetime | None) -> str | None:
     """A moment as the club's local ISO time: ``2026-12-05T22:00:00+03:00``. The site's zone
     (``TIME_ZONE``) is never switched per request, so it is the default zone's (cached), not
-    ``timezone.localtime``'s per-call lookup of the request's: a closing code writes ~70 of
-    these, and the lookup was most of their cost."""
-    return None if value is None else value.astimezone(timezone.get_default_timezone()).isoformat()
+    ``timezone.localtime``'s per-call lookup of the request's.
+
+    Remembered per moment: a write re-renders the same received, closed, hint and fail times
+    of its teams on every state it builds (a closing code ~200 of them), and a conversion
+    costs some 25 times a lookup. Equal instants in other zones are equal keys, and give the
+    same answer: it is the default zone's either way."""
+    if value is None:
+        return None
+    zone = timezone.get_default_timezone()
+    if _ISO[0] is not zone or len(_ISO[1]) > _ISO_MOST:
+        _ISO[:] = [zone, {}]  # a zone changed (settings in tests) or the memo is full
+    known = _ISO[1]
+    found = known.get(value)
+    if found is None:
+        found = known[value] = value.astimezone(zone).isoformat()
+    return found
+
+
+_ISO_MOST = 50_000  # ~a night's distinct moments of a 200-team game; ~8 MB at most
+_ISO: list = [None, {}]
 
 
 def entries(gg: GorodGame) -> list[Application]:
@@ -238,20 +255,58 @@ def team_snapshot(gg: GorodGame, application_id: int | Collection[int], now: dat
     snap = Snapshot(gorod=gg, now=now, entries=[], levels=known_levels, known_names=known_names)
     if team_rows is not None and ids != [team_rows.application_id]:
         team_rows = None  # several teams: each one's rows are read with the record
-    snap.record = build_record(gg, names=snap.names, level_rows=snap.levels, only=ids,
-                               team_rows=team_rows)
     moment = max(now, gg.ended_at or gg.started_at)
-    try:
-        record = rules.parse_record(snap.record)
-        results = tuple(rules.team_result(record, snap.names[pk], moment) for pk in ids)
-    except RecordError as exc:
-        raise DomainError(_("The game engine refuses this: %(why)s") % {"why": exc}) from None
+    key = None if team_rows is None else _timeline_key(gg, team_rows, known_levels, known_names)
+    known = None if key is None else _TIMELINES.get(key)
+    if known is not None and known.levels is known_levels and known.names is known_names and (
+            known.moment <= moment < known.result.next_deadline):
+        record, results = known.record, (known.result,)
+    else:
+        snap_record = build_record(gg, names=snap.names, level_rows=snap.levels, only=ids,
+                                   team_rows=team_rows)
+        try:
+            record = rules.parse_record(snap_record)
+            results = tuple(rules.team_result(record, snap.names[pk], moment) for pk in ids)
+        except RecordError as exc:
+            raise DomainError(_("The game engine refuses this: %(why)s") % {"why": exc}) from None
+        if key is not None and results[0].next_deadline is not None:
+            if len(_TIMELINES) >= _TIMELINES_MOST:
+                _TIMELINES.clear()
+            _TIMELINES[key] = _Timeline(known_levels, known_names, moment, record, results[0])
     snap.results = rules.Results(
         start=record.start, now=moment, game_over=rules.clock_over(record, moment),
         ended_at=None, end_reason=None, level_ids=tuple(lv.id for lv in record.levels),
         teams=results, cap=record.cap)
     snap.by_name = {result.team: result for result in results}
     return snap
+
+
+@dataclass(frozen=True)
+class _Timeline:
+    """A team's result as ``team_snapshot`` computed it at ``moment``, and the record it came
+    from. The result holds until the team's next deadline while its rows stand: a team's
+    timeline changes only at its own events and deadlines (``rules.team_result``)."""
+
+    levels: list[Level]  # the set-up it was computed with (held: identity is checked)
+    names: dict[int, str]
+    moment: datetime
+    record: rules.GameRecord
+    result: rules.TeamResult
+
+
+def _timeline_key(gg: GorodGame, rows: reads.TeamRows, levels: list[Level],
+                  names: dict[int, str]) -> tuple:
+    """Everything a team's timeline is computed from but the set-up (held by the entry) and
+    the moment: a wrong code, most of a night's, then reuses its team's last result instead of
+    building and replaying the team's record (a sixth of a code's time, ``make bench``)."""
+    return (connection.settings_dict["NAME"], gg.pk, rows.application_id, id(levels), id(names),
+            gg.started_at, gg.ended_at, tuple(gg.hint_offsets_min), gg.sliv_penalty_min,
+            gg.max_duration_h, tuple((a.level_id, a.at) for a in rows.closing()),
+            tuple(rows.rulings), None if rows.route is None else tuple(rows.route))
+
+
+_TIMELINES: dict[tuple, _Timeline] = {}
+_TIMELINES_MOST = 4096  # teams; one night's few hundred, several games at once
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,132 @@
+"""A team's timeline is kept between its codes (``selectors._TIMELINES``): a code reuses the
+result its team's last code computed while the team's rows (closing codes, rulings, route) and
+the game's settings stand and none of the team's deadlines passed; anything else computes it
+again. Every write here also goes through ``verify_action``: its pushes and stored states equal
+a rebuild from scratch."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from django.test import override_settings
+
+from gorod import rules, selectors, services
+from gorod.live import LIVE
+from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
+from tests.gorod.fixtures_live import minutes
+from tests.live_checks import verify_action
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def replays(monkeypatch):
+    """The teams whose timeline the engine computed (``rules.team_result``, called through)."""
+    seen: list[str] = []
+    real = rules.team_result
+
+    def counted(record, team, *args, **kwargs):
+        seen.append(team)
+        return real(record, team, *args, **kwargs)
+
+    monkeypatch.setattr(rules, "team_result", counted)
+    selectors._TIMELINES.clear()
+    return seen
+
+
+def code(running, entry, text, at, monkeypatch, capture) -> services.Submitted:
+    """A code through ``verify_action``; its answer."""
+    answer = []
+    verify_action(LIVE, running.pk, lambda: answer.append(services.code_submit(
+        game=running, application=entry, text=text, now=at)), now=at,
+        monkeypatch=monkeypatch, capture=capture)
+    return answer[0] if answer else None
+
+
+def me(running, entry) -> dict:
+    return selectors.read_state(running, kind="team", application_id=entry.pk)["state"]["me"]
+
+
+def test_a_wrong_code_after_a_wrong_code_computes_no_timeline(
+        running, alpha, replays, monkeypatch, django_capture_on_commit_callbacks):
+    code(running, alpha, "nope", minutes(5), monkeypatch, django_capture_on_commit_callbacks)
+    first = len(replays)
+    assert first >= 1
+    answer = code(running, alpha, "nope again", minutes(6), monkeypatch,
+                  django_capture_on_commit_callbacks)
+    assert answer.attempt.verdict == "wrong"
+    assert len(replays) == first  # the same team, the same rows, no deadline passed
+
+
+def test_a_code_after_a_hint_became_due_computes_the_timeline_again(
+        running, alpha, replays, monkeypatch, django_capture_on_commit_callbacks):
+    code(running, alpha, "nope", minutes(20), monkeypatch, django_capture_on_commit_callbacks)
+    first = len(replays)
+    code(running, alpha, "nope again", minutes(26), monkeypatch,
+         django_capture_on_commit_callbacks)  # the first hint is due at 25 min
+    assert len(replays) > first
+    assert [h["n"] for h in me(running, alpha)["level"]["hints"]] == [1]
+
+
+def test_a_code_after_its_level_failed_by_the_clock_is_checked_on_the_next_level(
+        running, alpha, monkeypatch, django_capture_on_commit_callbacks):
+    code(running, alpha, "nope", minutes(60), monkeypatch, django_capture_on_commit_callbacks)
+    # Level 1 fails at 70 min: the team is on level 2, whose code this is.
+    answer = code(running, alpha, "G1R2D", minutes(71), monkeypatch,
+                  django_capture_on_commit_callbacks)
+    assert answer.attempt.verdict == "accepted" and answer.attempt.level.label == "2"
+
+
+def test_a_timeout_ruled_between_two_codes_refuses_the_second(
+        running, alpha, organizer, monkeypatch, django_capture_on_commit_callbacks):
+    code(running, alpha, "nope", minutes(5), monkeypatch, django_capture_on_commit_callbacks)
+    services.ruling_add(actor=organizer, game=running, application=alpha, type="timeout",
+                        minutes=5, now=minutes(6))
+    with pytest.raises(services.DomainError, match="timeout"):
+        services.code_submit(game=running, application=alpha, text="G1R1D", now=minutes(7))
+
+
+def test_a_penalty_ruled_between_two_codes_is_on_the_teams_screen_after_the_second(
+        running, alpha, organizer, monkeypatch, django_capture_on_commit_callbacks):
+    code(running, alpha, "nope", minutes(5), monkeypatch, django_capture_on_commit_callbacks)
+    services.ruling_add(actor=organizer, game=running, application=alpha, type="penalty",
+                        minutes=5, now=minutes(6))
+    code(running, alpha, "still nope", minutes(7), monkeypatch,
+         django_capture_on_commit_callbacks)
+    assert me(running, alpha)["penalty_s"] == 300.0
+
+
+def test_a_closing_code_leaves_its_teams_new_timeline_for_the_next_code(
+        running, alpha, replays, monkeypatch, django_capture_on_commit_callbacks):
+    code(running, alpha, "G1R1D", minutes(5), monkeypatch, django_capture_on_commit_callbacks)
+    after_close = len(replays)
+    answer = code(running, alpha, "nope", minutes(6), monkeypatch,
+                  django_capture_on_commit_callbacks)
+    assert answer.attempt.level.label == "2"
+    assert len(replays) == after_close  # the close computed the team on level 2 already
+
+
+def test_teams_never_share_a_timeline(running, alpha, beta, monkeypatch,
+                                      django_capture_on_commit_callbacks):
+    code(running, alpha, "G1R1D", minutes(5), monkeypatch, django_capture_on_commit_callbacks)
+    answer = code(running, beta, "G1R2D", minutes(6), monkeypatch,
+                  django_capture_on_commit_callbacks)
+    assert answer.attempt.verdict == "wrong" and answer.attempt.level.label == "1"
+
+
+def test_iso_gives_the_sites_local_time_of_any_instant_remembered_or_not():
+    utc = datetime(2026, 12, 5, 19, 0, tzinfo=UTC)
+    assert selectors.iso(utc) == "2026-12-05T22:00:00+03:00"
+    assert selectors.iso(utc) == "2026-12-05T22:00:00+03:00"  # remembered
+    assert selectors.iso(utc.astimezone(selectors.timezone.get_default_timezone())) == (
+        "2026-12-05T22:00:00+03:00")  # the same instant, another zone: the same key
+    assert selectors.iso(None) is None
+
+
+def test_iso_follows_a_changed_site_zone():
+    moment = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
+    assert selectors.iso(moment) == "2026-07-01T15:00:00+03:00"
+    with override_settings(TIME_ZONE="Europe/Berlin"):
+        assert selectors.iso(moment) == "2026-07-01T14:00:00+02:00"
+    assert selectors.iso(moment) == "2026-07-01T15:00:00+03:00"
