@@ -427,6 +427,10 @@ class Write:
     # with instead of reading them again: the rows of ``_compared`` and the keys asked.
     read: list[tuple] = field(default_factory=list)
     asked: dict[str, set[str]] = field(default_factory=dict)
+    # In a batch (``write(batch=True)``), the write applied before this one under the same
+    # lock: what it read and left in its ``memo`` still holds, but for what it wrote itself
+    # (each action need not read again what the previous one of the batch read).
+    earlier: Write | None = field(default=None, repr=False)
 
     def read_values(self, wanted: dict[str, list[str]]) -> dict[str, dict[str, Any]]:
         """``{audience: {key: value}}``: the stored values of some top-level keys of some
@@ -629,7 +633,7 @@ class LiveGame:
             writes: list[Write] = []
             for job in jobs:
                 action, kwargs, language = job.payload
-                w = Write(game=game, now=timezone.now())
+                w = Write(game=game, now=timezone.now(), earlier=writes[-1] if writes else None)
                 try:
                     with transaction.atomic(), translation.override(language):
                         job.result = action(w, **kwargs)

@@ -57,3 +57,28 @@ def test_answers_that_queue_behind_an_answer_are_applied_together_as_one_by_one(
     assert "Лермонтов" in json.dumps(host_state, ensure_ascii=False)
     fresh = rebuilt(LIVE, running.pk, None)
     assert fresh == {a: t for a, (_v, t) in after.items() if a in fresh}
+
+
+def test_a_batch_of_answers_reads_the_open_question_once(running, host, entries, monkeypatch,
+                                                         pushed):
+    alpha, beta, gamma = entries
+    services.question_announce(actor=host, game=running.pk, answer_key="Пушкин")
+    reads = []
+    real = selectors.read_open
+    monkeypatch.setattr(selectors, "read_open", lambda q: reads.append(q.pk) or real(q))
+    held = HeldBatch(monkeypatch, LIVE, running.pk, selectors, "read_open")
+
+    held.send("alpha", answer(running.pk, alpha, "Пушкин"))
+    held.send("beta", answer(running.pk, beta, "Лермонтов"))
+    held.send("alpha again", answer(running.pk, alpha, "Гоголь"))  # refused: beta's read stands
+    held.send("gamma", answer(running.pk, gamma, "пушкин"))
+    held.release()
+
+    assert isinstance(held.outcomes["alpha again"], DomainError)
+    assert held.outcomes["gamma"].verdict is True
+    assert len(reads) == 2  # the held answer's, then the batch's first: beta's and gamma's reuse it
+    # Every answer stands and the stored states equal a rebuild from the rows.
+    assert Answer.objects.filter(question__koth=running).count() == 3
+    fresh = rebuilt(LIVE, running.pk, None)
+    after = versions(running.pk)
+    assert fresh == {a: t for a, (_v, t) in after.items() if a in fresh}
