@@ -15,7 +15,7 @@ import threading
 import time
 from contextlib import contextmanager
 
-from django.db import transaction
+from django.db import connections, transaction
 from django.utils import translation
 
 from core.delta import patch
@@ -119,6 +119,11 @@ class HeldBatch:
                     self.outcomes[name] = write()
                 except Exception as exc:  # noqa: BLE001 - the outcome under test
                     self.outcomes[name] = exc
+                finally:
+                    # A thread's connection goes back to the pool only when closed: left open,
+                    # each of these threads kept one, and a later threaded test of the same
+                    # test worker waited for the PostgreSQL pool in vain.
+                    connections.close_all()
         thread = threading.Thread(target=call, name=name)
         thread.start()
         self.threads.append(thread)
