@@ -13,7 +13,7 @@ PORT ?= 8000
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[dev]"
+	$(BIN)/python -m pip install -q -e ".[dev]" --config-settings editable_mode=compat
 	@touch $(STAMP)
 
 setup: $(STAMP)
