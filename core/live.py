@@ -194,6 +194,16 @@ class _Part(NamedTuple):
     text: str
 
 
+@dataclass(slots=True)
+class _Stream:
+    """A stored ``LiveStream`` as a write reads and bumps it: its id and version (a model
+    instance per stream cost a host's close, which touches every team's stream, more than
+    comparing their states)."""
+
+    pk: int
+    version: int
+
+
 class _Kept(NamedTuple):
     value: Any
     marks: dict[str, tuple[str, int]]  # row id -> its text's hash, its slot
@@ -671,7 +681,7 @@ class LiveGame:
         # state, only the given keys of ``Parts``.
         whole = [a for a, state in states.items() if not isinstance(state, Parts)]
         partial = [a for a, state in states.items() if isinstance(state, Parts)]
-        streams: dict[str, LiveStream] = {}
+        streams: dict[str, _Stream] = {}
         old: dict[int, dict[str, _Part]] = {}
         # Audiences whose every returned key the build already read (``Write.read_values``)
         # are compared with those rows; the others are read now.
@@ -685,8 +695,7 @@ class LiveGame:
         old_rows: dict[int, dict[str, dict[str, _Part]]] = {}
         for pk, audience, version, part, key, position, text in rows:
             if audience not in streams:
-                streams[audience] = LiveStream(pk=pk, game_id=game_id, audience=audience,
-                                               version=version)
+                streams[audience] = _Stream(pk, version)
             if part is None:
                 continue
             found = _Part(part, pk, key, position, text)
@@ -698,7 +707,7 @@ class LiveGame:
         new_streams: list[tuple[LiveStream, dict, dict[str, str], dict[str, _Split]]] = []
         gone: list[int] = []
         parts: list[_Part] = []
-        bumped: list[LiveStream] = []
+        bumped: list[_Stream] = []
         messages: list[tuple[str, dict]] = []
         some_rows: list[tuple[int, str]] = []  # (stream, "key/slot"): row parts to delete
         all_rows: list[tuple[int, str]] = []  # (stream, key): every row part of the key
