@@ -21,9 +21,9 @@ from __future__ import annotations
 import functools
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from types import MappingProxyType
 from typing import Any
 
@@ -159,6 +159,57 @@ def _to_us(value: datetime, where: str) -> int:
 
 def _from_us(us: int, tz: tzinfo) -> datetime:
     return (_EPOCH + timedelta(microseconds=us)).astimezone(tz)
+
+
+def _moments(tz: tzinfo) -> Callable[[int], datetime]:
+    """``_from_us`` for one zone, for the many moments of a result. A fixed offset (what
+    ``parse_time`` gives every record) maps an instant to its wall time by adding the offset,
+    so the epoch's wall time plus the instant is the same datetime for a third less; any other
+    zone converts each moment."""
+    if type(tz) is not timezone:
+        return functools.partial(_from_us, tz=tz)
+    epoch = _EPOCH.astimezone(tz)
+    return lambda us: epoch + timedelta(microseconds=us)
+
+
+def _iso_writer(tz: tzinfo) -> Callable[[int], str]:
+    """``_from_us(us, tz).isoformat()`` for one zone, as a function of ``us``: a replay writes
+    a 200-team night's 18 000 moments, and making and formatting a datetime for each was two
+    thirds of its time. For a fixed offset the text is the wall time's minute (the same for
+    many moments: made once, by ``isoformat``), its seconds, any microseconds and the offset's
+    own text; any other zone formats each moment the long way."""
+    if type(tz) is not timezone:
+        return lambda us: _from_us(us, tz).isoformat()
+    offset_us = tz.utcoffset(None) // _ONE_US
+    # What isoformat writes after the seconds for this zone: "+03:00", "-00:30:15.000001".
+    suffix = datetime(2000, 1, 1, tzinfo=tz).isoformat()[19:]
+    minutes: dict[int, str] = {}
+    # A level's close is the next one's receipt: half of a night's moments are written twice.
+    known: dict[int, str] = {}
+
+    def iso(us: int) -> str:
+        text = known.get(us)
+        if text is not None:
+            return text
+        minute, rest = divmod(us + offset_us, _MIN)
+        head = minutes.get(minute)
+        if head is None:
+            # "YYYY-MM-DDTHH:MM:" of the wall time (naive: isoformat adds no offset to it).
+            head = minutes[minute] = (_NAIVE_EPOCH + timedelta(minutes=minute)).isoformat()[:17]
+        second, micro = divmod(rest, _US)
+        if micro:  # six digits: the leading 1 keeps the zeros a plain str() would drop
+            text = f"{head}{_SECONDS[second]}.{str(_US + micro)[1:]}{suffix}"
+        else:
+            text = head + _SECONDS[second] + suffix
+        known[us] = text
+        return text
+
+    return iso
+
+
+_ONE_US = timedelta(microseconds=1)
+_NAIVE_EPOCH = datetime(1970, 1, 1)
+_SECONDS = tuple(f"{second:02d}" for second in range(60))
 
 
 def _time(value: Any, where: str) -> tuple[datetime, int]:
@@ -513,15 +564,20 @@ class Results:
     @property
     def finished_share(self) -> float:
         """Share of teams that have finished (3.9: the organizer may end the game at 80 %)."""
-        if not self.teams:
-            return 0.0
-        return sum(t.finished_at is not None for t in self.teams) / len(self.teams)
+        return _finished_share([t.finished_at for t in self.teams])
 
     @property
     def end_allowed(self) -> bool:
         """The rules let the organizer end the game: at least ``END_SHARE`` of the teams have
         finished (3.12). With 5 teams of which 4 finished, 0.8 ≥ 0.8: True; 3 of 5: False."""
         return self.finished_share >= END_SHARE
+
+
+def _finished_share(finishes: list) -> float:
+    """The share of these finishes (a moment, or None: not finished) that are moments."""
+    if not finishes:
+        return 0.0
+    return sum(finish is not None for finish in finishes) / len(finishes)
 
 
 @dataclass
@@ -553,21 +609,31 @@ def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
     """
     if not isinstance(record, GameRecord):
         record = parse_record(record)
-    tz = record.start.tzinfo
-    if now is None:
-        now = record.now
-    now_us = None
-    if now is not None:
-        if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
-            raise RecordError("now: expected an aware datetime (with a UTC offset)")
-        now_us = _to_us(now, "now")
-        for event in record.events:
-            if event.at_us is not None and event.at_us > now_us:
-                raise RecordError(f"{event.where}.at: {format_time(event.at)} is later than now "
-                                  f"({format_time(now)})")
-        if record.end_us is not None and record.end_us > now_us:
-            raise RecordError(f"end: {format_time(record.end)} is later than now ({format_time(now)})")
+    game = _standings(record, now)
+    moment = _moments(record.start.tzinfo)
+    return Results(
+        start=record.start, now=game.now, game_over=game.over,
+        ended_at=None if game.ended is None else moment(game.ended), end_reason=game.end_reason,
+        level_ids=tuple(level.id for level in record.levels),
+        teams=tuple(_team_result(times, place, moment) for times, place in game.teams),
+        cap=moment(record.cap_us),
+    )
 
+
+class _Standings:
+    """``compute``'s answer in instants (µs): what ``Results`` and the replay's output are both
+    written from."""
+
+    __slots__ = ("now", "over", "ended", "end_reason", "teams")
+
+    def __init__(self, now: datetime | None, over: bool, ended: int | None,
+                 end_reason: str | None, teams: list[tuple[_Times, int | None]]):
+        self.now, self.over, self.ended, self.end_reason = now, over, ended, end_reason
+        self.teams = teams  # (times, place) in standings order
+
+
+def _standings(record: GameRecord, now: datetime | None) -> _Standings:
+    now, now_us = _checked_now(record, now, record.events)
     cap_us = record.cap_us
     game_end = cap_us if record.end_us is None else record.end_us
     horizon = game_end if now_us is None else min(now_us, game_end)
@@ -595,18 +661,15 @@ def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
     game_over = clock_over or all_finished
 
     sliv_s = record.sliv_penalty_min * 60
-    unplaced: list[tuple[tuple, TeamResult]] = []
-    for reg, team in enumerate(record.teams):
-        result = _team_result(record, team, reg, by_team[team], played[team], sums, sliv_s,
-                              offsets_us, horizon, game_over, now_us, cap_us, tz)
-        unplaced.append(result)
-
-    placed = sorted((item for item in unplaced if item[0] is not None), key=lambda item: item[0])
-    teams: list[TeamResult] = []
-    for place, (_key, result) in enumerate(placed, start=1):
-        teams.append(replace(result, place=place))
+    unplaced = [_team_times(record, team, reg, by_team[team], played[team], sums, sliv_s,
+                            offsets_us, horizon, game_over, now_us, cap_us)
+                for reg, team in enumerate(record.teams)]
+    placed = sorted((times for times in unplaced if times.key is not None),
+                    key=lambda times: times.key)
+    teams: list[tuple[_Times, int | None]] = [
+        (times, place) for place, times in enumerate(placed, start=1)]
     # [decision] Disqualified teams come last, in registration order, with no place.
-    teams.extend(result for key, result in unplaced if key is None)
+    teams.extend((times, None) for times in unplaced if times.key is None)
 
     # The game ended at the earliest of: the last team's finish, the organizer's end, the cap.
     ends: list[tuple[int, str]] = []
@@ -617,13 +680,7 @@ def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
     elif now_us is None or now_us >= cap_us:
         ends.append((cap_us, "cap"))
     ended_at, end_reason = min(ends) if game_over and ends else (None, None)
-
-    return Results(
-        start=record.start, now=now, game_over=game_over,
-        ended_at=None if ended_at is None else _from_us(ended_at, tz), end_reason=end_reason,
-        level_ids=tuple(level.id for level in record.levels), teams=tuple(teams),
-        cap=_from_us(cap_us, tz),
-    )
+    return _Standings(now, game_over, ended_at, end_reason, teams)
 
 
 def _checked_now(record: GameRecord, now: datetime | None,
@@ -699,10 +756,10 @@ def team_result(record: GameRecord | dict, team: str, now: datetime | None = Non
             sums = _sums(record, {team: rows})
         level_sums = {lv.id: list(sums.get(lv.id, (0.0, 0))) for lv in record.levels}
     offsets_us = tuple(round(o * _MIN) for o in record.hint_offsets_min)
-    _key, result = _team_result(record, team, record.teams.index(team), events, rows,
-                                level_sums, record.sliv_penalty_min * 60, offsets_us, horizon,
-                                game_over, now_us, record.cap_us, record.start.tzinfo)
-    return result
+    times = _team_times(record, team, record.teams.index(team), events, rows, level_sums,
+                        record.sliv_penalty_min * 60, offsets_us, horizon, game_over, now_us,
+                        record.cap_us)
+    return _team_result(times, None, _moments(record.start.tzinfo))
 
 
 def level_sums(teams) -> dict[str, tuple[float, int]]:
@@ -875,17 +932,28 @@ def _was_on(rows: list[_Played], at: int, record: GameRecord) -> str:
     return ""
 
 
-def _team_result(record: GameRecord, team: str, reg: int, events: list[Event],
-                 rows: list[_Played], sums: dict[str, list[float]], sliv_s: float,
-                 offsets_us: tuple[int, ...], horizon: int, game_over: bool,
-                 now_us: int | None, cap_us: int, tz: tzinfo) -> tuple[tuple | None, TeamResult]:
+class _Times:
+    """One team's result in instants (µs), with no place: what ``TeamResult`` and the replay's
+    output are both written from. ``levels`` are tuples ``(level, received, hints listed,
+    hints shown, fail, closed or None, outcome, duration_s, timeout_s, average_s)``; ``key``
+    is the team's ``standing_key`` (None: disqualified)."""
+
+    __slots__ = ("team", "registration", "key", "status", "levels", "current_level", "deadline",
+                 "levels_closed", "failed_levels", "finished", "penalty_s", "bonus_s", "timeout",
+                 "average_adjust_s", "total_s", "rulings")
+
+
+def _team_times(record: GameRecord, team: str, reg: int, events: list[Event],
+                rows: list[_Played], sums: dict[str, list[float]], sliv_s: float,
+                offsets_us: tuple[int, ...], horizon: int, game_over: bool,
+                now_us: int | None, cap_us: int) -> _Times:
     averaged = {e.level for e in events if e.type == "average_time"}
     disqualified = any(e.type == "disqualify" for e in events)
     penalty_s = sum(e.minutes for e in events if e.type == "penalty") * 60.0
     bonus_s = sum(e.minutes for e in events if e.type == "bonus") * 60.0
     timeout = next((e for e in events if e.type == "timeout"), None)
 
-    levels: list[LevelResult] = []
+    levels: list[tuple] = []
     failed: list[str] = []
     adjust = 0.0
     timeout_closed_us = 0
@@ -927,15 +995,10 @@ def _team_result(record: GameRecord, team: str, reg: int, events: list[Event],
             # the game is over only the hints that appeared remain.
             listed = [h for h in hints if h < horizon] if game_over else hints
             duration = avg = None
-        levels.append(LevelResult(
-            level=row.level, received_at=_from_us(row.r, tz),
-            hints_at=tuple(_from_us(h, tz) for h in listed), hints_shown=shown,
-            fail_at=_from_us(row.fail, tz), closed_at=None if row.close is None else _from_us(row.close, tz),
-            outcome=row.outcome, duration_s=duration, timeout_s=row.timeout_us / _US, average_s=avg,
-        ))
+        levels.append((row.level, row.r, listed, shown, row.fail, row.close, row.outcome,
+                       duration, row.timeout_us / _US, avg))
 
     finished = closed == len(record.levels)
-    finished_at = _from_us(last_close, tz) if finished else None
     # The total counts the timeout only when it was taken on a level already closed: for a team
     # still on that level the total stops at its last close, before the timeout.
     total = ((last_close - record.start_us - timeout_closed_us) / _US + sliv_s * len(failed)
@@ -959,24 +1022,46 @@ def _team_result(record: GameRecord, team: str, reg: int, events: list[Event],
         elif open_row is not None:
             deadline = _team_deadline(open_row, offsets_us, now_us, cap_us)
 
-    rulings = tuple(Ruling(e.type, e.minutes, e.level, e.at, e.reason, e.by)
-                    for e in events if e.type in RULING_TYPES or e.type in ("sliv", "force_majeure"))
-    result = TeamResult(
-        team=team, registration=reg, place=None, status=status, levels=tuple(levels),
-        current_level=current, next_deadline=None if deadline is None else _from_us(deadline, tz),
-        levels_closed=closed, failed_levels=tuple(failed), finished_at=finished_at,
-        penalty_s=penalty_s, bonus_s=bonus_s,
+    times = _Times()
+    times.team, times.registration, times.status, times.levels = team, reg, status, levels
+    times.current_level, times.deadline, times.levels_closed = current, deadline, closed
+    times.failed_levels, times.finished = tuple(failed), last_close if finished else None
+    times.penalty_s, times.bonus_s, times.timeout = penalty_s, bonus_s, timeout
+    times.average_adjust_s, times.total_s = adjust, total
+    times.rulings = [e for e in events
+                     if e.type in RULING_TYPES or e.type in ("sliv", "force_majeure")]
+    if disqualified:
+        times.key = None
+    elif finished:
+        times.key = (0, total, last_close, reg)
+    else:
+        times.key = (1, -closed, total, reg)
+    return times
+
+
+def _team_result(times: _Times, place: int | None, moment: Callable[[int], datetime]
+                 ) -> TeamResult:
+    timeout = times.timeout
+    return TeamResult(
+        team=times.team, registration=times.registration, place=place, status=times.status,
+        levels=tuple(LevelResult(
+            level=level, received_at=moment(r), hints_at=tuple(moment(h) for h in listed),
+            hints_shown=shown, fail_at=moment(fail),
+            closed_at=None if close is None else moment(close), outcome=outcome,
+            duration_s=duration, timeout_s=timeout_s, average_s=avg,
+        ) for level, r, listed, shown, fail, close, outcome, duration, timeout_s, avg
+            in times.levels),
+        current_level=times.current_level,
+        next_deadline=None if times.deadline is None else moment(times.deadline),
+        levels_closed=times.levels_closed, failed_levels=times.failed_levels,
+        finished_at=None if times.finished is None else moment(times.finished),
+        penalty_s=times.penalty_s, bonus_s=times.bonus_s,
         timeout_s=0.0 if timeout is None else timeout.minutes * 60.0,
         timeout_at=None if timeout is None else timeout.at,
-        average_adjust_s=adjust, total_s=total, rulings=rulings,
+        average_adjust_s=times.average_adjust_s, total_s=times.total_s,
+        rulings=tuple(Ruling(e.type, e.minutes, e.level, e.at, e.reason, e.by)
+                      for e in times.rulings),
     )
-    if disqualified:
-        return None, result
-    if finished:
-        key = (0, total, last_close, reg)
-    else:
-        key = (1, -closed, total, reg)
-    return key, result
 
 
 def _team_deadline(row: _Played, offsets_us: tuple[int, ...], now_us: int, cap_us: int) -> int:
@@ -1132,41 +1217,50 @@ def replay(data: dict) -> dict:
     >>> team["status"], team["levels"][0]["outcome"], team["total_s"]  # 70 min + 15 min penalty
     ('finished', 'auto_sliv', 5100.0)
     """
-    results = compute(parse_record(data))
+    record = parse_record(data)
+    game = _standings(record, None)
+    tz = record.start.tzinfo
+    # Written straight from the instants: the same text as format_time of compute's datetimes
+    # (tests/gorod/test_rules.py holds them equal), without a datetime per moment.
+    iso = _iso_writer(tz)
+    ended = None if game.ended is None else _from_us(game.ended, tz)
+    deadlines = [times.deadline for times, _place in game.teams if times.deadline is not None]
     return {
         "format": "gorod",
-        "finished": results.game_over,
-        "ended_at": format_time(results.ended_at),
-        "end_reason": results.end_reason,
-        "finished_share": results.finished_share,
-        "protests_until": format_time(results.protests_until),
-        "final_by": format_time(results.final_by),
-        "next_deadline": format_time(next_deadline(results)),
-        "teams": [_team_json(team) for team in results.teams],
+        "finished": game.over,
+        "ended_at": format_time(ended),
+        "end_reason": game.end_reason,
+        "finished_share": _finished_share([times.finished for times, _place in game.teams]),
+        "protests_until": format_time(None if ended is None
+                                      else rating_rules.protest_deadline(ended)),
+        "final_by": format_time(None if ended is None else rating_rules.final_due(ended)),
+        "next_deadline": iso(min(deadlines)) if deadlines else None,
+        "teams": [_team_json(times, place, iso) for times, place in game.teams],
     }
 
 
-def _team_json(team: TeamResult) -> dict:
+def _team_json(times: _Times, place: int | None, iso: Callable[[int], str]) -> dict:
+    timeout = times.timeout
     return {
-        "team": team.team, "place": team.place, "status": team.status,
-        "levels_closed": team.levels_closed, "slivs": team.slivs,
-        "finished_at": format_time(team.finished_at), "total_s": team.total_s,
-        "penalty_s": team.penalty_s, "bonus_s": team.bonus_s, "timeout_s": team.timeout_s,
-        "timeout_at": format_time(team.timeout_at),
-        "average_adjust_s": team.average_adjust_s,
-        "failed_levels": list(team.failed_levels), "current_level": team.current_level,
-        "next_deadline": format_time(team.next_deadline),
-        "rulings": [{"type": r.type, "minutes": r.minutes, "level": r.level,
-                     "at": format_time(r.at), "reason": r.reason, "by": r.by}
-                    for r in team.rulings],
+        "team": times.team, "place": place, "status": times.status,
+        "levels_closed": times.levels_closed, "slivs": len(times.failed_levels),
+        "finished_at": None if times.finished is None else iso(times.finished),
+        "total_s": times.total_s, "penalty_s": times.penalty_s, "bonus_s": times.bonus_s,
+        "timeout_s": 0.0 if timeout is None else timeout.minutes * 60.0,
+        "timeout_at": None if timeout is None else format_time(timeout.at),
+        "average_adjust_s": times.average_adjust_s,
+        "failed_levels": list(times.failed_levels), "current_level": times.current_level,
+        "next_deadline": None if times.deadline is None else iso(times.deadline),
+        "rulings": [{"type": e.type, "minutes": e.minutes, "level": e.level,
+                     "at": format_time(e.at), "reason": e.reason, "by": e.by}
+                    for e in times.rulings],
         "levels": [{
-            "level": level.level, "received_at": format_time(level.received_at),
-            "hints_at": [format_time(h) for h in level.hints_at],
-            "hints_shown": level.hints_shown, "fail_at": format_time(level.fail_at),
-            "closed_at": format_time(level.closed_at), "outcome": level.outcome,
-            "duration_s": level.duration_s, "timeout_s": level.timeout_s,
-            "average_s": level.average_s,
-        } for level in team.levels],
+            "level": level, "received_at": iso(r), "hints_at": [iso(h) for h in listed],
+            "hints_shown": shown, "fail_at": iso(fail),
+            "closed_at": None if close is None else iso(close), "outcome": outcome,
+            "duration_s": duration, "timeout_s": timeout_s, "average_s": avg,
+        } for level, r, listed, shown, fail, close, outcome, duration, timeout_s, avg
+            in times.levels],
     }
 
 

@@ -7,7 +7,7 @@ import inspect
 import subprocess
 import sys
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import gorod.codes
 import gorod.rules
-from core.records import RecordError
+from core.records import RecordError, format_time
 from gorod.rules import (
     clock_over,
     compute,
@@ -894,3 +894,156 @@ def test_kept_parsed_levels_are_what_checking_the_levels_again_gives(raw):
     for _ in range(2):
         found = _parsed_or_error(gorod.rules._parse_levels, raw)
         assert repr(found) == repr(expected)
+
+
+# ---- the replay's fast moments --------------------------------------------------------------
+# Instants are microseconds since the epoch inside the engine; the replay writes them without a
+# datetime each (gorod.rules._iso_writer) and compute makes its datetimes from the zone's epoch
+# (gorod.rules._moments). Both must be exactly what the plain datetime path gives.
+
+_UTC = UTC
+
+
+def _us(text: str) -> int:
+    return (datetime.fromisoformat(text) - datetime(1970, 1, 1, tzinfo=_UTC)) // timedelta(
+        microseconds=1)
+
+
+def _zone(hours: int = 0, minutes: int = 0, seconds: int = 0, micro: int = 0) -> timezone:
+    return timezone(timedelta(hours=hours, minutes=minutes, seconds=seconds, microseconds=micro))
+
+
+@pytest.mark.parametrize(("moment", "zone", "expected"), [
+    ("2026-12-05T19:00:00+00:00", _zone(3), "2026-12-05T22:00:00+03:00"),
+    ("2026-12-05T19:31:10.000001+00:00", _zone(3), "2026-12-05T22:31:10.000001+03:00"),
+    ("2026-12-05T19:31:10.999999+00:00", _zone(3), "2026-12-05T22:31:10.999999+03:00"),
+    ("2026-12-05T19:31:10.5+00:00", _zone(3), "2026-12-05T22:31:10.500000+03:00"),
+    ("2026-12-05T21:00:00+00:00", _zone(3), "2026-12-06T00:00:00+03:00"),
+    ("2026-12-05T20:59:59.999999+00:00", _zone(3), "2026-12-05T23:59:59.999999+03:00"),
+    ("2026-12-31T21:00:00+00:00", _zone(3), "2027-01-01T00:00:00+03:00"),
+    ("2027-01-01T05:00:00+00:00", _zone(-8), "2026-12-31T21:00:00-08:00"),
+    ("2028-02-28T22:30:00+00:00", _zone(5, 30), "2028-02-29T04:00:00+05:30"),
+    ("2026-12-05T19:00:00+00:00", _UTC, "2026-12-05T19:00:00+00:00"),
+    ("2026-12-05T19:00:00+00:00", _zone(14), "2026-12-06T09:00:00+14:00"),
+    ("2026-12-05T19:00:00+00:00", _zone(-23, -59), "2026-12-04T19:01:00-23:59"),
+    ("2026-12-05T19:00:00+00:00", _zone(0, 30, 15), "2026-12-05T19:30:15+00:30:15"),
+    ("2026-12-05T19:00:00+00:00", _zone(0, 0, 0, 1), "2026-12-05T19:00:00.000001+00:00:00.000001"),
+    ("2026-12-05T19:00:00+00:00", _zone(0, 0, 0, -1), "2026-12-05T18:59:59.999999-00:00:00.000001"),
+    ("1969-12-31T23:59:59.999999+00:00", _UTC, "1969-12-31T23:59:59.999999+00:00"),
+    ("1900-01-01T00:00:00+00:00", _zone(-1), "1899-12-31T23:00:00-01:00"),
+    ("1900-01-01T00:00:00+03:00", _zone(3), "1900-01-01T00:00:00+03:00"),
+    ("9000-12-31T23:59:59.999999+00:00", _zone(1), "9001-01-01T00:59:59.999999+01:00"),
+    # Named zones (not what a record gives, but what compute's zone could be): the plain path,
+    # on both sides of daylight-saving changes.
+    ("2026-03-29T00:59:59+00:00", ZoneInfo("Europe/Berlin"), "2026-03-29T01:59:59+01:00"),
+    ("2026-03-29T01:00:00+00:00", ZoneInfo("Europe/Berlin"), "2026-03-29T03:00:00+02:00"),
+    ("2026-10-25T00:30:00+00:00", ZoneInfo("Europe/Berlin"), "2026-10-25T02:30:00+02:00"),
+    ("2026-10-25T01:30:00+00:00", ZoneInfo("Europe/Berlin"), "2026-10-25T02:30:00+01:00"),
+    ("2010-10-30T22:30:00+00:00", ZoneInfo("Europe/Moscow"), "2010-10-31T02:30:00+04:00"),
+    ("2010-10-30T23:30:00+00:00", ZoneInfo("Europe/Moscow"), "2010-10-31T02:30:00+03:00"),
+])
+def test_the_fast_formatter_writes_what_isoformat_writes(moment, zone, expected):
+    us = _us(moment)
+    reference = gorod.rules._from_us(us, zone)
+    assert reference.isoformat() == expected
+    assert gorod.rules._iso_writer(zone)(us) == expected
+    made = gorod.rules._moments(zone)(us)
+    assert (made, made.isoformat(), made.tzinfo, made.fold) == (
+        reference, expected, reference.tzinfo, reference.fold)
+
+
+_MOMENTS = st.integers(_us("1900-01-01T00:00:00+00:00"), _us("9000-12-31T00:00:00+00:00"))
+_ZONES = st.one_of(
+    st.just(_UTC),
+    st.integers(-24 * 60 + 1, 24 * 60 - 1).map(lambda m: _zone(minutes=m)),
+    st.integers(-86_399_999_999, 86_399_999_999).map(lambda u: _zone(micro=u)),
+    st.sampled_from(["Europe/Moscow", "Europe/Berlin", "America/New_York", "Asia/Kathmandu",
+                     "Australia/Lord_Howe", "UTC"]).map(ZoneInfo),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_ZONES, st.lists(st.tuples(_MOMENTS, st.sampled_from([0, 1, 60, 86_400])), max_size=40))
+def test_the_fast_formatter_and_moments_agree_with_the_plain_datetime_path(zone, moments):
+    # Moments on whole seconds, minutes and days as well as anywhere; one writer formats them
+    # all (its memo of minutes and moments is then in play), some of them twice.
+    iso, moment = gorod.rules._iso_writer(zone), gorod.rules._moments(zone)
+    values = [us - us % (whole * 1_000_000) if whole else us for us, whole in moments]
+    for us in values + values[::2]:
+        reference = gorod.rules._from_us(us, zone)
+        assert iso(us) == reference.isoformat()
+        made = moment(us)
+        assert made == reference and made.isoformat() == reference.isoformat()
+        assert made.tzinfo is reference.tzinfo and made.fold == reference.fold
+
+
+def _as_json_from_compute(data: dict) -> dict:
+    """The replay's output as compute's datetimes give it, each formatted by format_time: what
+    the replay wrote before it formatted instants itself."""
+    results = compute(parse_record(data))
+
+    def team_json(team):
+        return {
+            "team": team.team, "place": team.place, "status": team.status,
+            "levels_closed": team.levels_closed, "slivs": team.slivs,
+            "finished_at": format_time(team.finished_at), "total_s": team.total_s,
+            "penalty_s": team.penalty_s, "bonus_s": team.bonus_s, "timeout_s": team.timeout_s,
+            "timeout_at": format_time(team.timeout_at),
+            "average_adjust_s": team.average_adjust_s,
+            "failed_levels": list(team.failed_levels), "current_level": team.current_level,
+            "next_deadline": format_time(team.next_deadline),
+            "rulings": [{"type": r.type, "minutes": r.minutes, "level": r.level,
+                         "at": format_time(r.at), "reason": r.reason, "by": r.by}
+                        for r in team.rulings],
+            "levels": [{
+                "level": level.level, "received_at": format_time(level.received_at),
+                "hints_at": [format_time(h) for h in level.hints_at],
+                "hints_shown": level.hints_shown, "fail_at": format_time(level.fail_at),
+                "closed_at": format_time(level.closed_at), "outcome": level.outcome,
+                "duration_s": level.duration_s, "timeout_s": level.timeout_s,
+                "average_s": level.average_s,
+            } for level in team.levels],
+        }
+
+    return {
+        "format": "gorod",
+        "finished": results.game_over,
+        "ended_at": format_time(results.ended_at),
+        "end_reason": results.end_reason,
+        "finished_share": results.finished_share,
+        "protests_until": format_time(results.protests_until),
+        "final_by": format_time(results.final_by),
+        "next_deadline": format_time(next_deadline(results)),
+        "teams": [team_json(team) for team in results.teams],
+    }
+
+
+def _moved(data: dict, zone: timezone | None, micro: int, event_zone: timezone | None) -> dict:
+    """The record with every time moved by ``micro`` µs and written in another offset (the
+    start's, and the events' own)."""
+    def moved(text, into):
+        value = datetime.fromisoformat(text) + timedelta(microseconds=micro)
+        return (value if into is None else value.astimezone(into)).isoformat()
+
+    data = copy.deepcopy(data)
+    for key in ("start", "now", "end"):
+        if key in data:
+            data[key] = moved(data[key], zone)
+    for event in data["events"]:
+        if "at" in event:
+            event["at"] = moved(event["at"], event_zone)
+    return data
+
+
+# Whole seconds: Python 3.11 reads "-00:00:00.000001" as +00:00, so a record's times cannot
+# carry finer offsets faithfully (the formatter's own properties above cover them).
+_OFFSETS = st.one_of(st.none(), st.integers(-23 * 60, 23 * 60).map(lambda m: _zone(minutes=m)),
+                     st.integers(-86_399, 86_399).map(lambda s: _zone(seconds=s)))
+
+
+@PROPS
+@given(valid_games(), _OFFSETS, st.integers(0, 999_999), _OFFSETS)
+def test_a_replay_writes_what_format_time_writes_of_computes_datetimes(data, zone, micro,
+                                                                        event_zone):
+    data = _moved(data, zone, micro, event_zone)
+    assert replay(data) == _as_json_from_compute(data)
