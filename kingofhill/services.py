@@ -604,6 +604,7 @@ def question_close(w: Write, *, actor) -> Question:
     question.closed_at = w.now
     question.save(update_fields=["closed_at"])
     w.memo["recompute"] = True
+    w.memo["closed"] = question  # its move is played on the kept board (selectors)
     return question
 
 

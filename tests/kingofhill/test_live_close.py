@@ -1,0 +1,107 @@
+"""The host's close plays the closed question's one move on the board this process kept
+(``selectors.closed_snapshot``) instead of reading and replaying every played question, and
+leaves exactly what the full recomputation leaves."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from kingofhill import selectors, services
+from kingofhill.live import LIVE
+from kingofhill.models import KothGame
+from tests.live_checks import rebuilt
+from tests.live_checks import stored as versions
+
+# Committed writes: the board is kept after the commit (``on_commit``), as on a server.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def play(koth: KothGame, host, entries, texts: dict[int, str], *, jump=None) -> None:
+    """One question: declarations, the announcement, the teams' answers, judged, not closed."""
+    if jump is not None:
+        services.declaration_submit(game=koth.pk, application=jump, kind="jump")
+    services.question_announce(actor=host, game=koth.pk, answer_key="да")
+    for i, entry in enumerate(entries):
+        if i in texts:
+            services.answer_submit(game=koth.pk, application=entry, text=texts[i],
+                                   client_id=uuid.uuid4())
+    number = KothGame.objects.get(pk=koth.pk).questions.order_by("-number").first().number
+    for text in set(texts.values()):
+        services.answers_judge(actor=host, game=koth.pk, question=number,
+                               normalized=text, verdict=text == "да")
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How often a write recomputed the game from every stored question."""
+    calls = []
+    real = selectors.load_snapshot
+    monkeypatch.setattr(selectors, "load_snapshot",
+                        lambda koth, **kw: calls.append(kw.get("reuse")) or real(koth, **kw))
+    return calls
+
+
+def states(game_id: int) -> dict[str, dict]:
+    return {audience: json.loads(text) for audience, (_v, text) in versions(game_id).items()}
+
+
+def test_a_close_plays_its_one_move_on_the_kept_board_and_equals_a_full_recomputation(
+        running, host, entries, counted):
+    play(running, host, entries, {0: "да", 1: "нет", 2: "да"})
+    services.question_close(actor=host, game=running.pk)  # this process keeps the board
+    play(running, host, entries, {0: "да", 1: "да"}, jump=entries[2])
+    counted.clear()
+    services.question_close(actor=host, game=running.pk)
+
+    assert False not in counted  # nothing read every played question again
+    koth = KothGame.objects.get(pk=running.pk)
+    assert koth.board["question"] == 2 and koth.questions.count() == 3  # the next one is open
+    stored = states(running.pk)
+    fresh = {audience: json.loads(text) for audience, text in rebuilt(LIVE, running.pk,
+                                                                      None).items()}
+    assert {a: stored[a] for a in fresh} == fresh
+    selectors.forget_closed()
+    assert selectors.load_snapshot(koth).board_dict() == koth.board
+
+
+def test_a_close_without_a_kept_board_recomputes_the_game(
+        running, host, entries, counted):
+    play(running, host, entries, {0: "да", 1: "нет"})
+    services.question_close(actor=host, game=running.pk)
+    play(running, host, entries, {1: "да", 2: "да"})
+    selectors.forget_closed()  # as on a worker that did not close the last question
+    counted.clear()
+    services.question_close(actor=host, game=running.pk)
+
+    assert counted == [False]
+    koth = KothGame.objects.get(pk=running.pk)
+    assert koth.board["question"] == 2
+    fresh = {audience: json.loads(text) for audience, text in rebuilt(LIVE, running.pk,
+                                                                      None).items()}
+    stored = states(running.pk)
+    assert {a: stored[a] for a in fresh} == fresh
+
+
+def test_a_close_after_a_played_verdict_changed_plays_on_the_recomputed_board(
+        running, host, entries, counted):
+    play(running, host, entries, {0: "да", 1: "нет", 2: "нет"})
+    services.question_close(actor=host, game=running.pk)
+    # A verdict of the played question changes: the board is recomputed and kept anew.
+    services.answers_judge(actor=host, game=running.pk, question=1, normalized="нет",
+                           verdict=True, confirm=True)
+    play(running, host, entries, {0: "нет", 1: "да", 2: "нет"})
+    counted.clear()
+    services.question_close(actor=host, game=running.pk)
+
+    assert False not in counted
+    fresh = {audience: json.loads(text) for audience, text in rebuilt(LIVE, running.pk,
+                                                                      None).items()}
+    stored = states(running.pk)
+    assert {a: stored[a] for a in fresh} == fresh
+    # Question 1's changed verdicts count: Beta answered both correctly, Gamma the first.
+    teams = {t["team"]: t for t in KothGame.objects.get(pk=running.pk).board["teams"]}
+    assert (teams["Alpha"]["points"], teams["Beta"]["points"], teams["Gamma"]["points"]) == (
+        1, 2, 1)
