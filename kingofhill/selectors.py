@@ -311,8 +311,20 @@ def closed_snapshot(koth: KothGame, question: Question) -> Snapshot | None:
     except RecordError:
         return None
     record = {**kept.record, "moves": [*kept.record["moves"], move]}
-    return Snapshot(koth=koth, entries=kept.entries, questions=[*kept.questions, question],
+    snap = Snapshot(koth=koth, entries=kept.entries, questions=[*kept.questions, question],
                     record=record, board=board, names=kept.names)
+    # What is built once per board grows by the one question too (the kept lists stay as
+    # they are: other snapshots share them).
+    if "history" in kept.memo:
+        snap.memo["history"] = [_history_entry(snap, question), *kept.memo["history"]]
+    if "team_moves" in kept.memo:
+        before = kept.board.moves[-1].snapshot if kept.board.moves else None
+        new = _played(snap, board.moves[-1], before, question)
+        moves = {name: list(played) for name, played in kept.memo["team_moves"].items()}
+        for name, played in new:
+            moves.setdefault(name, []).append(played)
+        snap.memo["team_moves"] = moves
+    return snap
 
 
 def _time(value: datetime | None) -> str | None:
@@ -510,20 +522,20 @@ def _history(snap: Snapshot) -> list[dict]:
     the board is recomputed, so built once per board."""
     if "history" in snap.memo:
         return snap.memo["history"]
-    history = []
-    for q in reversed(snap.questions):
-        if q.closed_at is None:
-            continue
-        move = snap.board.moves[q.number - 1] if snap.board is not None else None
-        history.append({
-            "number": q.number, "partner": q.partner, "text": q.text,
-            "answer_key": q.answer_key,
-            "ignored": dict(move.ignored) if move else {},
-            "answers": [_answer_row(snap, a)
-                        for a in sorted(q.answers.all(), key=lambda a: (a.at, a.pk))],
-        })
+    history = [_history_entry(snap, q) for q in reversed(snap.questions) if q.closed_at is not None]
     snap.memo["history"] = history
     return history
+
+
+def _history_entry(snap: Snapshot, q: Question) -> dict:
+    move = snap.board.moves[q.number - 1] if snap.board is not None else None
+    return {
+        "number": q.number, "partner": q.partner, "text": q.text,
+        "answer_key": q.answer_key,
+        "ignored": dict(move.ignored) if move else {},
+        "answers": [_answer_row(snap, a)
+                    for a in sorted(q.answers.all(), key=lambda a: (a.at, a.pk))],
+    }
 
 
 def host_state(snap: Snapshot, public: dict | None = None) -> dict:
@@ -599,32 +611,39 @@ def _team_moves(snap: Snapshot) -> dict[str, list[dict]]:
         closed = {q.number: q for q in snap.questions if q.closed_at is not None}
         before = None
         for move in snap.board.moves:
-            after = move.snapshot
-            question = closed.get(move.question)
-            texts: dict[str, str] = {}
-            declared: dict[str, str] = {}
-            if question is not None:
-                texts = {snap.names.get(a.application_id): a.text for a in question.answers.all()}
-                declared = {snap.names.get(d.application_id): d.kind
-                            for d in question.declarations.all()}
-            for i, name in enumerate(after.names):
-                was_king = before is not None and before.king == i
-                is_king = after.king == i
-                moves.setdefault(name, []).append({
-                    "number": move.question, "partner": move.partner,
-                    "answer": texts.get(name), "correct": name in move.correct,
-                    "declared": declared.get(name),
-                    "kind": move.effective.get(name, rules.ORDINARY),
-                    "ignored_reason": move.ignored.get(name),
-                    "before": {"step": before.step[i] if before else 0,
-                               "points": before.points[i] if before else 0, "king": was_king},
-                    "after": {"step": after.step[i], "points": after.points[i],
-                              "king": is_king},
-                    "crowned": is_king and not was_king, "deposed": was_king and not is_king,
-                })
-            before = after
+            for name, played in _played(snap, move, before, closed.get(move.question)):
+                moves.setdefault(name, []).append(played)
+            before = move.snapshot
     snap.memo["team_moves"] = moves
     return moves
+
+
+def _played(snap: Snapshot, move: rules.MoveResult, before: rules.Snapshot | None,
+            question: Question | None) -> list[tuple[str, dict]]:
+    """How each team played one closed question (``_team_moves``), from the board before it."""
+    after = move.snapshot
+    texts: dict[str, str] = {}
+    declared: dict[str, str] = {}
+    if question is not None:
+        texts = {snap.names.get(a.application_id): a.text for a in question.answers.all()}
+        declared = {snap.names.get(d.application_id): d.kind
+                    for d in question.declarations.all()}
+    played = []
+    for i, name in enumerate(after.names):
+        was_king = before is not None and before.king == i
+        is_king = after.king == i
+        played.append((name, {
+            "number": move.question, "partner": move.partner,
+            "answer": texts.get(name), "correct": name in move.correct,
+            "declared": declared.get(name),
+            "kind": move.effective.get(name, rules.ORDINARY),
+            "ignored_reason": move.ignored.get(name),
+            "before": {"step": before.step[i] if before else 0,
+                       "points": before.points[i] if before else 0, "king": was_king},
+            "after": {"step": after.step[i], "points": after.points[i], "king": is_king},
+            "crowned": is_king and not was_king, "deposed": was_king and not is_king,
+        }))
+    return played
 
 
 def team_state(snap: Snapshot, application_id: int, public: dict | None = None) -> dict:
