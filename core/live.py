@@ -709,6 +709,9 @@ class LiveGame:
         parts: list[_Part] = []
         bumped: list[_Stream] = []
         messages: list[tuple[str, dict]] = []
+        # Values by identity: the audiences' states share parts (each team's state holds the
+        # public board), encoded once per write. Every value lives in ``states`` meanwhile.
+        encoded: dict[int, str] = {}
         some_rows: list[tuple[int, str]] = []  # (stream, "key/slot"): row parts to delete
         all_rows: list[tuple[int, str]] = []  # (stream, key): every row part of the key
         for audience, state in states.items():
@@ -733,7 +736,10 @@ class LiveGame:
             for key, value in state.items():
                 split = splits.get(key)
                 if split is None:
-                    texts[key] = encode(value)
+                    text = encoded.get(id(value))
+                    if text is None:
+                        text = encoded[id(value)] = encode(value)
+                    texts[key] = text
                     continue
                 head = before[key].text if key in before else None
                 texts[key], row_parts[key], marks[key], dropped[key] = _rows_compared(
@@ -795,7 +801,11 @@ class LiveGame:
             bumped.append(row)
             change_text = encode(change)
             text = None
-            if not isinstance(state, Parts):
+            # The whole state's text only when the change may not be the smaller push: its
+            # other keys' texts alone are longer than most changes, and encoding a row-by-row
+            # value whole (a host's history) cost a King of the Hill answer a tenth of its time.
+            if not isinstance(state, Parts) and len(change_text) >= sum(
+                    len(texts[key]) for key in texts if key not in splits):
                 text = _joined((key, _whole_text(key, state, texts, splits)) for key in texts)
                 if len(change_text) >= len(text):
                     change_text = None

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from core import live as live_module
 from core.errors import DomainError
 from core.live import LiveGame, decode, encode, stored_texts, stream_versions
 from core.models import LiveStream
@@ -279,3 +280,19 @@ def test_parts_may_add_a_key_the_stored_state_lacks_and_it_goes_last(
     (_group, message), = sent
     assert json.loads(message["text"]) == {"type": "toy.state", "version": 2,
                                            "delta": {"d": {"extra": {"=": [1]}}}}
+
+
+def test_a_value_every_audience_shares_is_encoded_once_per_write(
+        toy_game, monkeypatch, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        TOY.refresh(game=toy_game)
+    board = {"teams": [{"team": f"T{i}", "step": i % 7} for i in range(64)]}
+    encoded = []
+    real = live_module.encode
+    monkeypatch.setattr(live_module, "encode",
+                        lambda value: encoded.append(value is board) or real(value))
+    with django_capture_on_commit_callbacks(execute=True):
+        toy_set(game=toy_game, **{a: {"n": i, "board": board}
+                                  for i, a in enumerate(["public", "team:1", "team:2"])})
+    assert encoded.count(True) == 1
+    assert json.loads(TOY.read(toy_game, "team:2").text)["board"] == board
