@@ -223,22 +223,30 @@ class PhotoSent:
     answer: str
 
 
-def timeout_requests(application_id: int) -> list[TimeoutAsked]:
-    """The team's timeout requests, the earliest first."""
-    c = functools.partial(sql.column, TimeoutRequest)
-    return [TimeoutAsked(app, minutes, reason, status, sql.moment(at), answer)
-            for app, minutes, reason, status, at, answer in sql.rows(
-                f"SELECT {c('application')}, {c('minutes')}, {c('reason')}, {c('status')}, "
-                f"{c('asked_at')}, {c('answer')} FROM {sql.table(TimeoutRequest)} "
-                f"WHERE {c('application')} = %s ORDER BY {c('asked_at')}, {c('id')}",
-                [application_id])]
+def team_extras(application_id: int) -> tuple[list[TimeoutAsked], list[PhotoSent]]:
+    """The team's timeout requests (the earliest first) and photo proofs (not their images;
+    the latest first), in one query: a code reads them for its team's phones' state."""
+    timeouts: list[tuple] = []
+    sent: list[tuple] = []
+    for kind, pk, app, minutes, level, reason, status, at, answer in sql.rows(
+            _extras_sql(), [application_id, application_id]):
+        if kind == "t":
+            timeouts.append((sql.moment(at), pk, TimeoutAsked(app, minutes, reason, status,
+                                                              sql.moment(at), answer)))
+        else:
+            sent.append((sql.moment(at), pk, PhotoSent(app, level, status, sql.moment(at),
+                                                       answer)))
+    timeouts.sort(key=lambda row: row[:2])
+    sent.sort(key=lambda row: row[:2], reverse=True)
+    return [row[2] for row in timeouts], [row[2] for row in sent]
 
 
-def photos(application_id: int) -> list[PhotoSent]:
-    """The team's photo proofs (not their images), the latest first."""
-    c = functools.partial(sql.column, PhotoProof)
-    return [PhotoSent(app, level, status, sql.moment(at), answer)
-            for app, level, status, at, answer in sql.rows(
-                f"SELECT {c('application')}, {c('level')}, {c('status')}, {c('uploaded_at')}, "
-                f"{c('answer')} FROM {sql.table(PhotoProof)} WHERE {c('application')} = %s "
-                f"ORDER BY {c('uploaded_at')} DESC, {c('id')} DESC", [application_id])]
+@functools.cache
+def _extras_sql() -> str:
+    t, p = (functools.partial(sql.column, model) for model in (TimeoutRequest, PhotoProof))
+    return (f"SELECT 't', {t('pk')}, {t('application')}, {t('minutes')}, NULL, {t('reason')}, "
+            f"{t('status')}, {t('asked_at')}, {t('answer')} FROM {sql.table(TimeoutRequest)} "
+            f"WHERE {t('application')} = %s UNION ALL "
+            f"SELECT 'p', {p('pk')}, {p('application')}, NULL, {p('level')}, NULL, "
+            f"{p('status')}, {p('uploaded_at')}, {p('answer')} FROM {sql.table(PhotoProof)} "
+            f"WHERE {p('application')} = %s")

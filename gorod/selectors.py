@@ -524,11 +524,11 @@ def team_data(gg: GorodGame, only: int | Collection[int] | None = None, *,
 
 def _one_team_data(team_rows: reads.TeamRows) -> TeamData:
     """``team_data`` of one team from the rows its code read (the timeout requests and photos
-    read here, in two constant queries)."""
+    read here, in one constant query)."""
     pk = team_rows.application_id
-    asked = reads.timeout_requests(pk)
+    asked, sent = reads.team_extras(pk)
     photos: dict[tuple[int, int], list] = {}
-    for proof in reads.photos(pk):
+    for proof in sent:
         photos.setdefault((proof.application_id, proof.level_id), []).append(proof)
     return TeamData(found=team_rows.found_all(), recent={pk: team_rows.recent()},
                     timeout_requests={pk: asked[-1]} if asked else {}, photos=photos)

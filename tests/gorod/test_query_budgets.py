@@ -24,10 +24,11 @@ NOW = minutes(10)  # every team on a level, before any hint is due (25 min)
 # read in one query, the old parts deleted, the versions bumped, the new parts inserted.
 # A started game's levels and team names come from the process's cache (``selectors.setup``):
 # a cold process reads them once more (``COLD_SETUP``, tests/gorod/test_setup_cache.py).
-WRONG = RIGHT = 12  # the team's rows in three reads, its view and the organizer's log (read once
-# for the build and the comparison), one upsert of the changed parts
-CLOSING = 12  # its team's timeline again, and the stored standings re-ranked: no whole record
-LIMITED = 12  # unchecked, but the refused try is stored for the organizer's log and pushed
+WRONG = RIGHT = 11  # the team's rows in three reads, its timeout requests and photos in one, its
+# view and the organizer's log (read once for the build and the comparison), one upsert of the
+# changed parts
+CLOSING = 11  # its team's timeline again, and the stored standings re-ranked: no whole record
+LIMITED = 11  # unchecked, but the refused try is stored for the organizer's log and pushed
 RULING = {"penalty": 26, "average_time": 26}  # with the audit entry
 TICK = 17  # the due teams moved on from their own rows, in one batch, and re-ranked
 COLD_SETUP = 2  # the levels, the team names
