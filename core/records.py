@@ -11,7 +11,12 @@ import json
 import re
 import unicodedata
 from datetime import datetime
-from typing import Any
+
+# typing only names types for readers (annotations are not evaluated here), and importing it
+# cost a replay process some 5 ms.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class RecordError(ValueError):

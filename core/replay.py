@@ -16,11 +16,16 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-from typing import Any, BinaryIO
 
 import orjson
 
 from core.records import RecordError, find_unstorable_text, one_line
+
+# typing only names types for readers (annotations are not evaluated here), and importing it
+# cost a replay process some 5 ms.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 ENGINES = {
     "kingofhill": "kingofhill.rules",

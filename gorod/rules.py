@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import functools
 import math
-import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from types import MappingProxyType
-from typing import Any
 
 from core.records import (
     RecordError,
@@ -37,6 +35,12 @@ from core.records import (
     team_names,
 )
 from rating import rules as rating_rules
+
+# typing only names types for readers (annotations are not evaluated here), and importing it
+# cost a replay process some 5 ms.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT_LIMIT_MIN",
@@ -1288,6 +1292,9 @@ def generate_routes(level_ids: list[str], team_names: list[str], seed: int | str
         raise ValueError("level_ids must be distinct and not empty")
     if len(set(team_names)) != len(team_names):
         raise ValueError("team_names must be distinct")
+    # Here, not at the top: only the set-up draws routes, and random cost a replay 2 ms to load.
+    import random
+
     rng = random.Random(seed)
     cycle = list(level_ids)
     rng.shuffle(cycle)

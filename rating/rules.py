@@ -49,10 +49,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from fractions import Fraction
-from typing import Any
 
 from core.records import RecordError, check_type, optional, require
+
+# typing only names types for readers (annotations are not evaluated here), and importing it
+# cost a replay process some 5 ms.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 VOTES = (0, 25, 50, 75, 100)
 BEYOND = ("decrement", "repeat")
@@ -244,6 +248,10 @@ def organizer_points(teams_played: int, votes: Iterable[int | None],
         raise RecordError("votes: expected a list of votes")
     given = [_check_vote(vote, f"votes[{n}]") for n, vote in enumerate(votes)]
     given = [vote for vote in given if vote is not None]
+    # Here, not at the top: fractions (and the decimal it imports) cost every process that
+    # loads these rules, a GoRoD replay's included (for its protest window), some 5 ms.
+    from fractions import Fraction
+
     quality = Fraction(sum(given), len(given)) if given else Fraction(0)
     r_j = points_for_place(teams_played + 1, scale)
     # Exact fractions, then half up: float round() would round 91.5 to even and 0.1s drift.
