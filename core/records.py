@@ -70,6 +70,11 @@ def optional(mapping: dict, key: str, kind: type | tuple[type, ...], where: str,
 
 
 def check_type(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
+    # The common case at once: a value whose own type is named passes every check below (a
+    # boolean only where bool is named, a float only where float is); a 200-team night checks
+    # 11 000 values.
+    if type(value) is kind or (type(kind) is tuple and type(value) in kind):
+        return value
     kinds = kind if isinstance(kind, tuple) else (kind,)
     # bool is an int in Python; a record that says true where a number belongs is wrong.
     if isinstance(value, bool) and bool not in kinds:

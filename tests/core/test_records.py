@@ -3,6 +3,8 @@
 import doctest
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import core.records
 from core.records import RecordError, check_type, parse_time, require, team_names
@@ -39,3 +41,40 @@ def test_bad_values_raise_a_record_error_that_says_what_and_where(call, message)
     with pytest.raises(RecordError) as exc:
         call()
     assert str(exc.value) == message
+
+
+def _check_type_in_full(value, kind, where):
+    """check_type before its shortcut for a value of a named type: every check, every time."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise RecordError(f"{where}: expected {core.records._names(kinds)}, got a boolean")
+    if isinstance(value, float) and int in kinds and float not in kinds:
+        raise RecordError(f"{where}: expected a whole number, got {value!r}")
+    if not isinstance(value, kinds):
+        raise RecordError(f"{where}: expected {core.records._names(kinds)}, "
+                          f"got {core.records._kind(value)}")
+    return value
+
+
+class _Text(str):
+    pass
+
+
+_KINDS = [str, int, float, bool, dict, list, (int, float), (list, tuple), (str, int), (dict,),
+          (bool, int), (float,), (int, float, bool)]
+_VALUES = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+           | st.builds(_Text, st.text()) | st.lists(st.integers(), max_size=2)
+           | st.tuples(st.integers()) | st.dictionaries(st.text(), st.integers(), max_size=2))
+
+
+def _outcome(check, value, kind):
+    try:
+        return "passed", check(value, kind, "where")
+    except RecordError as exc:
+        return "refused", str(exc)
+
+
+@settings(max_examples=500)
+@given(_VALUES, st.sampled_from(_KINDS))
+def test_check_type_passes_and_refuses_exactly_what_every_check_would(value, kind):
+    assert _outcome(check_type, value, kind) == _outcome(_check_type_in_full, value, kind)
