@@ -180,18 +180,23 @@ class Inserter:
         self.fields = [f for f in model._meta.concrete_fields if not f.primary_key]
         self._sql: dict[str, str] = {}
 
-    def insert(self, **values: Any):
-        obj = self.model(**values)
-        params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in self.fields]
-        returning = connection.features.can_return_columns_from_insert
-        text = self._sql.get(connection.vendor)
+    def _text(self, returning: bool) -> str:
+        key = f"{connection.vendor}:{returning}"
+        text = self._sql.get(key)
         if text is None:
             columns = ", ".join(q(f.column) for f in self.fields)
             text = (f"INSERT INTO {table(self.model)} ({columns}) "
                     f"VALUES ({marks(len(self.fields))})")
             if returning:
                 text += f" RETURNING {q(self.model._meta.pk.column)}"
-            self._sql[connection.vendor] = text
+            self._sql[key] = text
+        return text
+
+    def insert(self, **values: Any):
+        obj = self.model(**values)
+        params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in self.fields]
+        returning = connection.features.can_return_columns_from_insert
+        text = self._text(returning)
         with connection.cursor() as cursor:
             cursor.execute(text, params)
             obj.pk = (cursor.fetchone()[0] if returning else connection.ops.last_insert_id(
@@ -199,3 +204,14 @@ class Inserter:
         obj._state.adding = False
         obj._state.db = connection.alias
         return obj
+
+    def insert_many(self, objs: list) -> None:
+        """Insert unsaved instances in one statement run for each (``executemany``), without
+        reading their ids back: what ``bulk_create`` stores, without compiling an ``INSERT``
+        of that many rows (a host judging 64 answers at once spent a fifth of it there)."""
+        if not objs:
+            return
+        rows = [[f.get_db_prep_save(f.pre_save(obj, True), connection) for f in self.fields]
+                for obj in objs]
+        with connection.cursor() as cursor:
+            cursor.executemany(self._text(False), rows)

@@ -503,7 +503,7 @@ def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *
                      confirm=confirm)
     # A group of answers is judged in three statements, whatever its size: the verdict
     # changes, their audit entries, the answers.
-    VerdictChange.objects.bulk_create([
+    NEW_VERDICT_CHANGE.insert_many([
         VerdictChange(answer=answer, old=answer.verdict, new=verdict, changed_by=actor,
                       changed_at=w.now) for answer in judged])
     audit.record_many(game=w.game, actor=actor, action="kingofhill.verdict", at=w.now,

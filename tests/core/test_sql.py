@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from core import sql
+from core.models import AuditEntry
 from gorod import reads, services
 from gorod.models import CodeAttempt, Ruling
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
@@ -123,3 +124,22 @@ def test_an_inserter_stores_what_objects_create_stores_field_for_field(
     assert ({k: v for k, v in stored[inserted.pk].items() if k not in ("id", "client_id")}
             == {k: v for k, v in stored[created.pk].items() if k not in ("id", "client_id")})
     assert stored[inserted.pk]["at"] == minutes(4)
+
+
+def test_inserting_many_stores_what_bulk_create_stores_in_one_statement(
+        running, organizer, django_assert_num_queries):
+    def entries(action: str) -> list[AuditEntry]:
+        return [AuditEntry(app="gorod", game_id=running.pk, actor=organizer if i % 2 else None,
+                           action=action, before={"n": i, "text": "ß"}, after=None if i else [i],
+                           reason="why" * i, at=minutes(i)) for i in range(5)]
+
+    with django_assert_num_queries(1):
+        sql.Inserter(AuditEntry).insert_many(entries("gorod.many"))
+    AuditEntry.objects.bulk_create(entries("gorod.bulk"))
+
+    def stored(action: str) -> list[dict]:
+        return [{k: v for k, v in fields(e).items() if k not in ("id", "action")}
+                for e in AuditEntry.objects.filter(action=action).order_by("id")]
+
+    assert stored("gorod.many") == stored("gorod.bulk") and len(stored("gorod.many")) == 5
+    assert stored("gorod.many")[0]["after"] == [0] and stored("gorod.many")[1]["after"] is None
