@@ -13,6 +13,7 @@ and runs a pure engine, and Django's set-up and system checks were five sixths o
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import sys
@@ -43,11 +44,22 @@ def replay(record: Any) -> dict:
         got = repr(fmt) if isinstance(fmt, (str, int, float, type(None))) else type(fmt).__name__
         raise RecordError(f"format: expected one of {known}, got {got}")
     # A result is printed (and stored) as UTF-8, which cannot hold a lone UTF-16 surrogate.
-    where = find_unstorable_text(record)
+    where = unstorable_text(record)
     if where is not None:
         raise RecordError(f"{where}: holds an unpaired surrogate (broken Unicode, e.g. \\ud800)")
     engine = importlib.import_module(ENGINES[fmt])
     return engine.replay(record)
+
+
+def unstorable_text(record: Any) -> str | None:
+    """``find_unstorable_text(record)``, in a tenth of its time for a record without one (a
+    200-team night: 0.2 ms, not 2 ms): orjson refuses a lone surrogate in any string or key,
+    and whatever it refuses, ``find_unstorable_text`` then says where, if anywhere."""
+    try:
+        orjson.dumps(record)
+    except orjson.JSONEncodeError:
+        return find_unstorable_text(record)
+    return None
 
 
 def run(file: str, stdin: Any = None) -> bytes:
@@ -73,11 +85,18 @@ def main(file: str, stdin: Any = None, stdout: BinaryIO | None = None,
          stderr: Any = None) -> int:
     """``manage.py replay FILE``: the result on standard output, exit 0; or one
     ``error: ...`` line on standard error, exit 2."""
+    # The process builds one result and exits: the collector's passes over the record's and
+    # the result's containers (60 for a 200-team night) free nothing it needs, in some 5 ms.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         output = run(file, stdin)
     except RecordError as exc:
         (stderr or sys.stderr).write(f"error: {one_line(str(exc))}\n")
         return 2
+    finally:
+        if collecting:
+            gc.enable()
     out = stdout or sys.stdout.buffer
     out.write(output + b"\n")
     out.flush()

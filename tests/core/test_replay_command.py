@@ -1,3 +1,4 @@
+import gc
 import io
 import json
 import subprocess
@@ -6,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def run_replay(capsys, path):
@@ -90,3 +93,42 @@ def test_an_engine_failure_is_still_one_line(monkeypatch):
     assert err.getvalue() == ("error: cannot replay this gorod record: an internal error "
                               "(ZeroDivisionError: division by zero); please report it with the "
                               "record\n")
+
+
+# --- what the process does for speed, exactly -------------------------------------------------
+
+# Strings and keys with a lone surrogate (category Cs) or none; big ints, tuples, datetimes
+# and int keys too, which one of orjson and json refuses and the other writes.
+_text = st.text(max_size=6) | st.tuples(st.text(max_size=3), st.characters(categories=["Cs"]),
+                                        st.text(max_size=3)).map("".join)
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**80, 2**80) | st.floats(allow_nan=False) | _text
+    | st.datetimes(), lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
+    | st.dictionaries(_text | st.integers(0, 9), inner, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_values)
+def test_the_fast_surrogate_check_finds_what_find_unstorable_text_finds(value):
+    from core.records import find_unstorable_text
+    from core.replay import unstorable_text
+
+    assert unstorable_text(value) == find_unstorable_text(value)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_replay_leaves_the_garbage_collector_as_it_found_it(enabled):
+    from core import replay as command
+
+    path = RECORDS / "gorod-live.in.json"
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        out = io.BytesIO()
+        assert command.main(str(path), stdout=out) == 0
+        assert gc.isenabled() is enabled
+        assert command.main("-", stdin=io.StringIO("{"), stderr=io.StringIO()) == 2
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert json.loads(out.getvalue()) == command.replay(json.loads(path.read_text("utf-8")))
