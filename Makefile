@@ -13,7 +13,8 @@ PORT ?= 8000
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[dev]" --config-settings editable_mode=compat
+	$(BIN)/python -m pip install -q -e ".[dev]" --config-settings editable_mode=compat \
+		|| $(BIN)/python -m pip install -q -e ".[dev]"
 	@touch $(STAMP)
 
 setup: $(STAMP)
