@@ -293,18 +293,8 @@ def parse_record(data: Any) -> GameRecord:
             raise RecordError(f"end: {data['end']} is later than now ({data['now']})")
 
     events = _parse_events(optional(data, "events", list, "record", []), set(ids), set(teams))
-    limits = [("the game's end", end_us, "end"), ("now", now_us, "now"),
-              (f"the {max_h:g} h cap", cap_us, "cap")]
     for event in events:
-        if event.at_us is None:
-            continue
-        if event.at_us < start_us:
-            raise RecordError(f"{event.where}.at: {format_time(event.at)} is before the start "
-                              f"{format_time(start)}")
-        for label, bound, _key in limits:
-            if bound is not None and event.at_us > bound:
-                raise RecordError(f"{event.where}.at: {format_time(event.at)} is later than {label}"
-                                  f" ({format_time(_from_us(bound, start.tzinfo))})")
+        _check_span(event, start, start_us, end_us, now_us, cap_us, max_h)
 
     game_order = tuple(ids)
     return GameRecord(
@@ -313,6 +303,47 @@ def parse_record(data: Any) -> GameRecord:
         events=events, end=end, end_us=end_us, now=now, hint_offsets_min=offsets,
         sliv_penalty_min=sliv_min, max_duration_h=max_h,
     )
+
+
+def _check_span(event: Event, start: datetime, start_us: int, end_us: int | None,
+                now_us: int | None, cap_us: int, max_h: float) -> None:
+    """Refuse an event before the start or after the game's end, now or the time cap."""
+    if event.at_us is None:
+        return
+    if event.at_us < start_us:
+        raise RecordError(f"{event.where}.at: {format_time(event.at)} is before the start "
+                          f"{format_time(start)}")
+    for label, bound in (("the game's end", end_us), ("now", now_us),
+                         (f"the {max_h:g} h cap", cap_us)):
+        if bound is not None and event.at_us > bound:
+            raise RecordError(f"{event.where}.at: {format_time(event.at)} is later than {label}"
+                              f" ({format_time(_from_us(bound, start.tzinfo))})")
+
+
+def with_event(record: GameRecord, item: Any) -> GameRecord:
+    """``record`` with one more event, ``item`` (an event as a record's ``events`` hold it), at
+    the end: what ``parse_record`` gives for the record with ``item`` appended to its events,
+    refused with the same message, without parsing the other events again
+    (tests/gorod/test_rules.py). A live code advances its team's timeline this way: its team's
+    record is parsed once, and each closing code adds its one event.
+
+    Worked example: team A's code at 22:31:10 closes level 1; at 22:40 it is on level 2.
+
+    >>> rec = parse_record({"start": "2026-12-05T22:00:00+03:00",
+    ...                     "levels": [{"id": "1"}, {"id": "2"}], "teams": ["A"]})
+    >>> rec = with_event(rec, {"team": "A", "type": "code", "level": "1",
+    ...                        "at": "2026-12-05T22:31:10+03:00"})
+    >>> team_result(rec, "A", datetime.fromisoformat("2026-12-05T22:40:00+03:00")).current_level
+    '2'
+    """
+    parser = _EventParser({level.id for level in record.levels}, set(record.teams))
+    for event in record.events:
+        parser.seen(event)
+    event = parser.add(item, len(record.events))
+    _check_span(event, record.start, record.start_us, record.end_us,
+                None if record.now is None else _to_us(record.now, "now"), record.cap_us,
+                record.max_duration_h)
+    return replace(record, events=(*record.events, event))
 
 
 MAX_WRONG_RANGE = (1, 1000)
@@ -431,16 +462,38 @@ def _parse_routes(raw: dict, ids: list[str], teams: tuple[str, ...]) -> dict[str
 
 
 def _parse_events(raw: list, level_ids: set[str], teams: set[str]) -> tuple[Event, ...]:
-    events: list[Event] = []
-    closings: dict[tuple[str, str], Event] = {}
-    timeouts: dict[str, Event] = {}
-    averages: dict[tuple[str, str], Event] = {}
-    disqualified: dict[str, Event] = {}
-    for i, item in enumerate(raw):
+    parser = _EventParser(level_ids, teams)
+    return tuple(parser.add(item, i) for i, item in enumerate(raw))
+
+
+class _EventParser:
+    """Checks events one at a time against those before them (a level closed twice, a second
+    timeout, average time or disqualification): ``parse_record`` adds a record's events in
+    order, ``with_event`` one more after those of a parsed record (``seen``)."""
+
+    def __init__(self, level_ids: set[str], teams: set[str]):
+        self.level_ids, self.teams = level_ids, teams
+        self.closings: dict[tuple[str, str], Event] = {}
+        self.timeouts: dict[str, Event] = {}
+        self.averages: dict[tuple[str, str], Event] = {}
+        self.disqualified: dict[str, Event] = {}
+
+    def seen(self, event: Event) -> None:
+        """An event already checked (the first of each kind stays the one named)."""
+        if event.type in CLOSING_TYPES:
+            self.closings.setdefault((event.team, event.level), event)
+        elif event.type == "timeout":
+            self.timeouts.setdefault(event.team, event)
+        elif event.type == "average_time":
+            self.averages.setdefault((event.team, event.level), event)
+        elif event.type == "disqualify":
+            self.disqualified.setdefault(event.team, event)
+
+    def add(self, item: Any, i: int) -> Event:
         where = f"events[{i}]"
         check_type(item, dict, where)
         team = require(item, "team", str, where)
-        if team not in teams:
+        if team not in self.teams:
             raise RecordError(f"{where}.team: unknown team {team!r}")
         kind = require(item, "type", str, where)
         if kind not in EVENT_TYPES:
@@ -453,7 +506,7 @@ def _parse_events(raw: list, level_ids: set[str], teams: set[str]) -> tuple[Even
         level = None
         if kind in CLOSING_TYPES or kind == "average_time":
             level = require(item, "level", str, where)
-            if level not in level_ids:
+            if level not in self.level_ids:
                 raise RecordError(f"{where}.level: unknown level {level!r}")
         minutes = None
         if kind == "timeout":
@@ -466,28 +519,27 @@ def _parse_events(raw: list, level_ids: set[str], teams: set[str]) -> tuple[Even
                       _text(item, "reason", where), _text(item, "by", where))
 
         if kind in CLOSING_TYPES:
-            first = closings.get((team, level))
+            first = self.closings.get((team, level))
             if first is not None:
                 raise RecordError(f"{where}: {team}'s level {level} is closed twice "
                                   f"(already by {first.type} in {first.where})")
-            closings[(team, level)] = event
+            self.closings[(team, level)] = event
         elif kind == "timeout":
-            if team in timeouts:
+            if team in self.timeouts:
                 raise RecordError(f"{where}: {team} takes a second timeout (one per game, 3.10; "
-                                  f"the first is {timeouts[team].where})")
-            timeouts[team] = event
+                                  f"the first is {self.timeouts[team].where})")
+            self.timeouts[team] = event
         elif kind == "average_time":
-            if (team, level) in averages:
+            if (team, level) in self.averages:
                 raise RecordError(f"{where}: average time for {team} on level {level} is "
-                                  f"already ruled in {averages[(team, level)].where}")
-            averages[(team, level)] = event
+                                  f"already ruled in {self.averages[(team, level)].where}")
+            self.averages[(team, level)] = event
         elif kind == "disqualify":
-            if team in disqualified:
+            if team in self.disqualified:
                 raise RecordError(f"{where}: {team} is already disqualified in "
-                                  f"{disqualified[team].where}")
-            disqualified[team] = event
-        events.append(event)
-    return tuple(events)
+                                  f"{self.disqualified[team].where}")
+            self.disqualified[team] = event
+        return event
 
 
 # --------------------------------------------------------------------------------------------

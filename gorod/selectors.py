@@ -258,9 +258,17 @@ def team_snapshot(gg: GorodGame, application_id: int | Collection[int], now: dat
     moment = max(now, gg.ended_at or gg.started_at)
     key = None if team_rows is None else _timeline_key(gg, team_rows, known_levels, known_names)
     known = None if key is None else _TIMELINES.get(key)
+    advanced = None
+    if key is not None and known is None:
+        advanced = _advanced(gg, team_rows, snap, moment)
     if known is not None and known.levels is known_levels and known.names is known_names and (
             known.moment <= moment < known.result.next_deadline):
         record, results = known.record, (known.result,)
+    elif advanced is not None:
+        record, results = advanced
+        if results[0].next_deadline is not None:
+            _remember_timeline(key, _Timeline(known_levels, known_names, moment, record,
+                                              results[0]))
     else:
         snap_record = build_record(gg, names=snap.names, level_rows=snap.levels, only=ids,
                                    team_rows=team_rows)
@@ -270,9 +278,8 @@ def team_snapshot(gg: GorodGame, application_id: int | Collection[int], now: dat
         except RecordError as exc:
             raise DomainError(_("The game engine refuses this: %(why)s") % {"why": exc}) from None
         if key is not None and results[0].next_deadline is not None:
-            if len(_TIMELINES) >= _TIMELINES_MOST:
-                _TIMELINES.clear()
-            _TIMELINES[key] = _Timeline(known_levels, known_names, moment, record, results[0])
+            _remember_timeline(key, _Timeline(known_levels, known_names, moment, record,
+                                              results[0]))
     snap.results = rules.Results(
         start=record.start, now=moment, game_over=rules.clock_over(record, moment),
         ended_at=None, end_reason=None, level_ids=tuple(lv.id for lv in record.levels),
@@ -295,14 +302,47 @@ class _Timeline:
 
 
 def _timeline_key(gg: GorodGame, rows: reads.TeamRows, levels: list[Level],
-                  names: dict[int, str]) -> tuple:
+                  names: dict[int, str], closing: list | None = None) -> tuple:
     """Everything a team's timeline is computed from but the set-up (held by the entry) and
     the moment: a wrong code, most of a night's, then reuses its team's last result instead of
-    building and replaying the team's record (a sixth of a code's time, ``make bench``)."""
+    building and replaying the team's record (a sixth of a code's time, ``make bench``).
+    ``closing``: the team's closing codes if not all of ``rows`` (``_advanced``)."""
+    closing = rows.closing() if closing is None else closing
     return (connection.settings_dict["NAME"], gg.pk, rows.application_id, id(levels), id(names),
             gg.started_at, gg.ended_at, tuple(gg.hint_offsets_min), gg.sliv_penalty_min,
-            gg.max_duration_h, tuple((a.level_id, a.at) for a in rows.closing()),
+            gg.max_duration_h, tuple((a.level_id, a.at) for a in closing),
             tuple(rows.rulings), None if rows.route is None else tuple(rows.route))
+
+
+def _advanced(gg: GorodGame, rows: reads.TeamRows, snap: Snapshot, moment: datetime
+              ) -> tuple[rules.GameRecord, tuple[rules.TeamResult]] | None:
+    """The team's record and result after its latest closing code, from the timeline kept
+    before that code (the code's own check left it): the record parsed then, with the code's
+    one event added (``rules.with_event``, equal to parsing the whole record again) and the
+    team's timeline replayed on it. None when no such timeline is kept, or the engine refuses
+    (then the record is built and parsed whole, and refused in its words)."""
+    closing = rows.closing()  # in the order they came: the latest last
+    if not closing:
+        return None
+    before = _TIMELINES.get(_timeline_key(gg, rows, snap.levels, snap.names, closing[:-1]))
+    if before is None or before.levels is not snap.levels or before.names is not snap.names:
+        return None
+    last, name = closing[-1], snap.names[rows.application_id]
+    label = next((lv.label for lv in snap.levels if lv.pk == last.level_id), None)
+    if label is None:
+        return None
+    try:
+        record = rules.with_event(before.record, {"team": name, "type": "code", "level": label,
+                                                  "at": iso(last.at)})
+        return record, (rules.team_result(record, name, moment),)
+    except RecordError:
+        return None
+
+
+def _remember_timeline(key: tuple, timeline: _Timeline) -> None:
+    if len(_TIMELINES) >= _TIMELINES_MOST:
+        _TIMELINES.clear()
+    _TIMELINES[key] = timeline
 
 
 _TIMELINES: dict[tuple, _Timeline] = {}

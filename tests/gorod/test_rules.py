@@ -19,6 +19,7 @@ import gorod.codes
 import gorod.rules
 from core.records import RecordError, check_type, format_time
 from gorod.rules import (
+    GameRecord,
     clock_over,
     compute,
     generate_routes,
@@ -29,6 +30,7 @@ from gorod.rules import (
     replay,
     statistics_table,
     team_result,
+    with_event,
 )
 from tests.gorod.conftest import (
     START,
@@ -706,6 +708,57 @@ def test_a_teams_result_from_its_own_events_is_the_full_recomputes_at_any_moment
             assert team_result(one, expected.team, now) == replace(expected, place=None)
     everyone_finished = all(t.finished_at is not None for t in full.teams)
     assert full.game_over == (clock_over(rec, now) or everyone_finished)
+
+
+def _with_event_or_error(data: dict, item) -> GameRecord | str:
+    try:
+        return with_event(parse_record(data), item)
+    except RecordError as exc:
+        return f"error: {exc}"
+
+
+# One more event as a live write may add it, or one the parser refuses: an unknown team,
+# type or level, a level closed again, a second timeout, a time out of the game's span, junk.
+_EVENT_FIELD = {
+    "team": st.sampled_from(["T0", "T1", "T3", "Z", 7]),
+    "type": st.sampled_from(["code", "code", "sliv", "force_majeure", "timeout", "penalty",
+                             "bonus", "average_time", "disqualify", "hop"]),
+    "level": st.sampled_from(["1", "2", "3", "9", None]),
+    "at": st.one_of(st.integers(-5, 30 * 60).map(lambda m: at(m / 60)),
+                    st.sampled_from(["soon", "2026-12-05T22:00:00"])),
+    "minutes": st.sampled_from([0, 1, 15, 30, 45, -3, "5"]),
+    "reason": st.sampled_from(["late", 3]),
+}
+_EVENTS = st.one_of(
+    st.fixed_dictionaries({"team": _EVENT_FIELD["team"], "type": _EVENT_FIELD["type"]},
+                          optional={k: v for k, v in _EVENT_FIELD.items()
+                                    if k not in ("team", "type")}),
+    st.none(), st.integers(), st.lists(st.integers(), max_size=2))
+
+
+@PROPS
+@given(valid_games(), st.data())
+def test_adding_an_event_to_a_parsed_record_is_parsing_the_record_with_it(data, draw):
+    """``with_event`` (a live code's closing event on its team's parsed record) gives what
+    parsing the whole record again gives, and refuses what it refuses, with the same words."""
+    if data["events"] and draw.draw(st.booleans()):
+        events, item = data["events"][:-1], data["events"][-1]  # the record's own last event
+    else:
+        events = data["events"]
+        item = draw.draw(_EVENTS | st.sampled_from(events or [None]))  # a repeat, or anything
+    before = {**data, "events": events}
+    assert _with_event_or_error(before, item) == _parsed_or_error(
+        parse_record, {**data, "events": [*events, item]})
+
+
+def test_an_added_closing_event_moves_the_team_on_as_the_whole_record_does():
+    data = record([30, 30], ["A", "B"], [code("A", "1", 10)])
+    added = with_event(parse_record(data), code("A", "2", 25))
+    assert added == parse_record({**data, "events": [*data["events"], code("A", "2", 25)]})
+    assert team_result(added, "A", _t(at(26))).levels_closed == 2
+    with pytest.raises(RecordError, match=r"events\[2\]: A's level 2 is closed twice "
+                                          r"\(already by code in events\[1\]\)"):
+        with_event(added, code("A", "2", 27))
 
 
 JSON = st.recursive(

@@ -107,6 +107,25 @@ def test_a_closing_code_leaves_its_teams_new_timeline_for_the_next_code(
     assert len(replays) == after_close  # the close computed the team on level 2 already
 
 
+def test_a_closing_code_adds_its_event_to_the_record_its_check_parsed(
+        running, alpha, organizer, replays, monkeypatch, django_capture_on_commit_callbacks):
+    # A standing ruling puts its events after the closing codes in a built record: the added
+    # code goes after them, which changes no result.
+    services.ruling_add(actor=organizer, game=running, application=alpha, type="penalty",
+                        minutes=5, now=minutes(2))
+    code(running, alpha, "nope", minutes(5), monkeypatch, django_capture_on_commit_callbacks)
+    for text, at in (("G1R1D", minutes(6)), ("G1R2D", minutes(8))):
+        answer = code(running, alpha, text, at, monkeypatch, django_capture_on_commit_callbacks)
+        assert answer.attempt.closes_level
+    # Each close's check used the kept record and its publish added the code's event to it (a
+    # built record lists the closing codes first); the stored states equal a rebuild
+    # (``verify_action``).
+    assert me(running, alpha)["levels_closed"] == 2 and me(running, alpha)["penalty_s"] == 300.0
+    kept = [[e.type for e in t.record.events] for t in selectors._TIMELINES.values()
+            if t.result.team == "Alpha"]
+    assert ["penalty", "code", "code"] in kept  # as built: ["code", "code", "penalty"]
+
+
 def test_teams_never_share_a_timeline(running, alpha, beta, monkeypatch,
                                       django_capture_on_commit_callbacks):
     code(running, alpha, "G1R1D", minutes(5), monkeypatch, django_capture_on_commit_callbacks)
