@@ -34,7 +34,7 @@ from core.records import (
     require,
     team_names,
 )
-from rating import rules as rating_rules
+from rating.deadlines import final_due, protest_deadline
 
 # typing only names types for readers (annotations are not evaluated here), and importing it
 # cost a replay process some 5 ms.
@@ -616,8 +616,8 @@ class Results:
     def protests_until(self) -> datetime | None:
         """Results stay preliminary and captains may protest for 12 h after the game ended
         (3.15; [decision] for stopped teams "the last finish" is the game's end). The window is
-        the rating's (``rating.rules.protest_deadline``): one rule, one place."""
-        return None if self.ended_at is None else rating_rules.protest_deadline(self.ended_at)
+        the rating's (``rating.deadlines.protest_deadline``): one rule, one place."""
+        return None if self.ended_at is None else protest_deadline(self.ended_at)
 
     @property
     def final_by(self) -> datetime | None:
@@ -628,7 +628,7 @@ class Results:
         >>> Results(end, None, True, end, "organizer", (), (), end).final_by.isoformat()
         '2026-12-09T02:00:00+00:00'
         """
-        return None if self.ended_at is None else rating_rules.final_due(self.ended_at)
+        return None if self.ended_at is None else final_due(self.ended_at)
 
     @property
     def finished_share(self) -> float:
@@ -1307,8 +1307,8 @@ def replay(data: dict) -> dict:
         "end_reason": game.end_reason,
         "finished_share": _finished_share([times.finished for times, _place in game.teams]),
         "protests_until": format_time(None if ended is None
-                                      else rating_rules.protest_deadline(ended)),
-        "final_by": format_time(None if ended is None else rating_rules.final_due(ended)),
+                                      else protest_deadline(ended)),
+        "final_by": format_time(None if ended is None else final_due(ended)),
         "next_deadline": iso(min(deadlines)) if deadlines else None,
         "teams": [_team_json(times, place, iso) for times, place in game.teams],
     }

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.records import RecordError
-from rating import rules
+from rating import deadlines, rules
 from rating.rules import (
     GOROD_SCALE,
     KOTH_BAND_SCALE,
@@ -359,6 +359,12 @@ def test_a_bad_moves_summary_is_a_record_error(moves, team, message):
 
 def test_the_worked_examples_in_the_docstrings_hold():
     assert doctest.testmod(rules).failed == 0
+    assert doctest.testmod(deadlines).failed == 0
+
+
+def test_the_calendar_is_one_definition_the_rating_names_too():
+    assert rules.protest_deadline is deadlines.protest_deadline
+    assert rules.FINAL_DUE is deadlines.FINAL_DUE
 
 
 def test_the_rules_module_loads_without_django():
