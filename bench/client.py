@@ -339,14 +339,35 @@ async def night(manifest: dict, urls: list[str], *, rate: float, seconds: float,
     game = manifest["gorod"]["id"]
     night_ = Night(manifest, wrong_per_level=2)
     seen: dict[str, float] = {}
+    resyncs: list[asyncio.Task] = []
+    reader: dict = {}  # the HTTP session, once open
 
-    def organizer_text(now: float, text: str) -> None:
+    def saw(now: float, text: str) -> None:
         for code in CODE_TEXT.findall(text):
             if code in night_.sent_accepted and code not in seen:
                 seen[code] = now - night_.sent_accepted[code]
 
+    async def resync() -> None:
+        # What the organizer's page does with a push past the limit: it reads the whole state
+        # over HTTP (``core.live.LiveGame.message``).
+        try:
+            async with reader["http"].get(
+                    f"{urls[0]}/gorod/api/games/{game}/organizer/state/",
+                    headers=cookies(manifest["organizer_session"])) as resp:
+                body = await resp.text()
+        except (TimeoutError, aiohttp.ClientError):
+            return
+        saw(time.perf_counter(), body)
+
+    def organizer_text(now: float, text: str) -> None:
+        if '"resync":true' in text[:200]:
+            resyncs.append(asyncio.get_running_loop().create_task(resync()))
+            return
+        saw(now, text)
+
     result: dict = {}
     async with http_session(UNLIMITED) as http:
+        reader["http"] = http
         phones = [(urls[i % len(urls)], f"/ws/gorod/{game}/team/", phone)
                   for i, phone in enumerate(p for t in night_.teams for p in t["phones"])]
         t = time.perf_counter()
@@ -380,6 +401,8 @@ async def night(manifest: dict, urls: list[str], *, rate: float, seconds: float,
             await asyncio.wait(tasks, timeout=REQUEST_TIMEOUT_S + 5)
         elapsed = time.perf_counter() - start
         await asyncio.sleep(1.0)  # the last pushes
+        if resyncs:
+            await asyncio.wait(resyncs, timeout=REQUEST_TIMEOUT_S)
         answered = calls.ok + calls.refused + calls.server_errors
         result.update({
             "target_rate": rate, "seconds": seconds, "achieved_rate": answered / elapsed,
@@ -390,7 +413,7 @@ async def night(manifest: dict, urls: list[str], *, rate: float, seconds: float,
             "accepted_sent": len(night_.sent_accepted), "accepted_seen": len(seen),
             "organizer_delays": list(seen.values()),
             "organizer_largest": organizer.largest, "organizer_closed": organizer.closed_code,
-            "organizer_messages": organizer.messages,
+            "organizer_messages": organizer.messages, "organizer_resyncs": len(resyncs),
             "phone_largest": max((s.largest for s in socks), default=0),
         })
         await close_all([organizer])

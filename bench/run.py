@@ -274,6 +274,7 @@ def night_scenario(setup: str, urls: list[str], manifest: dict, base_latency: fl
             "accepted_sent"],
         extra={"accepted_sent": r["accepted_sent"], "accepted_seen": r["accepted_seen"],
                "organizer_messages": r["organizer_messages"],
+               "organizer_resyncs": r["organizer_resyncs"],
                "organizer_socket_closed_with": r["organizer_closed"]})
     sizes = {"organizer": r["organizer_largest"], "team": r["phone_largest"]}
     largest = max(sizes.values())
