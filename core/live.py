@@ -404,6 +404,14 @@ def _whole_text(key: str, state: dict, texts: dict[str, str], splits: dict) -> s
     return encode(state[key]) if key in splits else texts[key]
 
 
+def _least_length(texts: dict[str, str], splits: dict[str, _Split]) -> int:
+    """A lower bound of a whole state's text length, without encoding its row-by-row values:
+    the other keys' texts, and for each row-by-row value its list (n values take at least
+    ``2n + 1`` characters: one each, the commas, the brackets)."""
+    return (sum(len(text) for key, text in texts.items() if key not in splits)
+            + sum(2 * len(split.rows) + 1 for split in splits.values()))
+
+
 def _stored_value(game_id: int, part: _Part, rows: dict[str, _Part] | None) -> Any:
     """A stored key's value, for a diff: its text parsed, or a row-by-row value kept, joined
     from its rows read with it (a whole state's) or read now."""
@@ -801,11 +809,10 @@ class LiveGame:
             bumped.append(row)
             change_text = encode(change)
             text = None
-            # The whole state's text only when the change may not be the smaller push: its
-            # other keys' texts alone are longer than most changes, and encoding a row-by-row
-            # value whole (a host's history) cost a King of the Hill answer a tenth of its time.
-            if not isinstance(state, Parts) and len(change_text) >= sum(
-                    len(texts[key]) for key in texts if key not in splits):
+            # The whole state's text only when the change may not be the smaller push
+            # (``_least_length``): encoding a row-by-row value whole (a host's history) cost a
+            # King of the Hill answer a tenth of its time.
+            if not isinstance(state, Parts) and len(change_text) >= _least_length(texts, splits):
                 text = _joined((key, _whole_text(key, state, texts, splits)) for key in texts)
                 if len(change_text) >= len(text):
                     change_text = None

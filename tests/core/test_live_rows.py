@@ -243,3 +243,23 @@ def test_any_sequence_of_lists_stores_exactly_each_list_in_as_many_parts_as_rows
         parts_set(game=game, teams=Rows([dict(r) for r in rows], by="application"))
         assert stored_texts(game, ["public"])["public"] == encode(dict(STATE))
         assert len([k for k in parts_of(game) if k.startswith("teams/")]) == len(rows)
+
+
+def test_a_small_change_beside_a_long_row_by_row_value_does_not_encode_that_value_whole(
+        game, monkeypatch, django_capture_on_commit_callbacks):
+    history = Rows(team_rows(300), by="application")
+    STATE.update(history=history, title="night", round=1)
+    TOY.refresh(game=game)
+    sent = []
+    monkeypatch.setattr("core.live.send_to_groups", lambda messages: sent.extend(messages))
+    whole = []
+    real = live.encode
+    monkeypatch.setattr(live, "encode", lambda value: whole.append(value is history)
+                        or real(value))
+    with django_capture_on_commit_callbacks(execute=True):
+        toy_set(game=game, round=2)
+    # The push is the change; the whole state's text was not needed to choose it.
+    assert True not in whole
+    (_group, message), = sent
+    assert json.loads(message["text"])["delta"] == {"d": {"round": {"=": 2}}}
+    assert json.loads(stored_texts(game, ["public"])["public"])["history"] == history
