@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -62,8 +62,6 @@ class TeamRows:
     route: list[str] | None
     averages: bool  # an average-time ruling stands in the game (any team's)
     seen_pk: int | None = None  # the stored attempt of the submission's client id
-    timeout_requests: list | None = field(default=None, repr=False)
-    photos: list | None = field(default=None, repr=False)
 
     def closing(self) -> list[Attempt]:
         return sorted((a for a in self.attempts if a.closes_level), key=lambda a: (a.at, a.pk))
