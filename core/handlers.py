@@ -26,6 +26,7 @@ the game's lock gets less of the interpreter), so there Django's chain runs, in 
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -34,6 +35,8 @@ from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
+
+from core.realtime import RESPONSE_SENT
 
 IDLE = 64
 
@@ -81,10 +84,23 @@ class PooledASGIHandler(ASGIHandler):
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
         executor = self.pool.take()
+        # A write's broadcasts wait until its response has gone out (core.realtime).
+        sent = asyncio.Event()
+        token = RESPONSE_SENT.set(sent)
+
+        async def send_marking(message):
+            try:
+                await send(message)
+            finally:
+                if message["type"] == "http.response.body" and not message.get("more_body"):
+                    sent.set()
+
         try:
             async with ThreadSensitiveContext(executor=executor):
-                await self.handle(scope, receive, send)
+                await self.handle(scope, receive, send_marking)
         finally:
+            sent.set()
+            RESPONSE_SENT.reset(token)
             # A request cut short may leave sync work queued on its thread: the next borrower
             # runs after it, in the same thread, as one request after another would.
             self.pool.give(executor)

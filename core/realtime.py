@@ -10,6 +10,7 @@ name by hand. Messages carry a prefixed ``type`` (``site.*``) and a documented s
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import os
@@ -22,6 +23,14 @@ from django.utils import timezone
 log = logging.getLogger(__name__)
 
 SITE_GROUP = "site"
+
+# The request being served, if any: set when its whole response has been handed to the server
+# (``core.handlers.PooledASGIHandler``). A write's broadcasts wait for it, at most
+# ``RESPONSE_FIRST_S``: on the in-memory layer 2 000 deliveries ran before the host's answer,
+# and on Redis the other worker's sockets had the change before the host had its answer.
+RESPONSE_SENT: contextvars.ContextVar[asyncio.Event | None] = contextvars.ContextVar(
+    "response_sent", default=None)
+RESPONSE_FIRST_S = 0.5
 
 
 def announce_message(text: str) -> dict:
@@ -55,9 +64,11 @@ def send_to_groups(messages: list[tuple[str, dict]]) -> int:
     In a server (a sync view or consumer step running in a thread of the server's event loop)
     the pairs are handed to that loop's sender and the write's response does not wait for
     them: a close delivered to 2 000 sockets answered the host only after the layer had taken
-    every delivery (600 ms on Redis). One sender per loop sends batches in the order they were
-    handed over, so a screen still gets version N before N + 1. Elsewhere (a management
-    command, the clock, a test's plain call) the sends complete before it returns.
+    every delivery (600 ms on Redis). The sender starts on them once the request's response has
+    gone out (``RESPONSE_SENT``), so the writer hears first. One sender per loop sends batches
+    in the order they were handed over, so a screen still gets version N before N + 1.
+    Elsewhere (a management command, the clock, a test's plain call) the sends complete before
+    it returns.
     """
     layer = get_channel_layer()
     if layer is None:
@@ -69,11 +80,13 @@ def send_to_groups(messages: list[tuple[str, dict]]) -> int:
     if loop is not None:
         # A sync write called inside a running loop (a browser-driving test harness) cannot
         # block on it; hand the sends to that loop instead.
-        _sender(loop).put_nowait((layer, messages))
+        _sender(loop).put_nowait((layer, messages, None))
         return len(messages)
     server = _server_loop()
     if server is not None:
-        server.call_soon_threadsafe(lambda: _sender(server).put_nowait((layer, messages)))
+        gate = RESPONSE_SENT.get()
+        server.call_soon_threadsafe(
+            lambda: _sender(server).put_nowait((layer, messages, gate)))
         return len(messages)
     # One event-loop hop for all groups rather than one per group.
     async_to_sync(_send_all)(layer, messages)
@@ -112,10 +125,17 @@ def _sender(loop: asyncio.AbstractEventLoop) -> asyncio.Queue:
 
 async def _drain(queue: asyncio.Queue) -> None:
     while True:
-        layer, messages = await queue.get()
-        # Let the write's own response (ready on the loop by now) go out first: the in-memory
-        # layer's group_send never yields, so 2 000 deliveries ran before the host's answer.
-        await asyncio.sleep(0)
+        layer, messages, gate = await queue.get()
+        # The write's own response goes out first (the in-memory layer's group_send never
+        # yields: 2 000 deliveries ran before the host's answer). Later batches wait behind
+        # this one, so the order of versions holds.
+        if gate is not None and not gate.is_set():
+            try:
+                await asyncio.wait_for(gate.wait(), RESPONSE_FIRST_S)
+            except TimeoutError:
+                pass
+        else:
+            await asyncio.sleep(0)
         try:
             await _send_all(layer, messages)
         except Exception:  # noqa: BLE001 - any layer failure (Redis down, full channel) is the same

@@ -1,6 +1,7 @@
 """The ASGI handler lends each request a pooled thread: one thread for all of a request's sync
 work, threads kept across requests (with their database connection), two requests at once on
-two threads, and no more idle threads kept than the pool's bound."""
+two threads, and no more idle threads kept than the pool's bound. A write's pushes leave after
+its response."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import asyncio
 import threading
 
 import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import InMemoryChannelLayer
 from django.core.signals import request_finished
 from django.db import connection
 from django.http import JsonResponse
@@ -15,9 +18,11 @@ from django.test import override_settings
 from django.urls import path
 
 from config.asgi import application
+from core import realtime
 from core.handlers import PooledASGIHandler
 
 seen: list[dict] = []
+events: list[str] = []
 barrier: dict[str, threading.Barrier] = {}
 
 
@@ -33,7 +38,16 @@ def meet(request):
     return JsonResponse({"thread": threading.get_ident()})
 
 
-urlpatterns = [path("where", where), path("meet", meet)]
+def write(request):
+    # A write's commit hands its pushes over, then the view still works a while (its response
+    # being rendered): the pushes must not overtake the response meanwhile.
+    realtime.send_to_groups([("koth.1.public", {"type": "koth.state", "version": 2,
+                                                 "text": "{}"})])
+    threading.Event().wait(0.1)
+    return JsonResponse({"ok": True})
+
+
+urlpatterns = [path("where", where), path("meet", meet), path("write", write)]
 
 
 async def get(app, url: str) -> tuple[int, bytes]:
@@ -53,6 +67,8 @@ async def get(app, url: str) -> tuple[int, bytes]:
 
     async def send(message):
         sent.append(message)
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            events.append("response")
 
     await app(scope, receive, send)
     start = next(m for m in sent if m["type"] == "http.response.start")
@@ -65,6 +81,7 @@ def handler():
     with override_settings(ROOT_URLCONF="tests.core.test_handlers", ALLOWED_HOSTS=["testserver"]):
         yield PooledASGIHandler(idle=2)
     seen.clear()
+    events.clear()
 
 
 def test_the_served_application_is_the_pooled_handler():
@@ -112,3 +129,36 @@ async def test_a_burst_leaves_no_more_idle_threads_than_the_bound(handler):
     await get(handler, "/where")
     await get(handler, "/where")
     assert len(handler.pool.free) == 2
+
+
+class RecordingLayer(InMemoryChannelLayer):
+    async def group_send(self, group, message):
+        events.append(f"push {message['version']}")
+        await super().group_send(group, message)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_writes_pushes_leave_only_after_its_response_has_gone_out(handler, monkeypatch):
+    layer = RecordingLayer()
+    monkeypatch.setattr(realtime, "get_channel_layer", lambda: layer)
+    assert (await get(handler, "/write"))[0] == 200
+    await realtime.flush()
+    # Before, the loop's sender delivered while the view was still on its way back.
+    assert events == ["response", "push 2"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_pushes_of_a_response_that_never_finishes_leave_after_a_bounded_wait(
+        handler, monkeypatch):
+    layer = RecordingLayer()
+    monkeypatch.setattr(realtime, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(realtime, "RESPONSE_FIRST_S", 0.05)
+    gate = asyncio.Event()  # a response still being sent (a slow client)
+    token = realtime.RESPONSE_SENT.set(gate)
+    try:
+        await asyncio.wait_for(sync_to_async(realtime.send_to_groups)(
+            [("koth.1.public", {"type": "koth.state", "version": 3, "text": "{}"})]), 5)
+    finally:
+        realtime.RESPONSE_SENT.reset(token)
+    await asyncio.wait_for(realtime.flush(), 5)
+    assert events == ["push 3"] and not gate.is_set()
