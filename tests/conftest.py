@@ -105,6 +105,33 @@ def need_postgresql_and_redis() -> None:
 
 
 @pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, whose removal at the end first waits (up to 10 s) until
+    the servers' database sessions have ended: a server process that just exited leaves its
+    PostgreSQL backend a moment longer, and dropping the database then failed with "being
+    accessed by other users"."""
+    yield django_db_setup
+    if not on_postgresql():
+        return
+    import time
+
+    import psutil
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            # This process's own (pooled) connections are Django's to close.
+            mine = {c.laddr.port for c in psutil.Process().net_connections("tcp") if c.laddr}
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT client_port FROM pg_stat_activity "
+                               "WHERE datname = current_database()")
+                if not {port for (port,) in cursor.fetchall() if port and port > 0} - mine:
+                    return
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
 def asgi_server(django_db_setup, django_db_blocker):
     """A real server (``config.server``, HTTP + WebSocket) on a free port, sharing the test database."""
     server = start_workers(1, server_env(DEBUG="true"), name="asgi-server")
