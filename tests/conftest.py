@@ -106,22 +106,27 @@ def need_postgresql_and_redis() -> None:
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
-    """pytest-django's test database, whose removal at the end first waits (up to 10 s) until
-    the servers' database sessions have ended: a server process that just exited leaves its
-    PostgreSQL backend a moment longer, and dropping the database then failed with "being
-    accessed by other users"."""
+    """pytest-django's test database, dropped at the end only once nothing else holds a session
+    on it (PostgreSQL refuses to drop it then: "being accessed by other users"):
+    - the async tests' ``sync_to_async`` calls run in asgiref's one sync thread, which keeps
+      the pooled connection it opened (nothing there returns it, as a request's end would):
+      it is closed in that thread;
+    - a server process that just exited leaves its backend a moment longer: this waits, up
+      to 10 s, for every session that is not this process's own."""
     yield django_db_setup
     if not on_postgresql():
         return
     import time
 
     import psutil
-    from django.db import connection
+    from asgiref.sync import SyncToAsync
+    from django.db import connection, connections
 
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=10)
     with django_db_blocker.unblock():
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            # This process's own (pooled) connections are Django's to close.
+            # This process's pooled connections are Django's to close, with the pool.
             mine = {c.laddr.port for c in psutil.Process().net_connections("tcp") if c.laddr}
             with connection.cursor() as cursor:
                 cursor.execute("SELECT client_port FROM pg_stat_activity "
