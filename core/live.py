@@ -206,7 +206,7 @@ class _Stream:
 
 # A stored row of a row-by-row value as its head lists it, ``(id, hash, slot)``: a plain tuple,
 # which orjson encodes as the head's own triple (a named tuple it refuses).
-_Mark = tuple  # (int | str, str, int)
+_Mark = tuple[int | str, str, int]
 _DIGEST, _SLOT = 1, 2
 
 

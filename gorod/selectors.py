@@ -966,6 +966,11 @@ def _joined_data(found: list[TeamData]) -> TeamData:
     return joined
 
 
+_STORE_DEADLINE = (f"UPDATE {sql.table(GorodGame)} SET {sql.column(GorodGame, 'next_deadline')} "
+                   f"= %s, {sql.column(GorodGame, 'clock_failures')} = 0 "
+                   f"WHERE {sql.column(GorodGame, 'pk')} = %s")
+
+
 def _store_deadline(gg: GorodGame, rows: list[dict]) -> None:
     """``rules.next_deadline`` from the team rows: the earliest of the teams' own, for the
     clock (and no failed tick pending)."""
@@ -978,11 +983,6 @@ def _store_deadline(gg: GorodGame, rows: list[dict]) -> None:
     gg.clock_failures = 0
     # Constant SQL: the ORM's save built its query for every closing code.
     sql.execute(_STORE_DEADLINE, [sql.param(GorodGame, "next_deadline", deadline), gg.pk])
-
-
-_STORE_DEADLINE = (f"UPDATE {sql.table(GorodGame)} SET {sql.column(GorodGame, 'next_deadline')} "
-                   f"= %s, {sql.column(GorodGame, 'clock_failures')} = 0 "
-                   f"WHERE {sql.column(GorodGame, 'pk')} = %s")
 
 
 def _averages_in_force(gg: GorodGame, w: Write | None = None) -> bool:
