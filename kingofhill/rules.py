@@ -38,7 +38,7 @@ __all__ = [
     "parse_record", "parse_move", "compute", "advance", "initial_board", "replay", "board_to_dict",
     "allowed_declarations", "projected_outcome", "moves_to_penultimate",
     "could_still_depose", "challengers",
-    "record_with", "PlaceChange", "ChangeEffect", "change_effect",
+    "record_with", "PlaceChange", "ChangeEffect", "change_effect", "MoveAfterEnd",
 ]
 
 JUMP = "jump"
@@ -78,6 +78,18 @@ NOTE_CODES = (NOTE_KING_STAYS, NOTE_KING_UNLESS_DEPOSED, NOTE_REVOLUTION, NOTE_M
               NOTE_STOPS_PENULTIMATE)
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class MoveAfterEnd(RecordError):
+    """A record with a move after the game finished. ``code`` lets the live app show its own
+    translated sentence instead of this English one (the replay command prints the latter)."""
+
+    code = "move_after_end"
+
+    def __init__(self, message: str, *, question: int, finish_reason: str | None) -> None:
+        super().__init__(message)
+        self.question = question  # the last question that counted
+        self.finish_reason = finish_reason
 
 
 # --------------------------------------------------------------------------------------------
@@ -395,7 +407,7 @@ def initial_board(record: GameRecord) -> Board:
     return _Game.start(record).board(())
 
 
-def compute(record: GameRecord) -> Board:
+def compute(record: GameRecord, *, until_end: bool = False) -> Board:
     """Replay every move of the record and return the final board with its history.
 
     Worked example (summit 3, so step 2 is the penultimate step): on question 1 both teams
@@ -416,15 +428,20 @@ def compute(record: GameRecord) -> Board:
     >>> dict(board.moves[1].ignored)
     {'Beta': 'declared after the question was announced'}
 
-    A move after the game finished raises ``RecordError``.
+    A move after the game finished raises ``MoveAfterEnd``; with ``until_end`` such moves do
+    not count instead (a changed verdict that ends the live game earlier: ``board.question``
+    says how many moves counted).
     """
     game = _Game.start(record)
     results = []
     for i, move in enumerate(record.moves):
         if game.finish_reason is not None:
-            raise RecordError(
+            if until_end:
+                break
+            raise MoveAfterEnd(
                 f"moves[{i}]: the game already finished after question {game.question} "
-                f"({game.finish_reason}); no move may follow")
+                f"({game.finish_reason}); no move may follow",
+                question=game.question, finish_reason=game.finish_reason)
         results.append(game.play(move))
     return game.board(tuple(results))
 
@@ -438,7 +455,8 @@ def advance(board: Board, move: Move) -> Board:
     [('B', 1, 1, False), ('A', 0, 0, True)]
     """
     if board.finished:
-        raise RecordError(f"question {board.question + 1}: the game has already finished")
+        raise MoveAfterEnd(f"question {board.question + 1}: the game has already finished",
+                           question=board.question, finish_reason=board.finish_reason)
     game = _Game.resume(board)
     result = game.play(move)
     return game.board((*board.moves, result))
