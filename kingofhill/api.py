@@ -26,7 +26,8 @@ from teams.permissions import TeamPhoneAPIView
 
 TAG = ["King of the Hill"]
 ERRORS = {400: s.ErrorSerializer, 403: s.ErrorSerializer, 404: s.ErrorSerializer}
-# A change of the past that changes the outcome: 409, "detail" says what, "change" details it.
+# A change of the past that changes the outcome: 409, "detail" says what, "change" details it
+# (with "voided": the questions that would no longer count, "revived": those counted again).
 CHANGE_ERRORS = {**ERRORS, 409: s.ErrorSerializer}
 
 

@@ -41,7 +41,8 @@ The host state is ``S`` plus ``"host"``: the current question's text and key, it
 (with whether each counts and the engine's reason when not), its answers grouped by normalised
 text with verdicts, the "answered of total" counter, the teams that have not answered and the
 number of answers not judged yet (why "close" waits), every question's history (answers with
-verdicts, partner mark, ignored declarations) so earlier verdicts can be changed, the
+verdicts, partner mark, ignored declarations, and ``counts``: false for a question a changed
+verdict took out of the game by ending it earlier) so earlier verdicts can be changed, the
 challengers, the question bank (``bank``: the next prepared question and how many are left),
 the teams whose phones are connected (``connected``), whether the last question is revealed,
 and the current question's ``note`` for the host. The team state is ``S`` without ``question.answered`` (other teams' answers are not

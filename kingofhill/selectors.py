@@ -143,6 +143,9 @@ class Snapshot:
     # board and shared by the snapshots that reuse it; read-only once stored.
     memo: dict = field(default_factory=dict)
     reused: bool = False  # the closed part came from ``remember_closed``
+    # Closed questions after the board's end (a changed verdict ended the game earlier): kept
+    # with their answers for the history, out of the record; a later change may revive them.
+    voided: list[Question] = field(default_factory=list)
 
     @property
     def current(self) -> Question | None:
@@ -200,6 +203,7 @@ class _Closed:
     board: rules.Board | None
     names: dict[int, str]
     memo: dict
+    voided: list[Question] = field(default_factory=list)
 
 
 # Game id -> the closed part of its last committed recomputation, under ``_closed_key``.
@@ -221,7 +225,8 @@ def remember_closed(snap: Snapshot, generation: int) -> None:
         return
     _CLOSED.put(koth.pk, (generation, koth.started_at, tuple(koth.team_order)), _Closed(
         entries=snap.entries, questions=[q for q in snap.questions if q.closed_at is not None],
-        record=snap.record, board=snap.board, names=snap.names, memo=snap.memo))
+        record=snap.record, board=snap.board, names=snap.names, memo=snap.memo,
+        voided=snap.voided))
 
 
 def _kept(koth: KothGame) -> _Closed | None:
@@ -276,16 +281,49 @@ def load_snapshot(koth: KothGame, *, reuse: bool = False,
                     .order_by("number").prefetch_related("declarations", "answers"))
             return Snapshot(koth=koth, entries=kept.entries,
                             questions=[*kept.questions, *open_questions], record=kept.record,
-                            board=kept.board, names=kept.names, memo=kept.memo, reused=True)
+                            board=kept.board, names=kept.names, memo=kept.memo, reused=True,
+                            voided=kept.voided)
     entries = game_entries(koth)
     questions = list(
         Question.objects.filter(koth=koth).order_by("number")
         .prefetch_related("declarations", "answers")
     )
     record = build_record(koth, entries, questions)
-    board = rules.compute(rules.parse_record(record)) if len(entries) >= 2 else None
+    board = None
+    voided: list[Question] = []
+    if len(entries) >= 2:
+        board = rules.compute(rules.parse_record(record), until_end=True)
+        # The record holds only the moves that counted, so it replays as the board shows.
+        if board.question < len(record["moves"]):
+            record["moves"] = record["moves"][:board.question]
+            voided = [q for q in questions if q.closed_at is not None and q.number > board.question]
+            questions = [q for q in questions if q.closed_at is None or q.number <= board.question]
     return Snapshot(koth=koth, entries=entries, questions=questions, record=record, board=board,
-                    names={a.pk: a.team.name for a in entries})
+                    names={a.pk: a.team.name for a in entries}, voided=voided)
+
+
+def played_record(snap: Snapshot) -> dict:
+    """The record with every closed question, the voided ones too: what a change of the past
+    recomputes (``rules.compute(..., until_end=True)``), so a change may revive them."""
+    return {**snap.record, "moves": [*snap.record["moves"],
+                                     *(_move(q, snap.names) for q in snap.voided)]}
+
+
+# The engine's errors in the user's language; its English text is for the replay command.
+RECORD_ERRORS = {
+    rules.MoveAfterEnd.code: _("the game would already be over before question %(n)d, which "
+                               "has been played"),
+}
+
+
+def record_refusal(exc: RecordError) -> DomainError:
+    """A recomputation the engine refuses, as a refusal fit for the host (never its raw text)."""
+    code = getattr(exc, "code", None)
+    if code in RECORD_ERRORS:
+        why = RECORD_ERRORS[code] % {"n": getattr(exc, "question", 0) + 1}
+    else:
+        why = _("the stored answers and verdicts do not make a valid game")
+    return DomainError(_("This change would make the game impossible: %(why)s.") % {"why": why})
 
 
 def closed_snapshot(koth: KothGame, question: Question) -> Snapshot | None:
@@ -522,15 +560,17 @@ def _history(snap: Snapshot) -> list[dict]:
     the board is recomputed, so built once per board."""
     if "history" in snap.memo:
         return snap.memo["history"]
-    history = [_history_entry(snap, q) for q in reversed(snap.questions) if q.closed_at is not None]
+    closed = [q for q in snap.questions if q.closed_at is not None] + snap.voided
+    history = [_history_entry(snap, q) for q in reversed(closed)]
     snap.memo["history"] = history
     return history
 
 
 def _history_entry(snap: Snapshot, q: Question) -> dict:
-    move = snap.board.moves[q.number - 1] if snap.board is not None else None
+    counts = snap.board is not None and q.number <= len(snap.board.moves)
+    move = snap.board.moves[q.number - 1] if counts else None
     return {
-        "number": q.number, "partner": q.partner, "text": q.text,
+        "number": q.number, "partner": q.partner, "text": q.text, "counts": counts,
         "answer_key": q.answer_key,
         "ignored": dict(move.ignored) if move else {},
         "answers": [_answer_row(snap, a)
@@ -748,8 +788,7 @@ def build_states(w: Write) -> dict[str, dict]:
             snap = load_snapshot(koth, reuse=not full, current=w.memo.get("current"),
                                  current_read=w.memo.get("current_read", False))
     except RecordError as exc:
-        raise DomainError(
-            _("This change would make the game impossible: %(why)s") % {"why": exc}) from None
+        raise record_refusal(exc) from None
     # A board computed only because this process kept none (another worker moved the game on)
     # is the stored one: every write that changes the closed questions recomputes and settles
     # (``recompute``). Settling it again would store a new generation and make the other
@@ -801,11 +840,17 @@ def settle(koth: KothGame, snap: Snapshot, now: datetime) -> None:
                 Game.objects.filter(pk=koth.pk, status=Game.Status.RUNNING).update(
                     status=Game.Status.FINISHED)
             # A question opened before the board finished (after a changed verdict) has no
-            # place in the record any more; it must not hold declarations or answers either.
+            # place in the record any more: an empty one goes, one the teams already declared
+            # for or that was announced is closed as voided (its answers stay in the history).
             current = snap.current
             if current is not None and current.closed_at is None:
-                current.delete()
                 snap.questions.pop()
+                if current.announced_at is None and not current.declarations.all():
+                    current.delete()
+                else:
+                    current.closed_at = now
+                    current.save(update_fields=["closed_at"])
+                    snap.voided.append(current)
         else:
             if koth.status == KothGame.Status.FINISHED:  # a changed verdict re-opened it
                 Game.objects.filter(pk=koth.pk, status=Game.Status.FINISHED).update(

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from core import audit, rights, sql
 from core.coalesce import Coalesced
@@ -46,6 +48,7 @@ from kingofhill.models import (
 )
 from rating import selectors as rating_selectors
 from rating import services as rating_services
+from rating.presentation import finish_label
 from teams.models import Application, Game
 from teams.selectors import playing_entry
 
@@ -429,9 +432,38 @@ def _nobody(name: str | None) -> str:
     return name if name is not None else _("nobody yet")
 
 
-def _effect_text(effect: rules.ChangeEffect, after: rules.Board, published: bool) -> str:
-    """What a change of the past will change, in the host's words."""
+@dataclass(frozen=True)
+class _Moved:
+    """Which played questions a change of the past takes out of the game or brings back."""
+
+    voided: tuple[int, ...]  # played (or open and announced), no longer counted
+    revived: tuple[int, ...]  # voided before, counted again
+
+
+def _numbers(numbers: Sequence[int]) -> str:
+    return ", ".join(str(n) for n in numbers)
+
+
+def _moved_text(moved: _Moved, after: rules.Board) -> list[str]:
     parts = []
+    if moved.voided:
+        parts.append(ngettext(
+            "Question %(list)s no longer counts: the game ends after question %(n)d "
+            "(%(reason)s); its answers and verdicts stay in the history and the audit log.",
+            "Questions %(list)s no longer count: the game ends after question %(n)d "
+            "(%(reason)s); their answers and verdicts stay in the history and the audit log.",
+            len(moved.voided)) % {"list": _numbers(moved.voided), "n": after.question,
+                                  "reason": finish_label(after.finish_reason or "")})
+    if moved.revived:
+        parts.append(ngettext("Question %(list)s counts again.", "Questions %(list)s count again.",
+                              len(moved.revived)) % {"list": _numbers(moved.revived)})
+    return parts
+
+
+def _effect_text(effect: rules.ChangeEffect, after: rules.Board, published: bool,
+                 moved: _Moved = _Moved((), ())) -> str:
+    """What a change of the past will change, in the host's words."""
+    parts = _moved_text(moved, after)
     if effect.changes_winner:
         parts.append(_("The winner changes: %(before)s → %(after)s.") % {
             "before": _nobody(effect.winner_before), "after": _nobody(effect.winner_after)})
@@ -450,11 +482,12 @@ def _effect_text(effect: rules.ChangeEffect, after: rules.Board, published: bool
     return " ".join(parts)
 
 
-def _effect_data(effect: rules.ChangeEffect, published: bool) -> dict:
+def _effect_data(effect: rules.ChangeEffect, published: bool, moved: _Moved) -> dict:
     return {
         "winner_before": effect.winner_before, "winner_after": effect.winner_after,
         "king_before": effect.king_before, "king_after": effect.king_after,
         "reopens": effect.reopens, "results_published": published,
+        "voided": list(moved.voided), "revived": list(moved.revived),
         "teams": [{"team": t.team, "place_before": t.place_before,
                    "place_after": t.place_after, "step_before": t.step_before,
                    "step_after": t.step_after, "points_before": t.points_before,
@@ -465,7 +498,9 @@ def _effect_data(effect: rules.ChangeEffect, published: bool) -> dict:
 def _change_past(w: Write, question: Question, *, verdicts: dict | None = None,
                  partner: bool | None = None, confirm: bool) -> None:
     """Before a verdict or partner mark of a played question changes: the engine projects the
-    new outcome; one that changes the winner, re-opens a finished game or alters published
+    new outcome from every played question, the voided ones too; one that changes the winner,
+    re-opens a finished game, ends it earlier (later questions no longer count: they stay
+    stored, out of the record) or later (voided questions count again), or alters published
     results is refused until confirmed, and once applied marks the published results out of
     date. A change the engine cannot replay is left to the recompute, which refuses it."""
     koth = w.game
@@ -473,23 +508,37 @@ def _change_past(w: Write, question: Question, *, verdicts: dict | None = None,
     if snap.board is None or question.closed_at is None:
         return
     try:
-        record = rules.parse_record(snap.record)
+        record = rules.parse_record(selectors.played_record(snap))
         named = {snap.names[app]: v for app, v in (verdicts or {}).items() if app in snap.names}
         after = rules.compute(rules.record_with(record, question.number, verdicts=named,
-                                                partner=partner))
+                                                partner=partner), until_end=True)
     except RecordError:
         return
+    moved = _moved(snap, after)
     effect = rules.change_effect(snap.board, after)
     published = effect.changes_results and rating_selectors.results_published(koth.pk)
-    text = _effect_text(effect, after, published)
-    if (effect.needs_confirmation or published) and not confirm:
+    text = _effect_text(effect, after, published, moved)
+    if (effect.needs_confirmation or published or moved.voided or moved.revived) \
+            and not confirm:
         raise NeedsConfirmation(
             _("This changes the outcome of the game. %(what)s Confirm to apply it.")
-            % {"what": text}, change=_effect_data(effect, published))
+            % {"what": text}, change=_effect_data(effect, published, moved))
     if published:
         rating_services.results_mark_outdated(
             game=koth.pk, now=w.now,
             reason=_("Question %(n)d changed. %(what)s") % {"n": question.number, "what": text})
+
+
+def _moved(snap: selectors.Snapshot, after: rules.Board) -> _Moved:
+    counted = snap.board.question
+    voided = list(range(after.question + 1, counted + 1))
+    current = snap.current
+    # The open question goes with an earlier end: kept (and listed) once it was announced or
+    # declared for, as ``selectors.settle`` keeps it.
+    if after.finished and current is not None and current.closed_at is None and (
+            current.announced_at is not None or current.declarations.all()):
+        voided.append(current.number)
+    return _Moved(tuple(voided), tuple(range(counted + 1, after.question + 1)))
 
 
 def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *,
