@@ -1,6 +1,7 @@
 /* The host console: everything is rendered from the server's host state (so a reload loses
- * nothing); every button is a POST to the API. Keyboard: S start, A announce, C close,
- * P partner mark, a group's number (any number of digits) marks it correct, Shift incorrect. */
+ * nothing); every button is a POST to the API. Keyboard, by physical key whatever the layout
+ * (KeyS is «ы» in ЙЦУКЕН): S start, A announce, C close, P partner mark, a group's number (any
+ * number of digits) marks it correct, Shift incorrect. */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -31,18 +32,60 @@
   }
 
   // A change of a played question that changes the outcome comes back 409 with what it would
-  // change ("detail"): the host confirms it, and it is sent again with confirm: true.
-  function api(action, body) {
+  // change ("detail"): the console says so right next to the control that asked ("anchor", a
+  // selector that survives re-renders), and the host applies it (sent again with confirm:
+  // true) or cancels. A refusal of such a change is shown there too, not at the page's top.
+  var pending = null;  // {anchor, action, body, detail, ask}
+
+  function api(action, body, anchor) {
     return page.post(page.config.api + action + "/", body).then(function (result) {
       var data = result.data || {};
-      if (result.ok || !data.change || (body && body.confirm)) { return result; }
-      page.showError("");
-      if (window.confirm(data.detail)) {
-        return api(action, Object.assign({}, body, {confirm: true}));
+      if (result.ok || !anchor || result.network) {
+        if (anchor) { settle(null); }
+        return result;
       }
-      render(current);  // a checkbox the host ticked goes back to what the state says
+      page.showError("");
+      settle({anchor: anchor, action: action, body: body, detail: data.detail || "",
+              ask: !!data.change && !(body && body.confirm)});
       return result;
     });
+  }
+
+  function settle(next) {
+    pending = next;
+    if (current) { render(current); }  // a checkbox the host ticked goes back to the state
+  }
+
+  function placePending() {
+    var old = document.getElementById("past-confirm");
+    if (old) { old.remove(); }
+    var at = pending && document.querySelector(pending.anchor);
+    if (!at) { return; }
+    var T = page.text, p = pending;
+    var box = el("div", {id: "past-confirm", class: p.ask ? "koth-confirm" : "koth-error",
+                         role: "alert"}, [el("p", {id: "past-confirm-text", text: p.detail})]);
+    if (p.ask) {
+      var apply = el("button", {type: "button", id: "past-confirm-apply", text: T.apply});
+      var cancel = el("button", {type: "button", id: "past-confirm-cancel", class: "secondary",
+                                 text: T.cancel});
+      apply.addEventListener("click", function () {
+        apply.disabled = true;
+        api(p.action, Object.assign({}, p.body, {confirm: true}), p.anchor);
+      });
+      cancel.addEventListener("click", function () { settle(null); });
+      box.appendChild(el("p", {}, [apply, document.createTextNode(" "), cancel]));
+    } else {
+      var ok = el("button", {type: "button", class: "secondary", text: T.dismiss});
+      ok.addEventListener("click", function () { settle(null); });
+      box.appendChild(ok);
+    }
+    var row = at.closest("tr");
+    if (row) {  // a table row takes the message as a row of its own, right under it
+      var cell = el("td", {colspan: String(row.children.length)}, [box]);
+      row.after(el("tr", {class: "koth-confirm-row"}, [cell]));
+    } else {
+      at.after(box);
+    }
   }
 
   function verdictText(v) {
@@ -107,8 +150,10 @@
                               title: T.correct + " (" + g.index + ")"});
       var no = el("button", {type: "button", text: "✗", class: "secondary koth-no",
                              title: T.incorrect + " (Shift+" + g.index + ")"});
-      yes.addEventListener("click", function () { judge(g, true); });
-      no.addEventListener("click", function () { judge(g, false); });
+      yes.addEventListener("click", function () { judge(g, true, "yes"); });
+      no.addEventListener("click", function () { judge(g, false, "no"); });
+      yes.dataset.past = "yes";
+      no.dataset.past = "no";
       return el("li", {class: "koth-group", "data-key": g.key, "data-verdict": String(g.verdict)}, [
         el("span", {class: "koth-group-text", text: g.texts.join(" / ")}),
         el("span", {class: "koth-group-count", text: "× " + g.count}),
@@ -134,26 +179,34 @@
     });
     var scrolled = history.scrollTop;
     history.replaceChildren.apply(history, host.history.map(function (h) {
-      var partner = el("input", {type: "checkbox", checked: h.partner});
+      var partner = el("input", {type: "checkbox", checked: h.partner, "data-past": "partner"});
       partner.addEventListener("change", function () {
-        api("partner", {question: h.number, partner: partner.checked});
+        api("partner", {question: h.number, partner: partner.checked},
+            'details[data-question="' + h.number + '"] [data-past="partner"]');
       });
       var ignored = Object.keys(h.ignored).map(function (team) {
         return team + ": " + page.reason(h.ignored[team]);
       });
       var rows = h.answers.map(function (a) {
         var flip = el("button", {type: "button", class: "secondary", text: T.flip});
-        flip.addEventListener("click", function () { api("verdict", {answer: a.id, verdict: !a.verdict}); });
+        flip.addEventListener("click", function () {
+          api("verdict", {answer: a.id, verdict: !a.verdict}, 'tr[data-answer="' + a.id + '"] button');
+        });
         return el("tr", {"data-answer": a.id}, [el("td", {text: a.team}), el("td", {text: a.text}),
           el("td", {text: window.kothTime(a.at)}), el("td", {text: verdictText(a.verdict)}), el("td", {}, [flip])]);
       });
-      return el("details", {class: "koth-history", "data-question": h.number, open: !!opened[h.number]}, [
-        el("summary", {text: T.question + " " + h.number + (h.answer_key ? " · " + T.answerKey + " " + h.answer_key : "")}),
+      // A question a changed verdict took out of the game stays, marked, with its answers.
+      var voided = h.counts === false;
+      return el("details", {class: "koth-history", "data-question": h.number, "data-counts": String(!voided),
+                            open: !!opened[h.number]}, [
+        el("summary", {text: T.question + " " + h.number + (voided ? " · " + T.voided : "") +
+                             (h.answer_key ? " · " + T.answerKey + " " + h.answer_key : "")}),
         el("label", {class: "koth-check"}, [partner, document.createTextNode(" " + T.partner)]),
         ignored.length ? el("p", {class: "muted", text: T.ignored + " " + ignored.join("; ")}) : null,
         rows.length ? el("table", {}, [el("tbody", {}, rows)]) : el("p", {class: "muted", text: T.noAnswers})]);
     }));
     history.scrollTop = scrolled;
+    placePending();
   }
 
   // After the announcement the host keeps the question, its key and note in view; before it,
@@ -179,9 +232,11 @@
     }
   }
 
-  function judge(group, verdict) {
+  function judge(group, verdict, which) {
     var q = current.host.question;
-    api("judge", {question: q.number, normalized: group.key, verdict: verdict});
+    // The anchor names the group by its index: keys are the teams' own texts.
+    api("judge", {question: q.number, normalized: group.key, verdict: verdict},
+        which ? "#groups > li:nth-child(" + group.index + ') [data-past="' + which + '"]' : null);
   }
 
   function announce(event) {
@@ -213,7 +268,7 @@
   function commitTyped() {
     window.clearTimeout(typed.timer);
     var group = current.host.groups[Number(typed.digits) - 1];
-    if (group) { judge(group, !typed.incorrect); }
+    if (group) { judge(group, !typed.incorrect, typed.incorrect ? "no" : "yes"); }
     typed.digits = "";
     typed.incorrect = false;
     showTyped();
@@ -229,22 +284,40 @@
     typed.timer = window.setTimeout(commitTyped, 1200);
   }
 
+  // Letters by physical key (event.code), so ЙЦУКЕН or any other layout works the same: the
+  // help shows each key in the layout in use.
   function onKey(event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) { return; }
-    var host = current.host, key = event.key.toLowerCase();
-    var digit = /^(?:Digit|Numpad)([0-9])$/.exec(event.code);
+    var host = current.host, code = event.code;
+    var digit = /^(?:Digit|Numpad)([0-9])$/.exec(code);
     if (digit) {
       if (host.groups.length) { typeDigit(digit[1], event.shiftKey); event.preventDefault(); }
       return;
     }
-    if (event.key === "Enter" && typed.digits) { commitTyped(); event.preventDefault(); return; }
-    if (key === "a" && host.can.announce) { announce(); }
-    else if (key === "c" && host.can.close) { api("close"); }
-    else if (key === "s" && host.can.start) { api("start"); }
-    else if (key === "p" && host.question && current.game.status !== "setup") {
+    if ((code === "Enter" || code === "NumpadEnter" || event.key === "Enter") && typed.digits) {
+      commitTyped(); event.preventDefault(); return;
+    }
+    if (code === "KeyA" && host.can.announce) { announce(); }
+    else if (code === "KeyC" && host.can.close) { api("close"); }
+    else if (code === "KeyS" && host.can.start) { api("start"); }
+    else if (code === "KeyP" && host.question && current.game.status !== "setup") {
       api("partner", {question: host.question.number, partner: !host.question.partner});
     } else { return; }
     event.preventDefault();
+  }
+
+  // Each key's label: its Latin letter, and the layout's own letter when that differs ("A/Ф").
+  // Without the Keyboard Map API (Firefox, Safari) the Latin letters stay.
+  function labelKeys() {
+    var kb = navigator.keyboard;
+    if (!kb || typeof kb.getLayoutMap !== "function") { return; }
+    kb.getLayoutMap().then(function (map) {
+      Array.prototype.forEach.call(document.querySelectorAll("kbd[data-code]"), function (k) {
+        var latin = k.dataset.latin || k.textContent, local = (map.get(k.dataset.code) || "").toUpperCase();
+        k.dataset.latin = latin;
+        k.textContent = local && local !== latin ? latin + "/" + local : latin;
+      });
+    }, function () { /* not allowed here (e.g. in a frame): the Latin letters stay */ });
   }
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -263,5 +336,6 @@
       api("partner", {question: current.host.question.number, partner: $("partner").checked});
     });
     document.addEventListener("keydown", onKey);
+    labelKeys();
   });
 })();
