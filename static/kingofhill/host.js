@@ -79,12 +79,14 @@
       ok.addEventListener("click", function () { settle(null); });
       box.appendChild(ok);
     }
-    var row = at.closest("tr");
+    var row = at.closest("tr"), group = at.closest("li"), label = at.closest("label");
     if (row) {  // a table row takes the message as a row of its own, right under it
       var cell = el("td", {colspan: String(row.children.length)}, [box]);
       row.after(el("tr", {class: "koth-confirm-row"}, [cell]));
+    } else if (group) {
+      group.appendChild(box);  // a full-width line of the answer group
     } else {
-      at.after(box);
+      (label || at).after(box);
     }
   }
 
@@ -301,7 +303,7 @@
     else if (code === "KeyC" && host.can.close) { api("close"); }
     else if (code === "KeyS" && host.can.start) { api("start"); }
     else if (code === "KeyP" && host.question && current.game.status !== "setup") {
-      api("partner", {question: host.question.number, partner: !host.question.partner});
+      api("partner", {question: host.question.number, partner: !host.question.partner}, "#partner");
     } else { return; }
     event.preventDefault();
   }
@@ -333,7 +335,8 @@
     $("countdown-stop").addEventListener("click", function () { api("countdown", {seconds: 0}); });
     $("reveal").addEventListener("click", function () { api("reveal", {reveal: !current.host.revealed}); });
     $("partner").addEventListener("change", function () {
-      api("partner", {question: current.host.question.number, partner: $("partner").checked});
+      api("partner", {question: current.host.question.number, partner: $("partner").checked},
+          "#partner");
     });
     document.addEventListener("keydown", onKey);
     labelKeys();

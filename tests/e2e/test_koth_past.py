@@ -70,6 +70,14 @@ def test_a_flip_that_re_opens_a_published_game_asks_first_then_marks_the_results
         expect(asked).to_be_visible(timeout=WAIT)
         return asked
 
+    # The current question's own partner mark is asked next to its checkbox.
+    page.locator("#partner").check()
+    marked = page.locator("label:has(#partner) + #past-confirm")
+    expect(marked).to_contain_text("опубликовать их заново", timeout=WAIT)
+    marked.locator("#past-confirm-cancel").click()
+    expect(page.locator("#past-confirm")).to_have_count(0)
+    expect(page.locator("#partner")).not_to_be_checked()
+
     asked = flip()
     # The browser speaks Russian (as a hall's laptop would).
     expect(asked).to_contain_text("Меняется победитель: Alpha → пока никто.")

@@ -409,6 +409,24 @@ def test_bad_record(record, message):
     assert message in str(error.value)
 
 
+def test_a_move_after_the_end_carries_a_code_the_last_counted_question_and_the_reason():
+    with pytest.raises(rules.MoveAfterEnd) as error:
+        compute(parse_record(rec(*KING, mv(ok="A"), mv(ok="A"), mv(ok="A"), mv())))
+    assert (error.value.code, error.value.question, error.value.finish_reason) == \
+        ("move_after_end", 6, rules.KING_HELD)
+    finished = compute(parse_record(rec(*KING, mv(ok="A"), mv(ok="A"), mv(ok="A"))))
+    with pytest.raises(rules.MoveAfterEnd) as error:
+        advance(finished, rules.parse_move({}, set("ABCD")))
+    assert (error.value.question, error.value.finish_reason) == (6, rules.KING_HELD)
+
+
+def test_until_the_end_the_moves_after_it_do_not_count_and_the_board_is_the_ended_one():
+    played = parse_record(rec(*KING, mv(ok="A"), mv(ok="A"), mv(ok="A"), mv(ok="BC"), mv(ok="B")))
+    board = compute(played, until_end=True)
+    assert board.question == 6 and len(board.moves) == 6
+    assert board == compute(parse_record(rec(*KING, mv(ok="A"), mv(ok="A"), mv(ok="A"))))
+
+
 def test_a_changed_verdict_is_just_a_different_record():
     before = rec(*KING, mv(ok="A", rev="B"))
     after = rec(*KING, mv(ok="B", rev="B"))
