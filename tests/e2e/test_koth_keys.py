@@ -17,6 +17,7 @@ from core.roles import HOST, ORGANIZER
 from kingofhill import services
 from kingofhill.models import KothGame, Question
 from teams.models import Game
+from tests.conftest import artifacts_dir
 from tests.e2e.test_koth_live import WAIT, with_session
 from tests.kingofhill.conftest import make_teams, make_user
 
@@ -102,4 +103,5 @@ def test_the_key_help_shows_the_layouts_letters_next_to_the_latin_ones(console):
     expect(help_line.locator('kbd[data-code="KeyC"]')).to_have_text("C/С")
     expect(help_line.locator('kbd[data-code="KeyP"]')).to_have_text("P/З")
     expect(page.locator("#start")).to_contain_text("(S/Ы)")
+    page.screenshot(path=str(artifacts_dir() / "koth-keys-russian-layout.png"))
 
