@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from types import MappingProxyType
 
+from core.deadlines import final_due, protest_deadline
 from core.records import (
     RecordError,
     check_type,
@@ -34,7 +35,6 @@ from core.records import (
     require,
     team_names,
 )
-from rating.deadlines import final_due, protest_deadline
 
 # typing only names types for readers (annotations are not evaluated here), and importing it
 # cost a replay process some 5 ms.
@@ -616,7 +616,7 @@ class Results:
     def protests_until(self) -> datetime | None:
         """Results stay preliminary and captains may protest for 12 h after the game ended
         (3.15; [decision] for stopped teams "the last finish" is the game's end). The window is
-        the rating's (``rating.deadlines.protest_deadline``): one rule, one place."""
+        the rating's (``core.deadlines.protest_deadline``): one rule, one place."""
         return None if self.ended_at is None else protest_deadline(self.ended_at)
 
     @property

@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import audit, rights, sql
+from core import audit, formats, rights, sql
 from core.coalesce import Coalesced
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.live import Write
@@ -44,8 +44,6 @@ from kingofhill.models import (
     Question,
     VerdictChange,
 )
-from rating import selectors as rating_selectors
-from rating import services as rating_services
 from teams.models import Application, Game
 from teams.selectors import playing_entry
 
@@ -480,15 +478,15 @@ def _change_past(w: Write, question: Question, *, verdicts: dict | None = None,
     except RecordError:
         return
     effect = rules.change_effect(snap.board, after)
-    published = effect.changes_results and rating_selectors.results_published(koth.pk)
+    published = effect.changes_results and formats.results_published(koth.pk)
     text = _effect_text(effect, after, published)
     if (effect.needs_confirmation or published) and not confirm:
         raise NeedsConfirmation(
             _("This changes the outcome of the game. %(what)s Confirm to apply it.")
             % {"what": text}, change=_effect_data(effect, published))
     if published:
-        rating_services.results_mark_outdated(
-            game=koth.pk, now=w.now,
+        formats.board_changed(
+            game_id=koth.pk, now=w.now,
             reason=_("Question %(n)d changed. %(what)s") % {"n": question.number, "what": text})
 
 
