@@ -47,8 +47,13 @@ def replay(record: Any) -> dict:
     where = unstorable_text(record)
     if where is not None:
         raise RecordError(f"{where}: holds an unpaired surrogate (broken Unicode, e.g. \\ud800)")
-    engine = importlib.import_module(ENGINES[fmt])
-    return engine.replay(record)
+    return engine(fmt).replay(record)
+
+
+def engine(fmt: str) -> Any:
+    """The pure engine module of a record format (one of ``ENGINES``), loaded on first use:
+    how the season rules replay a King of the Hill record without importing that game."""
+    return importlib.import_module(ENGINES[fmt])
 
 
 def unstorable_text(record: Any) -> str | None:

@@ -29,6 +29,13 @@ def audit_entries(game_id: int | None, limit: int = 1000) -> list[AuditEntry]:
     return list(entries[:limit])
 
 
+def audited_game(game_id: int):
+    """The game an audit log is about, or None: the model the log's entries point to (core
+    stores entries about games but imports no app above it)."""
+    game_model = AuditEntry._meta.get_field("game").related_model
+    return game_model.objects.filter(pk=game_id).first()
+
+
 def audit_rows(game_id: int | None) -> list[dict]:
     """A game's audit log as the page shows it: the action's name and compact JSON values."""
     from core.audit import label

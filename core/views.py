@@ -101,9 +101,7 @@ def audit_game(request, game_id: int | None = None):
     """Organizers read a game's audit log (or, without a game, every entry): every host and
     organizer change, newest first."""
     require_organizer(request.user)
-    from teams.models import Game
-
-    game = None if game_id is None else Game.objects.filter(pk=game_id).first()
+    game = None if game_id is None else selectors.audited_game(game_id)
     if game_id is not None and game is None:
         raise Http404(_("No such game."))
     return render(request, "core/audit.html",

@@ -99,6 +99,9 @@ class GorodRulingSerializer(serializers.Serializer):
                                   default=None, help_text="level id; default: the current one")
     at = PlausibleDateTimeField(required=False, allow_null=True, default=None)
     reason = serializers.CharField(required=False, allow_blank=True, default="")
+    confirm = serializers.BooleanField(
+        required=False, default=False,
+        help_text="apply a change to a finished game whose results are published (409 asks)")
 
 
 class GorodStateSerializer(serializers.Serializer):
@@ -144,6 +147,9 @@ class GorodDecisionSerializer(serializers.Serializer):
 class GorodRulingUndoSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=500, allow_blank=True,
                                    help_text="why the ruling is undone (kept in its history)")
+    confirm = serializers.BooleanField(
+        required=False, default=False,
+        help_text="apply a change to a finished game whose results are published (409 asks)")
 
 
 class GorodRulingEditSerializer(serializers.Serializer):
@@ -154,6 +160,9 @@ class GorodRulingEditSerializer(serializers.Serializer):
     at = PlausibleDateTimeField(required=False)
     ruling_reason = serializers.CharField(required=False, allow_blank=True, max_length=500,
                                           help_text="the ruling's own stated reason")
+    confirm = serializers.BooleanField(
+        required=False, default=False,
+        help_text="apply a change to a finished game whose results are published (409 asks)")
 
 
 class GorodPhotoSerializer(serializers.Serializer):

@@ -31,8 +31,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import audit, sql
-from core.errors import DomainError, NotAllowed
+from core import audit, formats, sql
+from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.live import Write
 from core.records import RecordError
 from core.roles import is_organizer
@@ -80,6 +80,28 @@ def _require_running(gg: GorodGame) -> None:
         raise DomainError(_("The game has not started yet."))
     if gg.status == GorodGame.Status.FINISHED:
         raise DomainError(_("The game has ended."))
+
+
+def _require_started(gg: GorodGame) -> None:
+    if gg.status == GorodGame.Status.SETUP:
+        raise DomainError(_("The game has not started yet."))
+
+
+def _confirm_after_results(w: Write, *, confirm: bool, what: str) -> None:
+    """A ruling's change once the night's results are published (a protest answered after the
+    night): refused until the organizer confirms it, like a King of the Hill change of the
+    past, and once applied the published results say they are out of date (``core.formats``:
+    the rating listens). Called after the engine has accepted the change."""
+    gg = w.game
+    if gg.status != GorodGame.Status.FINISHED or not formats.results_published(gg.pk):
+        return
+    text = _("The published results become out of date: the organizer must publish them "
+             "again.")
+    if not confirm:
+        raise NeedsConfirmation(
+            _("This changes a finished game whose results are published. %(what)s Confirm to "
+              "apply it.") % {"what": text}, change={"results_published": True})
+    formats.board_changed(game_id=gg.pk, now=w.now, reason=f"{what} {text}")
 
 
 def _entry(gg, application: Application | int) -> Application:
@@ -611,15 +633,15 @@ def _remaining(attempt: CodeAttempt) -> int:
 @LIVE.write
 def ruling_add(w: Write, *, actor, application: Application | int, type: str,
                minutes: float | None = None, level: str | None = None,
-               at: datetime | None = None, reason: str = "") -> Ruling:
+               at: datetime | None = None, reason: str = "", confirm: bool = False) -> Ruling:
     """Record an organizer ruling (rules: penalty, bonus, sliv, force majeure, timeout,
     average time, disqualify). Fail, force majeure and timeout take effect at ``at`` (default
     now); a fail or force majeure without a level applies to the team's current level. The
-    whole record is replayed through the engine: a ruling it refuses is not stored."""
+    whole record is replayed through the engine: a ruling it refuses is not stored. After the
+    night, once results are published, it needs ``confirm`` (``_confirm_after_results``)."""
     _require_organizer(actor)
     gg, now = w.game, w.now
-    if gg.status == GorodGame.Status.SETUP:
-        raise DomainError(_("The game has not started yet."))
+    _require_started(gg)
     entry = _entry(gg, application)
     if type not in Ruling.Type.values:
         raise DomainError(_("Unknown ruling %(type)s.") % {"type": type})
@@ -655,6 +677,8 @@ def ruling_add(w: Write, *, actor, application: Application | int, type: str,
     # The engine's refusal rolls the ruling back.
     w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
     w.memo["team"] = entry.pk
+    _confirm_after_results(w, confirm=confirm, what=_("A ruling for %(team)s was added.")
+                           % {"team": entry.team.name})
     return ruling
 
 
@@ -694,13 +718,15 @@ def _note_correction(ruling: Ruling, *, action: str, before: dict, reason: str, 
 
 
 @LIVE.write
-def ruling_undo(w: Write, *, actor, ruling: Ruling | int, reason: str) -> Ruling:
+def ruling_undo(w: Write, *, actor, ruling: Ruling | int, reason: str,
+                confirm: bool = False) -> Ruling:
     """Undo a ruling with a reason: it leaves the game's record (the engine replays the game
     without it and refuses an undo that makes the game impossible, e.g. a failed level the team
-    has played past), its history keeps what it was, who undid it, when and why."""
+    has played past), its history keeps what it was, who undid it, when and why. After the
+    night, once results are published, it needs ``confirm`` (``_confirm_after_results``)."""
     _require_organizer(actor)
     gg, now = w.game, w.now
-    _require_running(gg)
+    _require_started(gg)
     row = _ruling_of(gg, ruling)
     reason = _correction_reason(reason)
     before = _ruling_value(row)
@@ -708,18 +734,21 @@ def ruling_undo(w: Write, *, actor, ruling: Ruling | int, reason: str) -> Ruling
     _note_correction(row, action="undo", before=before, reason=reason, actor=actor, now=now)
     row.save(update_fields=["undone_at", "history"])
     w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+    _confirm_after_results(w, confirm=confirm, what=_("A ruling was undone: %(reason)s")
+                           % {"reason": reason})
     return row
 
 
 @LIVE.write
 def ruling_edit(w: Write, *, actor, ruling: Ruling | int, reason: str, minutes=KEEP,
-                level=KEEP, at=KEEP, ruling_reason=KEEP) -> Ruling:
+                level=KEEP, at=KEEP, ruling_reason=KEEP, confirm: bool = False) -> Ruling:
     """Correct a ruling's minutes, level, moment or stated reason (its type and team stay: undo
     it and rule anew for another). Checked as a new ruling is: by the engine, on the whole
-    record; the history keeps the previous value, who, when and why."""
+    record; the history keeps the previous value, who, when and why. After the night, once
+    results are published, it needs ``confirm`` (``_confirm_after_results``)."""
     _require_organizer(actor)
     gg, now = w.game, w.now
-    _require_running(gg)
+    _require_started(gg)
     row = _ruling_of(gg, ruling)
     reason = _correction_reason(reason)
     before = _ruling_value(row)
@@ -743,6 +772,8 @@ def ruling_edit(w: Write, *, actor, ruling: Ruling | int, reason: str, minutes=K
     _note_correction(row, action="edit", before=before, reason=reason, actor=actor, now=now)
     row.save(update_fields=["minutes", "level", "at", "reason", "history"])
     w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+    _confirm_after_results(w, confirm=confirm, what=_("A ruling was corrected: %(reason)s")
+                           % {"reason": reason})
     return row
 
 

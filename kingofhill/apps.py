@@ -9,11 +9,14 @@ class KingOfHillConfig(AppConfig):
     verbose_name = _("King of the Hill")
 
     def ready(self) -> None:
-        from core import demo, live
+        from core import demo, formats, live
+        from kingofhill import outcome
         from kingofhill.live import LIVE
         from teams.models import Game
 
         live.register(Game.Format.KINGOFHILL, LIVE)
+        # The rating asks the registry for this format's record and outcome (core.formats).
+        formats.register(outcome.FORMAT)
 
         # Registered here rather than in core so core needs no knowledge of this app.
         if DEMO_BUILDER not in demo.DEMO_BUILDERS:

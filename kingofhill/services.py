@@ -28,9 +28,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from core import audit, rights, sql
+from core import audit, formats, rights, sql
 from core.coalesce import Coalesced
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
+from core.formats import finish_label
 from core.live import Write
 from core.records import RecordError
 from core.roles import is_host, is_organizer
@@ -46,9 +47,6 @@ from kingofhill.models import (
     Question,
     VerdictChange,
 )
-from rating import selectors as rating_selectors
-from rating import services as rating_services
-from rating.presentation import finish_label
 from teams.models import Application, Game
 from teams.selectors import playing_entry
 
@@ -516,7 +514,7 @@ def _change_past(w: Write, question: Question, *, verdicts: dict | None = None,
         return
     moved = _moved(snap, after)
     effect = rules.change_effect(snap.board, after)
-    published = effect.changes_results and rating_selectors.results_published(koth.pk)
+    published = effect.changes_results and formats.results_published(koth.pk)
     text = _effect_text(effect, after, published, moved)
     if (effect.needs_confirmation or published or moved.voided or moved.revived) \
             and not confirm:
@@ -524,8 +522,8 @@ def _change_past(w: Write, question: Question, *, verdicts: dict | None = None,
             _("This changes the outcome of the game. %(what)s Confirm to apply it.")
             % {"what": text}, change=_effect_data(effect, published, moved))
     if published:
-        rating_services.results_mark_outdated(
-            game=koth.pk, now=w.now,
+        formats.board_changed(
+            game_id=koth.pk, now=w.now,
             reason=_("Question %(n)d changed. %(what)s") % {"n": question.number, "what": text})
 
 

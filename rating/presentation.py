@@ -99,18 +99,6 @@ def place_cell(place: int | None, disqualified: bool = False) -> Cell:
     return _int(place)
 
 
-def finish_label(reason: str) -> str:
-    labels = {
-        "king_held": _("the King held the summit"),
-        "questions_exhausted": _("the questions ran out"),
-        "no_challenger": _("no team could challenge the King"),
-        "all_finished": _("every team finished"),
-        "organizer": _("the organizer ended the game"),
-        "cap": _("the time ran out"),
-    }
-    return labels.get(reason, reason)
-
-
 def results_table(result: GameResult, points: list[selectors.SeasonPoints]) -> Table:
     """The results page's table: place, team, the game's own figures, deduction and the
     rating points each place earns in each season of the game."""

@@ -6,8 +6,9 @@ it), read the clock, touch the database, files or network, print, or depend on t
 dict it did not build. Plain data in (a season record, lists, dicts, frozen dataclasses),
 frozen dataclasses or plain dicts out. Every bad input raises ``core.records.RecordError``
 saying what is wrong and where (``games[1].organizer.votes.Beta: ...``), never another
-exception. ``kingofhill.rules`` is imported lazily, only by ``koth_bonuses_from_record``, so
-that this module loads without it.
+exception. The King of the Hill engine is loaded lazily through the engines' dispatch by format
+(``core.replay.engine``), only by ``koth_bonuses_from_record``, so that this module loads
+without it and the rating imports no game.
 
 Season record (``docs/spec/record-format.md``, format ``season``) and this module's optional,
 backward-compatible extensions — a record without them is exactly the contract's:
@@ -49,10 +50,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from core.records import RecordError, check_type, optional, require
-
-# The results' calendar lives in ``rating.deadlines``; the rating names it here too.
-from rating.deadlines import (  # noqa: F401
+# The results' calendar lives in ``core.deadlines`` (the games read it too); the rating names
+# it here too.
+from core.deadlines import (  # noqa: F401
     ANSWER_DUE,
     FINAL_DUE,
     PROTEST_WINDOW,
@@ -66,6 +66,7 @@ from rating.deadlines import (  # noqa: F401
     vote_deadline,
     vote_open,
 )
+from core.records import RecordError, check_type, optional, require
 
 # typing only names types for readers (annotations are not evaluated here), and importing it
 # cost a replay process some 5 ms.
@@ -501,7 +502,9 @@ def koth_bonuses_from_record(koth_record: Any) -> dict[str, int]:
         _name(team, f"kingofhill.teams[{index}]")
     try:
         # Lazy: the season rules load (and most seasons replay) without the KotH engine.
-        from kingofhill.rules import replay as koth_replay
+        from core.replay import engine
+
+        koth_replay = engine("kingofhill").replay
     except ImportError:
         raise RecordError("kingofhill: the King of the Hill rules engine is not available") from None
     try:
@@ -657,7 +660,7 @@ def _row(label: str, standing: Standing) -> dict:
             "places": {str(place): count for place, count in standing.places.items()}}
 
 
-# --- the places of a game's results (its calendar: ``rating.deadlines``) --------------------
+# --- the places of a game's results (its calendar: ``core.deadlines``) ----------------------
 
 
 class PlacesError(ValueError):

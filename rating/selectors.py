@@ -18,9 +18,11 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Prefetch
 
+from core import formats
 from rating import rules
 from rating.models import GameResult, OrganizerVote, Protest, ResultChange, ResultRow, Season
 from teams.models import Application, Game, Member, Team
+from teams.selectors import team_ids_by_name
 
 CACHE_KEY = "rating:season:{pk}"
 CACHE_SECONDS = 7 * 24 * 3600
@@ -166,16 +168,13 @@ def _rosters(results: list[GameResult]) -> dict[int, dict[int, list[Member]]]:
 
 def _koth_record(game: Game, team_key) -> dict | None:
     """The game's King of the Hill record with its teams keyed by ``team_key(team id)`` (the
-    record names teams as they are called now; the game's applications give their ids)."""
-    from kingofhill import services as koth_services
-    from kingofhill.models import KothGame
-
-    koth = KothGame.objects.filter(pk=game.pk).first()
-    if koth is None:
+    record names teams as they are called now; the game's applications give their ids). Asked
+    through the format registry (``core.formats``): the rating imports no game."""
+    game_format = formats.get(game.format)
+    record = game_format.record(game) if game_format is not None else None
+    if record is None:
         return None
-    record = koth_services.game_record(koth)
-    ids = {a.team.name: a.team_id
-           for a in Application.objects.filter(game=game).select_related("team")}
+    ids = team_ids_by_name(game)
 
     def rename(name: str) -> str:
         return team_key(ids[name]) if name in ids else name

@@ -5,9 +5,8 @@ the organizer's table of places, the organizing team, the captains' votes and pr
 Every write is organizer-only (``NotAllowed``, 403, otherwise) — except filing a protest (the
 team's captain or an organizer) and voting (the team's captain only) — and refuses with a
 ``DomainError`` saying why; a refusal changes nothing. Outcomes come from each game's record
-and its pure engine (``kingofhill.services.game_record`` → ``kingofhill.rules.compute``,
-``gorod.services.game_record`` → ``gorod.rules.compute``); the record's team names are mapped
-back to team ids through the game's applications here and nowhere else. Everything stored
+and its pure engine, asked through the game-format registry (``core.formats``: each game
+registers its outcome, with team ids; the rating imports no game). Everything stored
 refers to teams by id. Every change of results lands in the audit log (``ResultChange``),
 and captains get a notice on their team page and phones when results appear, when their
 protest is answered and when results become final.
@@ -15,7 +14,6 @@ protest is answered and when results become final.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -24,7 +22,9 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from core import audit
+from core import formats as game_formats
 from core.errors import DomainError, NotAllowed
+from core.formats import Outcome
 from core.records import RecordError
 from core.roles import is_organizer
 from rating import rules, selectors
@@ -104,79 +104,24 @@ def season_game_remove(*, actor, season: Season, game: Game) -> Season:
 # --- results from the games' records --------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What a finished game's engine says: when and how it ended, and each team's line in
-    standings order ``(team id, place or None, disqualified, figures)``."""
-
-    ended_at: datetime
-    finish_reason: str
-    rows: tuple[tuple[int, int | None, bool, dict], ...]
-
-
-def _team_ids(game: Game) -> dict[str, int]:
-    # The record names teams as they are called now (it is built on request), so today's
-    # names map back to ids; an application of any status keeps its team.
-    return {a.team.name: a.team_id
-            for a in Application.objects.filter(game=game).select_related("team")}
-
-
 def _not_finished() -> DomainError:
     return DomainError(_("The game is not finished yet: results are published after it ends."))
 
 
-def _koth_outcome(game: Game) -> Outcome:
-    from kingofhill import rules as koth_rules
-    from kingofhill import services as koth_services
-    from kingofhill.models import KothGame
-
-    koth = KothGame.objects.filter(pk=game.pk).first()
-    if koth is None or koth.status != KothGame.Status.FINISHED:
-        raise _not_finished()
-    board = koth_rules.compute(koth_rules.parse_record(koth_services.game_record(koth)))
-    if not board.finished:
-        raise _not_finished()
-    ids = _team_ids(game)
-    rows = tuple((ids[t.team], t.place, False, {"step": t.step, "points": t.points})
-                 for t in board.teams if t.team in ids)
-    return Outcome(koth.finished_at or timezone.now(), board.finish_reason or "", rows)
-
-
-def _gorod_outcome(game: Game) -> Outcome:
-    from gorod import rules as gorod_rules
-    from gorod import services as gorod_services
-    from gorod.models import GorodGame
-
-    gg = GorodGame.objects.filter(pk=game.pk).first()
-    if gg is None or gg.status != GorodGame.Status.FINISHED or gg.ended_at is None:
-        raise _not_finished()
-    # As of its end: the record is complete then (and a night may be "in the future" in tests).
-    results = gorod_rules.compute(
-        gorod_rules.parse_record(gorod_services.game_record(gg)), gg.ended_at)
-    ids = _team_ids(game)
-    rows = []
-    for t in results.teams:
-        if t.team not in ids:
-            continue
-        disqualified = t.status == "disqualified"
-        rows.append((ids[t.team], None if disqualified else t.place, disqualified, {
-            "levels_closed": t.levels_closed, "failed_levels": len(t.failed_levels),
-            "penalty_s": t.penalty_s, "bonus_s": t.bonus_s, "total_s": t.total_s,
-            "status": t.status}))
-    return Outcome(results.ended_at or gg.ended_at, results.end_reason or "", tuple(rows))
-
-
 def game_outcome(game: Game) -> Outcome:
-    """The finished game's outcome, from its record and its pure engine."""
+    """The finished game's outcome, from its record and its pure engine (asked through the
+    format registry: the rating imports no game)."""
+    game_format = game_formats.get(game.format)
+    if game_format is None:
+        raise DomainError(_("Unknown game format."))
     try:
-        if game.format == Game.Format.KINGOFHILL:
-            return _koth_outcome(game)
-        if game.format == Game.Format.GOROD:
-            return _gorod_outcome(game)
+        outcome = game_format.outcome(game)
     except RecordError as exc:
         raise DomainError(_("The game's record cannot be computed: %(error)s")
                           % {"error": exc}) from None
-    raise DomainError(_("Unknown game format."))
+    if outcome is None:
+        raise _not_finished()
+    return outcome
 
 
 def _lock(game: Game) -> GameResult | None:
@@ -426,6 +371,18 @@ def results_mark_outdated(*, game: Game | int, reason: str, now=None) -> GameRes
     result.outdated_reason = reason[:2000]
     result.save(update_fields=["outdated_at", "outdated_reason"])
     return result
+
+
+class PublishedResults:
+    """The rating as the games' ``core.formats.ResultsKeeper`` (registered in
+    ``RatingConfig.ready``): a game asks whether its results are published and says when its
+    board changed after them."""
+
+    def published(self, game_id: int) -> bool:
+        return selectors.results_published(game_id)
+
+    def outdated(self, *, game_id: int, now: datetime, reason: str) -> None:
+        results_mark_outdated(game=game_id, now=now, reason=reason)
 
 
 @transaction.atomic

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from core.formats import finish_label
 from core.records import RecordError
 from core.roles import is_organizer, require_organizer
 from rating import exports, forms, presentation, rules, selectors, services
@@ -45,7 +46,7 @@ def results(request, game_id: int):
             "points_errors": [p for p in points if p.error],
             "organizer_points": [(p.season, p.points.get(game.organizing_team_id))
                                  for p in points if game.organizing_team_id and not p.error],
-            "finish": presentation.finish_label(result.finish_reason),
+            "finish": finish_label(result.finish_reason),
             "ended_at": selectors.game_ended_at(result),
             "final_due": selectors.final_due(result),
             "final_early": rules.final_is_early(selectors.game_ended_at(result), now),

@@ -20,7 +20,23 @@ from core.errors import DomainError
 from core.roles import is_organizer
 from teams import rules
 from teams.models import Application, Ban, Benefit, Game, Notice, Team
-from teams.services import JOIN_SESSION_KEY, PIN_BUDGET_WINDOW_SECONDS, pin_budget_key
+
+#: where a browser's bindings to teams live in its session (written by ``services``)
+JOIN_SESSION_KEY = "teams_join"
+# A game's wrong PINs from all addresses together, per hour (setting PIN_GAME_BUDGET_PER_HOUR).
+PIN_BUDGET_WINDOW_SECONDS = 3600
+
+
+def pin_budget_key(game_id: int) -> str:
+    return f"teams:pin-budget:{game_id}"
+
+
+def team_ids_by_name(game: Game | int) -> dict[str, int]:
+    """A game's teams by their names now: a game's record is built on request and names teams
+    as they are called now, so today's names map back to ids; an application of any status
+    keeps its team."""
+    return {name: team_id for name, team_id in
+            Application.objects.filter(game=game).values_list("team__name", "team_id")}
 
 
 def session_binding(session, game_id: int) -> dict | None:

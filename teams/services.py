@@ -26,9 +26,14 @@ from core.errors import DomainError
 from core.net import UNKNOWN, address_bucket
 from teams import rules
 from teams.models import DEFAULT_FEE, Application, Ban, Benefit, Game, Member, Notice, Team
+from teams.selectors import (  # the session key and PIN budget are read there, written here
+    JOIN_SESSION_KEY,
+    PIN_BUDGET_WINDOW_SECONDS,
+    application_by_join_token,
+    pin_budget_key,
+)
 
 NAME_MAX = 100
-JOIN_SESSION_KEY = "teams_join"
 PIN_FAILURES_KEY = "teams_pin_failures"
 PIN_MAX_FAILURES = 10
 PIN_WINDOW_SECONDS = 10 * 60
@@ -36,8 +41,6 @@ PIN_WINDOW_SECONDS = 10 * 60
 # players: the per-address limit is three times the per-browser one. 30 guesses in 10 minutes
 # against a million PINs still leaves brute force hopeless.
 PIN_MAX_FAILURES_PER_ADDRESS = 30
-# A game's wrong PINs from all addresses together, per hour (setting PIN_GAME_BUDGET_PER_HOUR).
-PIN_BUDGET_WINDOW_SECONDS = 3600
 
 
 class TeamsError(DomainError):
@@ -446,8 +449,6 @@ def join_by_token(*, session, token: str) -> Application:
     Only ever called for a POST: opening the link shows the team and asks first, so a link or
     an image on someone else's page cannot attach a phone to a team.
     """
-    from teams.selectors import application_by_join_token
-
     application = application_by_join_token(token)
     if application is None:
         raise TeamsError(
@@ -462,14 +463,6 @@ def _address_key(game_id: int, client_ip: str | None) -> str:
     """The key counting wrong PINs from one address (``core.net.address_bucket``) for a game.
     A missing address is an address too: it never switches the limit off."""
     return f"teams:pin-failures:{game_id}:{address_bucket((client_ip or '').strip() or UNKNOWN)}"
-
-
-def _budget_key(game_id: int) -> str:
-    return f"teams:pin-budget:{game_id}"
-
-
-def pin_budget_key(game_id: int) -> str:
-    return _budget_key(game_id)
 
 
 def _recent(stamps: Any, moment: float) -> list[float]:
@@ -521,7 +514,7 @@ def join_by_pin(
     refusal = _too_many(failures, PIN_MAX_FAILURES, moment)
     if refusal is not None:
         raise refusal
-    budget_key = _budget_key(game.pk)
+    budget_key = pin_budget_key(game.pk)
     budget = settings.PIN_GAME_BUDGET_PER_HOUR
     if limits.peek(budget_key, limit=budget, window=PIN_BUDGET_WINDOW_SECONDS, now=moment).spent:
         raise _budget_spent()
@@ -560,7 +553,7 @@ def join_by_pin(
 
 def game_pin_budget_lift(*, game: Game) -> None:
     """The organizer lifts a PIN pause: the game's budget of wrong PINs starts afresh."""
-    limits.clear(_budget_key(game.pk))
+    limits.clear(pin_budget_key(game.pk))
 
 
 def join_leave(*, session, game: Game) -> None:

@@ -83,7 +83,8 @@
     var rulings = $("rulings");
     rulings.textContent = "";
     (state.rulings || []).forEach(function (r) {
-      var running = game.status === "running" && !r.undone_at;
+      // Rulings are corrected after the night too (a protest answered); see confirmed().
+      var running = (game.status === "running" || game.status === "finished") && !r.undone_at;
       var last = (r.history || [])[r.history ? r.history.length - 1 : 0];
       rulings.appendChild(el("li", {"data-ruling": r.id, "class": r.undone_at ? "undone" : ""}, [
         el("span", {text: time(r.created_at) + " · " + r.team + " · " +
@@ -132,18 +133,32 @@
     $("requests-empty").hidden = waiting > 0;
   }
 
+  // A ruling's change after the night whose results are published comes back 409 with what it
+  // changes ("detail"): the organizer confirms it, and it is sent again with confirm: true.
+  function confirmed(url, body) {
+    return page.post(url, body).then(function (result) {
+      var data = result.data || {};
+      if (result.ok || !data.change || body.confirm) { return result; }
+      page.showError("");
+      if (window.confirm(data.detail)) {
+        return confirmed(url, Object.assign({}, body, {confirm: true}));
+      }
+      return result;
+    });
+  }
+
   function onAction(event) {
     var b = event.target.closest("button[data-id]");
     if (!b) { return; }
     var C = page.config, id = b.dataset.id, answer;
     if (b.classList.contains("ruling-undo")) {
       var why = window.prompt(C.askUndo);
-      if (why) { page.post(C.apiBase + "rulings/" + id + "/undo/", {reason: why}); }
+      if (why) { confirmed(C.apiBase + "rulings/" + id + "/undo/", {reason: why}); }
     } else if (b.classList.contains("ruling-edit")) {
       var minutes = window.prompt(C.askEditMinutes, b.dataset.minutes);
       if (minutes === null || minutes === "") { return; }
       var reason = window.prompt(C.askEditReason);
-      if (reason) { page.post(C.apiBase + "rulings/" + id + "/", {minutes: parseFloat(minutes), reason: reason}); }
+      if (reason) { confirmed(C.apiBase + "rulings/" + id + "/", {minutes: parseFloat(minutes), reason: reason}); }
     } else if (b.classList.contains("timeout-confirm") || b.classList.contains("timeout-refuse")) {
       var confirm = b.classList.contains("timeout-confirm");
       answer = confirm ? "" : window.prompt(C.askRefuse);
@@ -161,7 +176,7 @@
     event.preventDefault();
     var form = $("ruling-form");
     var minutes = form.elements.minutes.value;
-    page.post(page.config.rulingUrl, {
+    confirmed(page.config.rulingUrl, {
       application: parseInt(form.elements.application.value, 10),
       type: form.elements.type.value,
       minutes: minutes === "" ? null : parseFloat(minutes),

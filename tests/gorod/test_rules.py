@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import inspect
+import pkgutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -17,6 +19,8 @@ from hypothesis import strategies as st
 
 import gorod.codes
 import gorod.rules
+import gorod.rules.instants
+import gorod.rules.record
 from core.records import RecordError, check_type, format_time
 from gorod.rules import (
     GameRecord,
@@ -814,12 +818,19 @@ def test_broken_records_raise_only_record_errors(data):
         pass
 
 
+def rules_modules():
+    """Every module of the ``gorod.rules`` package (the rules read by topic)."""
+    return [importlib.import_module(f"gorod.rules.{m.name}")
+            for m in pkgutil.iter_modules(gorod.rules.__path__)]
+
+
 def test_the_worked_examples_in_the_rule_docstrings_hold():
     import doctest
 
-    import gorod.rules
-
-    assert doctest.testmod(gorod.rules).failed == 0
+    # The examples use the rules' public names, whichever module of the package they are in.
+    results = [doctest.testmod(module, extraglobs=vars(gorod.rules)) for module in rules_modules()]
+    assert sum(r.failed for r in results) == 0
+    assert sum(r.attempted for r in results) >= 52  # every example of the single-file rules
 
 
 def test_protests_run_12_hours_and_final_results_come_72_hours_after_the_game_ended():
@@ -840,7 +851,7 @@ def test_the_engine_loads_neither_django_nor_the_clock():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2])
     assert out.stdout.strip() == "[]"
-    for module in (gorod.rules, gorod.codes):
+    for module in (*rules_modules(), gorod.codes):
         source = inspect.getsource(module)
         assert "datetime.now" not in source and "time.time" not in source
 
@@ -945,16 +956,16 @@ def _parsed_or_error(parse, raw):
 def test_kept_parsed_levels_are_what_checking_the_levels_again_gives(raw):
     # Every code parses the game's levels again; the kept result must be the same result, or
     # the same refusal, for whatever ids and durations a record holds.
-    expected = _parsed_or_error(gorod.rules._levels_checked, raw)
+    expected = _parsed_or_error(gorod.rules.record._levels_checked, raw)
     for _ in range(2):
-        found = _parsed_or_error(gorod.rules._parse_levels, raw)
+        found = _parsed_or_error(gorod.rules.record._parse_levels, raw)
         assert repr(found) == repr(expected)
 
 
 # ---- the replay's fast moments --------------------------------------------------------------
 # Instants are microseconds since the epoch inside the engine; the replay writes them without a
-# datetime each (gorod.rules._iso_writer) and compute makes its datetimes from the zone's epoch
-# (gorod.rules._moments). Both must be exactly what the plain datetime path gives.
+# datetime each (gorod.rules.instants._iso_writer) and compute makes its datetimes from the zone's epoch
+# (gorod.rules.instants._moments). Both must be exactly what the plain datetime path gives.
 
 _UTC = UTC
 
@@ -999,10 +1010,10 @@ def _zone(hours: int = 0, minutes: int = 0, seconds: int = 0, micro: int = 0) ->
 ])
 def test_the_fast_formatter_writes_what_isoformat_writes(moment, zone, expected):
     us = _us(moment)
-    reference = gorod.rules._from_us(us, zone)
+    reference = gorod.rules.instants._from_us(us, zone)
     assert reference.isoformat() == expected
-    assert gorod.rules._iso_writer(zone)(us) == expected
-    made = gorod.rules._moments(zone)(us)
+    assert gorod.rules.instants._iso_writer(zone)(us) == expected
+    made = gorod.rules.instants._moments(zone)(us)
     assert (made, made.isoformat(), made.tzinfo, made.fold) == (
         reference, expected, reference.tzinfo, reference.fold)
 
@@ -1022,10 +1033,10 @@ _ZONES = st.one_of(
 def test_the_fast_formatter_and_moments_agree_with_the_plain_datetime_path(zone, moments):
     # Moments on whole seconds, minutes and days as well as anywhere; one writer formats them
     # all (its memo of minutes and moments is then in play), some of them twice.
-    iso, moment = gorod.rules._iso_writer(zone), gorod.rules._moments(zone)
+    iso, moment = gorod.rules.instants._iso_writer(zone), gorod.rules.instants._moments(zone)
     values = [us - us % (whole * 1_000_000) if whole else us for us, whole in moments]
     for us in values + values[::2]:
-        reference = gorod.rules._from_us(us, zone)
+        reference = gorod.rules.instants._from_us(us, zone)
         assert iso(us) == reference.isoformat()
         made = moment(us)
         assert made == reference and made.isoformat() == reference.isoformat()
@@ -1152,4 +1163,4 @@ def test_routes_checked_whole_are_what_checking_each_level_id_gives(case):
         except RecordError as exc:
             return str(exc)
 
-    assert outcome(gorod.rules._parse_routes) == outcome(_routes_one_check_at_a_time)
+    assert outcome(gorod.rules.record._parse_routes) == outcome(_routes_one_check_at_a_time)

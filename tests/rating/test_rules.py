@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core import deadlines
 from core.records import RecordError
-from rating import deadlines, rules
+from rating import rules
 from rating.rules import (
     GOROD_SCALE,
     KOTH_BAND_SCALE,

@@ -19,8 +19,6 @@ class Command(ClearCommand):
         parser.add_argument("--port", default="8000")
 
     def handle(self, *args, host: str, port: str, **options):
-        from teams.models import Game
-
         lines = load_demo()
         base = f"http://{host}:{port}"
         out = self.stdout
@@ -41,8 +39,6 @@ class Command(ClearCommand):
             out.write(f"  {label + ':':<14} {base}{path}")
         for line in lines:
             out.write("  " + line.replace("{base}", base))
-        for game in Game.objects.order_by("starts_at"):
-            out.write(f"  results «{game.title}»: {base}{reverse('rating:results', args=[game.pk])}")
         out.write("Demo logins (username / password):")
         for username, group, _ in DEMO_USERS:
             out.write(f"  {username} / {DEMO_PASSWORD}    ({ROLE_SCREENS.get(group, group)})")

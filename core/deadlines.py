@@ -1,8 +1,9 @@
 """The results' calendar (``docs/rules/rating.md``): when protests close, when the organizer's
 answer and the final results are due, until when captains vote on the organizing team. Pure,
-like ``rating.rules``, which re-exports it; a module of its own so that a GoRoD replay, which
-needs only the protest and final times, does not load the season rules (~10 ms of a replay
-process, ``make bench``)."""
+like ``rating.rules``, which re-exports it. It lives in core because the games' engines (a
+GoRoD night's protest and final times) and the rating both read it, and a game must not import
+the rating; a module of its own so that a GoRoD replay does not load the season rules (~10 ms
+of a replay process, ``make bench``)."""
 
 from __future__ import annotations
 

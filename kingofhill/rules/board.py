@@ -1,0 +1,508 @@
+"""The board (``docs/rules/kingofhill.md``): the steps, the King and his holds, jumps and
+revolutions, move by move from the record (``compute``, ``advance``), and why a declaration is
+ignored.
+
+Pure, like the whole package (see ``kingofhill.rules``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+
+from core.records import RecordError
+from kingofhill.rules.record import (
+    FINISHED,
+    JUMP,
+    JUMP_AFTER_FAIL,
+    JUMP_FIRST_QUESTION,
+    JUMP_KING,
+    JUMP_PENULTIMATE,
+    KING_HELD,
+    KING_HOLD_MOVES,
+    LATE,
+    NO_CHALLENGER,
+    ORDINARY,
+    QUESTIONS_EXHAUSTED,
+    REV_KING,
+    REV_NO_KING,
+    REV_NO_RIGHT,
+    REV_NOT_PENULTIMATE,
+    REVOLUTION,
+    Declaration,
+    GameRecord,
+    Move,
+)
+
+# --------------------------------------------------------------------------------------------
+# The board
+
+
+class MoveAfterEnd(RecordError):
+    """A record with a move after the game finished. ``code`` lets the live app show its own
+    translated sentence instead of this English one (the replay command prints the latter)."""
+
+    code = "move_after_end"
+
+    def __init__(self, message: str, *, question: int, finish_reason: str | None) -> None:
+        super().__init__(message)
+        self.question = question  # the last question that counted
+        self.finish_reason = finish_reason
+
+
+@dataclass(frozen=True, slots=True)
+class TeamState:
+    """One team after some move. ``place`` is 1-based, with no shared places."""
+
+    team: str
+    place: int
+    step: int
+    points: int
+    revolution_right: bool  # always False for the King (the contract's meaning)
+    is_king: bool
+    last_failed: bool  # its previous move failed: no jump on the next question
+    registration: int  # 0-based index in record.teams
+    # [decision] 0 = never changed, which only a team still on (0, 0) can be, so no tie mixes
+    # "never" with a real question.
+    changed_question: int  # question that last changed (step, points)
+    changed_at: datetime | None  # arrival of this team's answer in that question
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """The board after ``question`` moves (0 = before the first question)."""
+
+    summit: int
+    question: int
+    total_questions: int | None
+    teams: tuple[TeamState, ...]  # standings order
+    king: str | None
+    king_holds: int
+    finished: bool
+    finish_reason: str | None
+    winner: str | None
+
+    def team(self, name: str) -> TeamState:
+        for state in self.teams:
+            if state.team == name:
+                return state
+        raise RecordError(f"unknown team {name!r}")
+
+    @property
+    def questions_left(self) -> int | None:
+        return None if self.total_questions is None else self.total_questions - self.question
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A compact, immutable copy of the board after one move, in registration order.
+
+    The history keeps one per move; ``MoveResult.position`` turns it into a ``Position`` on
+    demand, because building 24 ``TeamState`` objects for every past move on every recompute
+    would cost more than the rules themselves.
+    """
+
+    summit: int
+    question: int
+    total_questions: int | None
+    names: tuple[str, ...]
+    order: tuple[int, ...]  # registration indices in standings order
+    step: tuple[int, ...]
+    points: tuple[int, ...]
+    right: tuple[bool, ...]
+    failed: tuple[bool, ...]
+    changed_question: tuple[int, ...]
+    changed_at: tuple[datetime | None, ...]
+    king: int  # registration index, -1 for none
+    king_holds: int
+    finish_reason: str | None
+    winner: int  # registration index, -1 while the game goes on
+
+    @property
+    def king_name(self) -> str | None:
+        return None if self.king < 0 else self.names[self.king]
+
+    def team_states(self) -> tuple[TeamState, ...]:
+        king = self.king
+        return tuple(
+            TeamState(team=self.names[i], place=place, step=self.step[i], points=self.points[i],
+                      revolution_right=self.right[i] and i != king, is_king=i == king,
+                      last_failed=self.failed[i], registration=i,
+                      changed_question=self.changed_question[i], changed_at=self.changed_at[i])
+            for place, i in enumerate(self.order, start=1))
+
+    def position_fields(self) -> dict:
+        return {
+            "summit": self.summit, "question": self.question,
+            "total_questions": self.total_questions, "teams": self.team_states(),
+            "king": self.king_name, "king_holds": self.king_holds,
+            "finished": self.finish_reason is not None, "finish_reason": self.finish_reason,
+            "winner": None if self.winner < 0 else self.names[self.winner]}
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    """What one question did: the declarations that counted, those ignored (with why), who
+    answered correctly, and (``position``) the board after it, for history and prefix checks."""
+
+    question: int
+    partner: bool
+    effective: Mapping[str, str]  # team -> JUMP | REVOLUTION
+    ignored: Mapping[str, str]  # team -> reason
+    correct: tuple[str, ...]  # registration order
+    snapshot: Snapshot = field(repr=False)
+    _position: list = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def position(self) -> Position:
+        if not self._position:  # built once, on first use (see Snapshot)
+            self._position.append(Position(**self.snapshot.position_fields()))
+        return self._position[0]
+
+    @property
+    def king(self) -> str | None:
+        return self.snapshot.king_name
+
+
+@dataclass(frozen=True, slots=True)
+class Board(Position):
+    """The current position plus the history of every move that led to it."""
+
+    moves: tuple[MoveResult, ...] = ()
+
+
+def initial_board(record: GameRecord) -> Board:
+    """The board before question 1: every team on step 0 with 0 points and a right.
+
+    >>> board = initial_board(parse_record({"format": "kingofhill", "teams": ["A", "B"]}))
+    >>> [(t.team, t.place, t.step, t.points, t.revolution_right) for t in board.teams]
+    [('A', 1, 0, 0, True), ('B', 2, 0, 0, True)]
+    >>> board.king, board.finished, board.question
+    (None, False, 0)
+    """
+    return _Game.start(record).board(())
+
+
+def compute(record: GameRecord, *, until_end: bool = False) -> Board:
+    """Replay every move of the record and return the final board with its history.
+
+    Worked example (summit 3, so step 2 is the penultimate step): on question 1 both teams
+    answer correctly (1 step, 1 point each); on question 2 Alpha jumps from step 1 straight onto
+    the summit and becomes King with 3 points, while Beta's ordinary correct answer takes it to
+    step 2 (its jump is refused: it declared after the announcement).
+
+    >>> rec = parse_record({"format": "kingofhill", "summit": 3, "teams": ["Alpha", "Beta"],
+    ...   "moves": [
+    ...     {"answers": {"Alpha": {"correct": True}, "Beta": {"correct": True}}},
+    ...     {"announced_at": "2026-12-05T19:05:00+03:00",
+    ...      "declarations": {"Alpha": {"kind": "jump"},
+    ...                       "Beta": {"kind": "jump", "at": "2026-12-05T19:05:01+03:00"}},
+    ...      "answers": {"Alpha": {"correct": True}, "Beta": {"correct": True}}}]})
+    >>> board = compute(rec)
+    >>> board.king, [(t.team, t.step, t.points) for t in board.teams]
+    ('Alpha', [('Alpha', 3, 3), ('Beta', 2, 2)])
+    >>> dict(board.moves[1].ignored)
+    {'Beta': 'declared after the question was announced'}
+
+    A move after the game finished raises ``MoveAfterEnd``; with ``until_end`` such moves do
+    not count instead (a changed verdict that ends the live game earlier: ``board.question``
+    says how many moves counted).
+    """
+    game = _Game.start(record)
+    results = []
+    for i, move in enumerate(record.moves):
+        if game.finish_reason is not None:
+            if until_end:
+                break
+            raise MoveAfterEnd(
+                f"moves[{i}]: the game already finished after question {game.question} "
+                f"({game.finish_reason}); no move may follow",
+                question=game.question, finish_reason=game.finish_reason)
+        results.append(game.play(move))
+    return game.board(tuple(results))
+
+
+def advance(board: Board, move: Move) -> Board:
+    """Play one more question on ``board`` and return the new board (the live app's step).
+
+    >>> rec = parse_record({"format": "kingofhill", "summit": 2, "teams": ["A", "B"]})
+    >>> b = advance(initial_board(rec), parse_move({"answers": {"B": {"correct": True}}}, {"A", "B"}))
+    >>> [(t.team, t.step, t.points, t.last_failed) for t in b.teams]
+    [('B', 1, 1, False), ('A', 0, 0, True)]
+    """
+    if board.finished:
+        raise MoveAfterEnd(f"question {board.question + 1}: the game has already finished",
+                           question=board.question, finish_reason=board.finish_reason)
+    game = _Game.resume(board)
+    result = game.play(move)
+    return game.board((*board.moves, result))
+
+
+class _Game:
+    """The mutable working state of one replay, every list in registration order."""
+
+    __slots__ = ("names", "index", "summit", "total", "question", "step", "points", "right",
+                 "failed", "changed_q", "changed_at", "changed_key", "king", "holds",
+                 "finish_reason", "winner")
+
+    @classmethod
+    def start(cls, record: GameRecord) -> _Game:
+        game = cls()
+        n = len(record.teams)
+        game.names = record.teams
+        game.index = {name: i for i, name in enumerate(record.teams)}
+        game.summit = record.summit
+        game.total = record.total_questions
+        game.question = 0
+        game.step = [0] * n
+        game.points = [0] * n
+        game.right = [True] * n
+        game.failed = [False] * n
+        game.changed_q = [0] * n
+        game.changed_at = [None] * n
+        game.changed_key = [_NO_TIME] * n
+        game.king = -1
+        game.holds = 0
+        game.finish_reason = None
+        game.winner = -1
+        return game
+
+    @classmethod
+    def resume(cls, board: Position) -> _Game:
+        states = sorted(board.teams, key=lambda s: s.registration)
+        game = cls()
+        game.names = tuple(s.team for s in states)
+        game.index = {name: i for i, name in enumerate(game.names)}
+        game.summit = board.summit
+        game.total = board.total_questions
+        game.question = board.question
+        game.step = [s.step for s in states]
+        game.points = [s.points for s in states]
+        game.right = [s.revolution_right for s in states]
+        game.failed = [s.last_failed for s in states]
+        game.changed_q = [s.changed_question for s in states]
+        game.changed_at = [s.changed_at for s in states]
+        game.changed_key = [_arrival_key(s.changed_at) for s in states]
+        game.king = -1 if board.king is None else game.index[board.king]
+        game.holds = board.king_holds
+        game.finish_reason = board.finish_reason
+        game.winner = -1 if board.winner is None else game.index[board.winner]
+        return game
+
+    def play(self, move: Move) -> MoveResult:
+        names, index = self.names, self.index
+        q = self.question + 1
+        for name in (*move.declarations, *move.answers):
+            if name not in index:
+                raise RecordError(f"question {q}: unknown team {name!r}")
+        n = len(names)
+        summit = self.summit
+        top = summit - 1
+        step, points, right = self.step, self.points, self.right
+        before = list(zip(step, points, strict=True))
+        king = self.king
+        had_king = king >= 0
+        bonus = 1 if move.partner else 0
+
+        correct = [False] * n
+        at: list[datetime | None] = [None] * n
+        for name, answer in move.answers.items():
+            i = index[name]
+            correct[i] = answer.correct
+            at[i] = answer.at
+
+        kinds: dict[int, str] = {}
+        effective: dict[str, str] = {}
+        ignored: dict[str, str] = {}
+        for name, declared in move.declarations.items():
+            i = index[name]
+            reason = _refusal(declared.kind, False, self.question, i == king, step[i], top,
+                              self.failed[i], had_king, right[i])
+            if reason is None and _late(declared, move):
+                reason = LATE
+            if reason is None:
+                kinds[i] = declared.kind
+                effective[name] = declared.kind
+            else:
+                # [decision] an ignored declaration costs nothing: a late revolution keeps the
+                # right, and the team simply plays an ordinary move (2.2.5).
+                ignored[name] = reason
+
+        arriving: list[int] = []
+        revolutionaries: list[int] = []
+        for i in range(n):
+            ok = correct[i]
+            if i == king:
+                if ok:
+                    points[i] += 1 + bonus
+                continue  # the King never moves down because of a wrong answer
+            kind = kinds.get(i, ORDINARY)
+            if kind == REVOLUTION:
+                right[i] = False  # declaring uses the right up, whatever happens
+                revolutionaries.append(i)
+                if ok:
+                    points[i] += 1 + bonus
+                continue
+            if kind == JUMP:
+                if ok:
+                    target = step[i] + 2
+                    points[i] += 2 + bonus
+                else:
+                    target = max(0, step[i] - 1)
+            elif ok:
+                target = step[i] + 1
+                points[i] += 1 + bonus
+            else:
+                continue
+            if target >= summit:
+                # [decision] on the page: with a King only a revolution reaches the summit; the
+                # move stops on S-1 and keeps its points. Without one, the arriving team that
+                # wins the contest below is lifted onto the summit, the others stay on S-1.
+                if not had_king:
+                    arriving.append(i)
+                target = top
+            step[i] = target
+
+        def contest(i: int) -> tuple:
+            # 2.4.7: more points (this move's included), the earliest correct answer, then
+            # registration order.
+            return (-points[i], _arrival_key(at[i]), i)
+
+        new_king = -1
+        if arriving:
+            new_king = min(arriving, key=contest)
+        elif had_king and not correct[king]:
+            winners = [i for i in revolutionaries if correct[i]]
+            if winners:
+                new_king = min(winners, key=contest)
+                step[king] = top  # [decision] on the page: the deposed King goes to S-1
+
+        if new_king >= 0:
+            step[new_king] = summit
+            king = self.king = new_king
+            self.holds = 0
+            # When the King changes every right is restored (2.4.5).
+            right[:] = [True] * n
+        elif had_king:
+            self.holds += 1
+
+        for i in range(n):
+            if (step[i], points[i]) != before[i]:
+                self.changed_q[i] = q
+                self.changed_at[i] = at[i]
+                self.changed_key[i] = _arrival_key(at[i])
+        # [decision] a move "failed" when the team's answer was not correct (or it sent none),
+        # whatever it declared; a correct move stopped on S-1 below a King did not fail.
+        self.failed = [not c for c in correct]
+        self.question = q
+        self._check_end()
+        snapshot = self.snapshot()
+        return MoveResult(question=q, partner=move.partner,
+                          effective=MappingProxyType(effective),
+                          ignored=MappingProxyType(ignored),
+                          correct=tuple(names[i] for i in range(n) if correct[i]),
+                          snapshot=snapshot)
+
+    def _check_end(self) -> None:
+        """The three end conditions of 2.5 in their order, with the re-grant before the third."""
+        king, total, q = self.king, self.total, self.question
+        if king >= 0 and self.holds >= KING_HOLD_MOVES:
+            self.finish_reason = KING_HELD
+        elif total is not None and q >= total:
+            self.finish_reason = QUESTIONS_EXHAUSTED
+        elif king >= 0:
+            left = _moves_left(self.holds, None if total is None else total - q)
+            top = self.summit - 1
+            right = self.right
+            # moves_to_penultimate(...) + 1 <= left, inlined: it runs for every team every move.
+            reach = [i != king and (
+                top <= p or (1 + (top - p) // 2 if f else (top - p + 1) // 2) < left)
+                for i, (p, f) in enumerate(zip(self.step, self.failed, strict=True))]
+            if not any(r and right[i] for i, r in enumerate(reach)):
+                # Re-grant (2.4.5): nobody who still holds a right can make it in time, so
+                # every team that used its right gets it back; then rule 3 looks again.
+                right[:] = [True] * len(right)
+                if not any(reach):
+                    self.finish_reason = NO_CHALLENGER
+        if self.finish_reason is not None:
+            self.winner = king if king >= 0 else self._order()[0]
+
+    def _order(self) -> list[int]:
+        # King first; then step, points, and [decision on the page] whoever reached its
+        # (step, points) first: question, then answer arrival in it, then registration.
+        king, step, points = self.king, self.step, self.points
+        changed_q, changed_key = self.changed_q, self.changed_key
+        return sorted(range(len(step)), key=lambda i: (
+            i != king, -step[i], -points[i], changed_q[i], changed_key[i], i))
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot(
+            summit=self.summit, question=self.question, total_questions=self.total,
+            names=self.names, order=tuple(self._order()), step=tuple(self.step),
+            points=tuple(self.points), failed=tuple(self.failed),
+            # The King holds no right (contract); normalised so equal boards compare equal.
+            right=tuple(r and i != self.king for i, r in enumerate(self.right)),
+            changed_question=tuple(self.changed_q), changed_at=tuple(self.changed_at),
+            king=self.king, king_holds=self.holds, finish_reason=self.finish_reason,
+            winner=self.winner)
+
+    def board(self, moves: tuple[MoveResult, ...]) -> Board:
+        snapshot = moves[-1].snapshot if moves else self.snapshot()
+        return Board(**snapshot.position_fields(), moves=moves)
+
+
+def _late(declared: Declaration, move: Move) -> bool:
+    # A declaration without a time, or in a move without an announcement time, is on time.
+    return (declared.at is not None and move.announced_at is not None
+            and declared.at >= move.announced_at)
+
+
+def _refusal(kind: str, finished: bool, played: int, is_king: bool, step: int, top: int,
+             last_failed: bool, has_king: bool, has_right: bool) -> str | None:
+    """Why a team may not make a ``kind`` declaration on the next question, or None.
+
+    ``played`` is the number of questions played so far. [decision] a declaration the team
+    could not make anyway reports that rule, not its lateness.
+    """
+    if finished:
+        return FINISHED
+    if kind == JUMP:
+        if played == 0:
+            return JUMP_FIRST_QUESTION
+        if is_king:
+            return JUMP_KING
+        if step == top:
+            return JUMP_PENULTIMATE
+        if last_failed:
+            return JUMP_AFTER_FAIL
+        return None
+    if is_king:
+        return REV_KING
+    if not has_king:
+        return REV_NO_KING
+    if step != top:
+        return REV_NOT_PENULTIMATE
+    if not has_right:
+        return REV_NO_RIGHT
+    return None
+
+
+def _refusal_for(kind: str, state: TeamState, board: Position) -> str | None:
+    return _refusal(kind, board.finished, board.question, state.is_king, state.step,
+                    board.summit - 1, state.last_failed, board.king is not None,
+                    state.revolution_right)
+
+
+_NO_TIME = (1, 0.0)
+
+
+def _arrival_key(at: datetime | None) -> tuple[int, float]:
+    # Answers without a time rank after every answer with one (spec).
+    return _NO_TIME if at is None else (0, at.timestamp())
+
+
+def _moves_left(king_holds: int, questions_left: int | None) -> int:
+    left = KING_HOLD_MOVES - king_holds
+    return left if questions_left is None else min(left, questions_left)

@@ -1,0 +1,233 @@
+"""The rules' constants and the game's record (``docs/spec/record-format.md``): teams, moves,
+declarations and answers, parsed with "what and where" messages. The parser's speed tricks
+(the fast time parse) live here, not in the engine.
+
+Pure, like the whole package (see ``kingofhill.rules``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any
+
+from core.records import RecordError, check_type, optional, parse_time, require, team_names
+
+JUMP = "jump"
+REVOLUTION = "revolution"
+ORDINARY = "ordinary"
+DECLARABLE = (JUMP, REVOLUTION)
+KING_HOLD_MOVES = 3  # 2.5.1: the King wins after holding the summit this many moves
+# A new game's settings unless the host chooses others (1.3, 2.1).
+DEFAULT_SUMMIT = 7
+DEFAULT_MAIN_QUESTIONS = 30
+DEFAULT_RESERVE_QUESTIONS = 5
+
+KING_HELD = "king_held"
+QUESTIONS_EXHAUSTED = "questions_exhausted"
+NO_CHALLENGER = "no_challenger"
+
+# Reasons a declaration is ignored; the live app shows them as they are.
+LATE = "declared after the question was announced"
+FINISHED = "the game has finished"
+JUMP_FIRST_QUESTION = "jump not allowed on the first question"
+JUMP_KING = "the King cannot jump"
+JUMP_PENULTIMATE = "jump not allowed on the penultimate step"
+JUMP_AFTER_FAIL = "jump not allowed after a failed move"
+REV_KING = "the King cannot declare a revolution"
+REV_NO_KING = "revolution needs a King"
+REV_NOT_PENULTIMATE = "revolution only from the penultimate step"
+REV_NO_RIGHT = "no revolution right left"
+
+# What else a projected move may bring (``Outcome.code``): stable keys the pages translate,
+# while ``Outcome.note`` keeps the English sentence for the replay command and logs.
+NOTE_KING_STAYS = "king_stays"
+NOTE_KING_UNLESS_DEPOSED = "king_unless_deposed"
+NOTE_REVOLUTION = "revolution_may_take_summit"
+NOTE_MAY_BECOME_KING = "may_become_king"
+NOTE_STOPS_PENULTIMATE = "stops_on_penultimate"
+NOTE_CODES = (NOTE_KING_STAYS, NOTE_KING_UNLESS_DEPOSED, NOTE_REVOLUTION, NOTE_MAY_BECOME_KING,
+              NOTE_STOPS_PENULTIMATE)
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+# --------------------------------------------------------------------------------------------
+# The record
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    kind: str  # JUMP or REVOLUTION
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    correct: bool
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One question. ``declarations`` and ``answers`` are keyed by team name (read-only)."""
+
+    announced_at: datetime | None = None
+    partner: bool = False
+    declarations: Mapping[str, Declaration] = field(default_factory=lambda: _EMPTY)
+    answers: Mapping[str, Answer] = field(default_factory=lambda: _EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    teams: tuple[str, ...]
+    moves: tuple[Move, ...] = ()
+    summit: int = DEFAULT_SUMMIT
+    main_questions: int | None = None
+    reserve_questions: int = 0
+
+    @property
+    def total_questions(self) -> int | None:
+        """main + reserve, or None when the game never ends by running out of questions."""
+        if self.main_questions is None:
+            return None
+        return self.main_questions + self.reserve_questions
+
+
+def parse_record(data: Any) -> GameRecord:
+    """Validate a record (``docs/spec/record-format.md``) and return it as a frozen ``GameRecord``.
+
+    >>> rec = parse_record({"format": "kingofhill", "summit": 3, "teams": ["A", "B"],
+    ...     "moves": [{"answers": {"A": {"correct": True}}}]})
+    >>> rec.summit, rec.teams, rec.moves[0].answers["A"].correct
+    (3, ('A', 'B'), True)
+
+    Every problem raises ``RecordError`` naming the place, e.g.
+    ``moves[0].declarations.A.kind: expected "jump" or "revolution", got "hop"``.
+    A move after the game finished is found by ``compute``; a move beyond main+reserve
+    questions is refused here already.
+    """
+    if not isinstance(data, dict):
+        raise RecordError("the record must be a JSON object")
+    fmt = data.get("format")
+    if fmt != "kingofhill":
+        raise RecordError(f'format: expected "kingofhill", got {_show(fmt)}')
+
+    summit = _top(data, "summit", int, 7)
+    if summit < 2:
+        raise RecordError(f"summit: must be at least 2, got {summit}")
+    main = _top(data, "main_questions", int, None)
+    if main is not None and main < 1:
+        raise RecordError(f"main_questions: must be at least 1, got {main}")
+    reserve = _top(data, "reserve_questions", int, 0)
+    if reserve < 0:
+        raise RecordError(f"reserve_questions: must not be negative, got {reserve}")
+
+    if "teams" not in data:
+        raise RecordError("teams: missing")
+    teams = team_names(data["teams"], minimum=2)
+
+    raw_moves = _top(data, "moves", list, [])
+    # [decision] reserve_questions alone sets no limit: the spec says the game runs out only
+    # when the numbers of questions are given, and the main count is the one that is required.
+    total = None if main is None else main + reserve
+    if total is not None and len(raw_moves) > total:
+        raise RecordError(
+            f"moves[{total}]: only {total} questions (main + reserve) exist, "
+            f"but the record has {len(raw_moves)} moves")
+    known = set(teams)
+    moves = tuple(parse_move(m, known, f"moves[{i}]") for i, m in enumerate(raw_moves))
+    return GameRecord(teams=teams, moves=moves, summit=summit,
+                      main_questions=main, reserve_questions=reserve)
+
+
+def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move") -> Move:
+    """Validate one move object against the given team names (``where`` prefixes errors).
+
+    >>> move = parse_move({"partner": True, "declarations": {"A": {"kind": "jump"}},
+    ...                    "answers": {"A": {"correct": False}}}, {"A", "B"})
+    >>> move.partner, move.declarations["A"].kind, move.answers["A"].correct
+    (True, 'jump', False)
+    >>> parse_move({"answers": {"Z": {"correct": True}}}, {"A", "B"}, "moves[3]")
+    Traceback (most recent call last):
+    core.records.RecordError: moves[3].answers.Z: unknown team 'Z'
+    """
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: expected an object, got {_kind(data)}")
+    announced = data.get("announced_at")
+    announced_at = None if announced is None else parse_time(announced, f"{where}.announced_at")
+    partner = optional(data, "partner", bool, where, False)
+
+    declarations: dict[str, Declaration] = {}
+    raw = optional(data, "declarations", dict, where, {})
+    for team, value in raw.items():
+        here = f"{where}.declarations.{team}"
+        _known(team, teams, here)
+        kind = require(value, "kind", str, here)
+        if kind not in DECLARABLE:
+            raise RecordError(f'{here}.kind: expected "jump" or "revolution", got {_show(kind)}')
+        at = value.get("at")
+        declarations[team] = Declaration(kind, None if at is None else parse_time(at, f"{here}.at"))
+
+    answers: dict[str, Answer] = {}
+    raw = optional(data, "answers", dict, where, {})
+    for team, value in raw.items():
+        # Answers are most of a record: the well-formed case avoids building "where" strings
+        # and helper calls (the live app re-parses the record on every write); anything else
+        # takes the checked path below for its error message.
+        if team in teams and type(value) is dict:
+            correct = value.get("correct")
+            at = value.get("at")
+            stamp = _fast_time(at)
+            if type(correct) is bool and (at is None or stamp is not None):
+                answers[team] = Answer(correct, stamp)
+                continue
+        here = f"{where}.answers.{team}"
+        _known(team, teams, here)
+        correct = require(value, "correct", bool, here)
+        at = value.get("at")
+        answers[team] = Answer(correct, None if at is None else parse_time(at, f"{here}.at"))
+    # [decision] an answer stamped before announced_at is not refused: the server stamps
+    # arrivals, and a clock step on the host's laptop must not make a finished game unreplayable.
+    return Move(announced_at=announced_at, partner=partner,
+                declarations=MappingProxyType(declarations), answers=MappingProxyType(answers))
+
+
+def _fast_time(value: Any) -> datetime | None:
+    """``parse_time`` without the error message: None for anything it would refuse."""
+    if type(value) is not str:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return None if parsed.utcoffset() is None else parsed
+
+
+def _top(data: dict, key: str, kind: type, default: Any) -> Any:
+    # Top-level fields are named bare ("summit: ...") rather than "record.summit: ...".
+    value = data.get(key)
+    return default if value is None else check_type(value, kind, key)
+
+
+def _known(team: str, teams, where: str) -> None:
+    if team not in teams:
+        raise RecordError(f"{where}: unknown team {team!r}")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(value)
+    return _kind(value)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "a string", bool: "true or false",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
