@@ -50,7 +50,7 @@ def state_group_message(state_type: str, version: int, state: dict) -> dict:
 
     Encoding once here rather than in every consumer matters with 64 phones: the in-memory
     layer deep-copies each message per listener and Redis packs it, and a string is cheap for
-    both, while consumers just forward the text (``core.consumers.GameStateConsumer``).
+    both, while consumers just forward the text (``live.consumers.GameStateConsumer``).
     """
     text = json.dumps({"type": state_type, "version": version, "state": state},
                       ensure_ascii=False, separators=(",", ":"))

@@ -10,13 +10,14 @@ class GorodConfig(AppConfig):
     verbose_name = _("GoRoD")
 
     def ready(self) -> None:
-        from core import demo, live, scheduler
+        from core import demo, scheduler
         from gorod import clock, signals
         from gorod.live import LIVE
+        from live import registry
         from teams.models import Game
 
         scheduler.register("gorod.clock", clock.run_due)
-        live.register(Game.Format.GOROD, LIVE)
+        registry.register(Game.Format.GOROD, LIVE)
         signals.connect()
 
         # Registered here rather than in core so core needs no knowledge of this app.

@@ -9,11 +9,12 @@ class KingOfHillConfig(AppConfig):
     verbose_name = _("King of the Hill")
 
     def ready(self) -> None:
-        from core import demo, live
+        from core import demo
         from kingofhill.live import LIVE
+        from live import registry
         from teams.models import Game
 
-        live.register(Game.Format.KINGOFHILL, LIVE)
+        registry.register(Game.Format.KINGOFHILL, LIVE)
 
         # Registered here rather than in core so core needs no knowledge of this app.
         if DEMO_BUILDER not in demo.DEMO_BUILDERS:

@@ -2,7 +2,7 @@
 
 ``load_snapshot`` reads everything a state needs in a fixed, small number of queries and
 computes the board once; ``public_state``, ``host_state`` and ``team_state`` only shape it.
-``build_states`` is the live core's build (``core.live``): it settles the game and returns every
+``build_states`` is the live core's build (``live``): it settles the game and returns every
 audience's state, which the core stores and pushes; reads serve those stored states.
 The closed questions (the record, hence the board) change only when a write recomputes the
 board; what was read and computed then is kept per process under the game's
@@ -24,10 +24,8 @@ from django.utils.translation import gettext_lazy as _
 
 from core import sql
 from core.errors import DomainError
-from core.live import PUBLIC, Parts, Rows, Stored, Write, team_audience
 from core.records import RecordError, format_time
 from core.roles import HOST, is_host, is_organizer
-from core.versioned import VersionedCache
 from kingofhill import realtime, rules
 from kingofhill.models import (
     Answer,
@@ -38,6 +36,11 @@ from kingofhill.models import (
     Question,
     team_colour,
 )
+from live.messages import PUBLIC, Stored, team_audience
+from live.rows import Rows
+from live.store import Parts
+from live.versioned import VersionedCache
+from live.write import Write
 from teams.models import Application, Game
 
 NOT_STARTED = "the game has not started"
@@ -775,7 +778,7 @@ def build_states(w: Write) -> dict[str, dict]:
 
 
 def merged(writes: list[Write]) -> Write:
-    """Answers applied in one batch (``core.batch``) as the one write ``build_states`` takes:
+    """Answers applied in one batch (``live.batch``) as the one write ``build_states`` takes:
     the last answer's open question (read after every answer before it, so it holds them all)
     and every answering team. Only answers batch (``services.answer_submit``): anything else
     is refused, and the live core then applies each write alone."""

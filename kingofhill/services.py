@@ -1,6 +1,6 @@
 """Writes of the live King of the Hill game: one keyword-only ``<entity>_<action>`` per action.
 
-Every write goes through the live core (``kingofhill.live.LIVE.write``, see ``core.live``): one
+Every write goes through the live core (``kingofhill.live.LIVE.write``, see ``live``): one
 transaction that locks the ``KothGame`` row first and takes ``now`` after the lock, the action
 below, then ``kingofhill.selectors.build_states`` builds every audience's state; the core
 stores the changed ones with their versions and pushes them after the commit. An action that
@@ -29,7 +29,6 @@ from django.utils.translation import gettext as _
 from core import audit, rights, sql
 from core.coalesce import Coalesced
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
-from core.live import Write
 from core.records import RecordError
 from core.roles import is_host, is_organizer
 from kingofhill import bank, rules, selectors
@@ -44,6 +43,7 @@ from kingofhill.models import (
     Question,
     VerdictChange,
 )
+from live.write import Write
 from rating import selectors as rating_selectors
 from rating import services as rating_services
 from teams.models import Application, Game

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PURE = ["core.records", "core.delta", "kingofhill.rules", "gorod.rules", "gorod.codes", "rating.rules", "teams.rules"]
+PURE = ["core.records", "live.delta", "kingofhill.rules", "gorod.rules", "gorod.codes", "rating.rules", "teams.rules"]
 
 
 @pytest.mark.parametrize("module", PURE)

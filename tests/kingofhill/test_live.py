@@ -14,11 +14,11 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.live import stream_versions
-from core.models import LivePart
 from kingofhill import selectors, services
 from kingofhill.live import LIVE
 from kingofhill.models import Answer, Question
+from live.models import LivePart
+from live.store import stream_versions
 from tests.live_checks import verify_action
 
 pytestmark = pytest.mark.django_db
@@ -113,7 +113,7 @@ def test_a_write_on_a_worker_that_keeps_no_board_stores_no_new_generation(
         services.question_close(actor=host, game=running.pk, now=now + timedelta(seconds=30))
     running.refresh_from_db()
     closed = running.board_generation
-    # The host's history of closed questions is stored row by row (``core.live.Rows``): one
+    # The host's history of closed questions is stored row by row (``live.rows.Rows``): one
     # part per question under the ``host`` head.
     history = LivePart.objects.filter(stream__game_id=running.pk, stream__audience="host",
                                       key__startswith="host/")
