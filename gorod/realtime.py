@@ -23,7 +23,6 @@ from __future__ import annotations
 from live.messages import PUBLIC, group_name, team_audience
 
 NAME = "gorod"
-STATE = f"{NAME}.state"
 ORGANIZER = "organizer"
 
 

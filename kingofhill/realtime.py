@@ -58,7 +58,6 @@ from __future__ import annotations
 from live.messages import PUBLIC, group_name, team_audience
 
 NAME = "koth"
-STATE = f"{NAME}.state"
 HOST = "host"
 
 

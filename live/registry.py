@@ -34,3 +34,18 @@ def refresh_games(games) -> int:
         app.refresh(game=game.pk)
         count += 1
     return count
+
+
+def publish_unpublished() -> int:
+    """Publish every live game that has no stored state yet (one created before the live core
+    stored states): run after ``migrate``, so that reads never have to. Returns how many."""
+    from live.models import LiveStream
+
+    count = 0
+    for app in _BY_FORMAT.values():
+        missing = app.model.objects.exclude(
+            pk__in=LiveStream.objects.values("game_id")).values_list("pk", flat=True)
+        for game_id in list(missing):
+            app.refresh(game=game_id)
+            count += 1
+    return count

@@ -322,11 +322,6 @@ def stream_versions(game_id: int) -> dict[str, int]:
     return dict(LiveStream.objects.filter(game_id=game_id).values_list("audience", "version"))
 
 
-def stored_streams(game_id: int) -> dict[str, Stored]:
-    """Every audience's stored state (tests, benchmarks)."""
-    return stored_many(game_id, None)
-
-
 def stored_many(game_id: int, audiences: list[str] | None,
                  game_format: str | None = None) -> dict[str, Stored]:
     if audiences is not None and not audiences:

@@ -50,7 +50,6 @@ from live.batch import Batcher, Job
 from live.caches import head_value, shared
 from live.codec import encode
 from live.messages import PUSH_LIMIT, Stored, group_name
-from live.models import LiveStream
 from live.queries import compared
 from live.rows import HEAD, row_values
 from live.store import stored_many, stored_one
@@ -298,21 +297,14 @@ class LiveGame:
         such game of this format or no such audience."""
         game_format = registry.format_of(self.name)
         if game_format is not None:
-            found = stored_many(game_id, [audience], game_format=game_format).get(audience)
-            if found is not None:
-                return found
+            return stored_many(game_id, [audience], game_format=game_format).get(audience)
         if not self.model.objects.filter(pk=game_id).exists():
             return None
         return self.read(game_id, audience)
 
     def read(self, game_id: int, audience: str) -> Stored | None:
         """The stored state of one audience; None when the game has no such audience (a team
-        that does not play). A game never published (created before the live core stored
-        states) is published once first."""
-        row = stored_one(game_id, audience)
-        if row is None and not LiveStream.objects.filter(game_id=game_id).exists():
-            self.refresh(game=game_id)
-            row = stored_one(game_id, audience)
-        return row
-
-
+        that does not play). A read only reads: a game is published when it is created, and
+        one created before the live core stored states is published at ``migrate``
+        (``live.registry.publish_unpublished``), never by a GET."""
+        return stored_one(game_id, audience)

@@ -21,8 +21,13 @@ from django.utils import translation
 from core.errors import DomainError
 from live.codec import encode
 from live.delta import patch
-from live.store import stored_streams
+from live.store import stored_many
 from live.write import LiveGame, Write
+
+
+def stored_streams(game_id: int):
+    """Every audience's stored state of a game."""
+    return stored_many(game_id, None)
 
 
 class _Rollback(Exception):

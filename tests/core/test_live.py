@@ -135,10 +135,28 @@ def test_an_unknown_game_is_a_clear_refusal(db, game):
         toy_set(game=game, public={})
 
 
-def test_a_game_never_published_is_published_once_by_its_first_read(toy_game):
+def test_a_read_of_a_game_never_published_only_reads(toy_game, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        assert TOY.read(toy_game, "team:1") is None
     assert not LiveStream.objects.filter(game_id=toy_game).exists()
+
+
+def test_an_audience_the_game_does_not_have_reads_as_none(toy_game):
+    TOY.refresh(game=toy_game)
     assert TOY.read(toy_game, "team:1").data() == {"version": 1, "state": {"n": 0}}
-    assert TOY.read(toy_game, "team:9") is None  # an audience the game does not have
+    assert TOY.read(toy_game, "team:9") is None
+
+
+def test_a_game_never_published_is_published_once_after_migrate(gorod, live):
+    from django.core.management import call_command
+
+    LiveStream.objects.filter(game_id__in=[gorod.pk, live.pk]).delete()
+    call_command("migrate", verbosity=0)
+    assert stream_versions(gorod.pk)["public"] == 1
+    assert stream_versions(live.pk)["organizer"] == 1
+    before = stream_versions(live.pk)
+    call_command("migrate", verbosity=0)  # a published game is left as it is
+    assert stream_versions(live.pk) == before
 
 
 # --- through the apps ---------------------------------------------------------------------------
@@ -260,9 +278,11 @@ def test_a_public_read_by_id_answers_only_its_own_format_and_404_for_any_other_i
         response = client.get(url)
         assert response.status_code == 404, url
         assert "detail" in response.json()
-    # A game never published yet is published by its first read.
+    # A game never published yet is read as none, and the read writes nothing.
     LiveStream.objects.filter(game_id=gorod.pk).delete()
-    assert GOROD_LIVE.read_by_id(gorod.pk, "public").version == 1
+    assert GOROD_LIVE.read_by_id(gorod.pk, "public") is None
+    assert client.get(f"/gorod/api/games/{gorod.pk}/state/").status_code == 404
+    assert not LiveStream.objects.filter(game_id=gorod.pk).exists()
 
 
 def test_parts_may_add_a_key_the_stored_state_lacks_and_it_goes_last(
