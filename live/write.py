@@ -59,10 +59,13 @@ log = logging.getLogger(__name__)
 @dataclass
 class Write:
     """One live write in progress: the locked game row, the moment it happens (taken after the
-    lock), and what the action computed that the app's ``build`` may reuse (``memo``)."""
+    lock), and what the action changed, as the app's ``build`` dispatches on it: ``change``,
+    one of the app's typed changes (``kingofhill.changes``), None for a refresh."""
 
     game: Any
     now: datetime
+    change: Any = None
+    # GoRoD's hand-off to its build, until its typed changes replace it (``change``).
     memo: dict = field(default_factory=dict)
     # The action found nothing to change (a retried submission): no build, no version.
     unchanged: bool = False
@@ -71,7 +74,7 @@ class Write:
     read: list[tuple] = field(default_factory=list)
     asked: dict[str, set[str]] = field(default_factory=dict)
     # In a batch (``write(batch=True)``), the write applied before this one under the same
-    # lock: what it read and left in its ``memo`` still holds, but for what it wrote itself
+    # lock: what it read and left in its ``change`` still holds, but for what it wrote itself
     # (each action need not read again what the previous one of the batch read).
     earlier: Write | None = field(default=None, repr=False)
 
