@@ -114,8 +114,8 @@ async def connect(path, cookie=None):
 
 
 async def main():
-    from core.live import stream_versions
     from kingofhill import services
+    from live.store import stream_versions
 
     game_id, host, entries, cookies, host_cookie = await sync_to_async(prepare)()
     started = time.perf_counter()

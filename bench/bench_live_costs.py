@@ -35,16 +35,16 @@ GOROD_TEAMS, KOTH_TEAMS = (40, 200), 24
 
 
 def measure(label, write):
-    import core.live
+    import live.messages
     from gorod import rules as gorod_rules
     from kingofhill import rules as koth_rules
 
     calls, pushed = [], []
     real = {m: m.compute for m in (gorod_rules, koth_rules)}
-    send = core.live.send_to_groups
+    send = live.messages.send_to_groups
     for module, compute in real.items():
         module.compute = lambda *a, _c=compute, **k: calls.append(1) or _c(*a, **k)
-    core.live.send_to_groups = lambda messages: pushed.extend(messages) or send(messages)
+    live.messages.send_to_groups = lambda messages: pushed.extend(messages) or send(messages)
     connection.queries_log.clear()  # the log keeps 9 000 queries: a long set-up fills it
     try:
         with CaptureQueriesContext(connection) as queries:
@@ -54,7 +54,7 @@ def measure(label, write):
     finally:
         for module, compute in real.items():
             module.compute = compute
-        core.live.send_to_groups = send
+        live.messages.send_to_groups = send
     sizes = [len(message["text"].encode()) for _group, message in pushed]
     print(f"{label:<40} {len(queries):>4} queries  {len(calls):>2} recomputations  "
           f"{ms:7.1f} ms  {len(sizes):>3} pushes, largest {max(sizes, default=0) / 1024:7.1f} KiB")

@@ -349,7 +349,7 @@ async def night(manifest: dict, urls: list[str], *, rate: float, seconds: float,
 
     async def resync() -> None:
         # What the organizer's page does with a push past the limit: it reads the whole state
-        # over HTTP (``core.live.LiveGame.message``).
+        # over HTTP (``live.write.LiveGame.message``).
         try:
             async with reader["http"].get(
                     f"{urls[0]}/gorod/api/games/{game}/organizer/state/",

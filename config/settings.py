@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "core",
     "teams",
+    "live",
     "kingofhill",
     "gorod",
     "rating",
@@ -105,7 +106,7 @@ DATABASES = {"default": database_config(ENV, BASE_DIR)}
 REQUEST_CHAIN_IN_ONE_CALL = env_bool(
     "REQUEST_CHAIN_IN_ONE_CALL", DATABASES["default"]["ENGINE"].endswith("sqlite3"))
 # A game's phone writes (GoRoD codes, King of the Hill answers) that arrive while its previous
-# write runs are applied together in one transaction, one build and one push (core.batch): one
+# write runs are applied together in one transaction, one build and one push (live.batch): one
 # game's writes queue on its lock anyway, and a batch shares what each of them repeats.
 LIVE_BATCH = env_bool("LIVE_BATCH", True)
 # Time-driven jobs (GoRoD deadlines, queued announcements) run inside the ASGI server when only

@@ -178,9 +178,8 @@ class AuditAPI(ServiceAPIView):
                    summary="Every host and organizer change of a game, newest first")
     def get(self, request, game_id: int | None = None):
         from core import selectors
-        from teams.models import Game
 
-        if game_id is not None and not Game.objects.filter(pk=game_id).exists():
+        if game_id is not None and selectors.audited_game(game_id) is None:
             raise Http404(_("No such game."))
         return Response({"game": game_id, "entries": [
             selectors.audit_entry_data(e) for e in selectors.audit_entries(game_id)]})

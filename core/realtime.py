@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 import logging
 import os
 import weakref
@@ -42,19 +41,6 @@ def broadcast_announcement(text: str) -> dict:
     message = announce_message(text)
     async_to_sync(get_channel_layer().group_send)(SITE_GROUP, message)
     return message
-
-
-def state_group_message(state_type: str, version: int, state: dict) -> dict:
-    """A versioned state as it travels through the channel layer: the client message
-    ``{"type", "version", "state"}`` already encoded as JSON.
-
-    Encoding once here rather than in every consumer matters with 64 phones: the in-memory
-    layer deep-copies each message per listener and Redis packs it, and a string is cheap for
-    both, while consumers just forward the text (``core.consumers.GameStateConsumer``).
-    """
-    text = json.dumps({"type": state_type, "version": version, "state": state},
-                      ensure_ascii=False, separators=(",", ":"))
-    return {"type": state_type, "version": version, "text": text}
 
 
 def send_to_groups(messages: list[tuple[str, dict]]) -> int:

@@ -5,7 +5,7 @@ Every team socket listens on its application's control group and every staff soc
 of the Hill host, a GoRoD organizer) on its user's. A service that takes a right away (a
 binding revoked, an application rejected or withdrawn, a role or a host assignment removed, a
 log-out) asks those sockets, after its commit, to check their right again
-(``core.consumers.GameStateConsumer.control_recheck``): each re-reads its session from the
+(``live.consumers.GameStateConsumer.control_recheck``): each re-reads its session from the
 store and its user, authorises again, and closes with 4403 when the right is gone. Rechecking
 rather than closing keeps the sockets that still have their right (a host's other games, the
 same team's other phones after a PIN change are closed because their binding is stale, not

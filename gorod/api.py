@@ -13,12 +13,12 @@ from rest_framework.response import Response
 
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import NotAllowed
-from core.live import PUBLIC, Stored, team_audience
 from core.permissions import IsOrganizer
 from gorod import selectors, services
 from gorod import serializers as s
 from gorod.live import LIVE
 from gorod.models import GorodGame
+from live.messages import PUBLIC, Stored, team_audience
 from teams.permissions import TeamPhoneAPIView
 
 TAG = ["GoRoD"]

@@ -10,13 +10,14 @@ class GorodConfig(AppConfig):
     verbose_name = _("GoRoD")
 
     def ready(self) -> None:
-        from core import demo, formats, live, scheduler
+        from core import demo, formats, scheduler
         from gorod import clock, outcome, signals
         from gorod.live import LIVE
+        from live import registry
         from teams.models import Game
 
         scheduler.register("gorod.clock", clock.run_due)
-        live.register(Game.Format.GOROD, LIVE)
+        registry.register(Game.Format.GOROD, LIVE)
         # The rating asks the registry for this format's record and outcome (core.formats).
         formats.register(outcome.FORMAT)
         signals.connect()

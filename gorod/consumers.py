@@ -1,13 +1,13 @@
 """GoRoD sockets: public (statistics), organizer and team; each authorises its audience and
-forwards ``gorod.state`` (see ``core.consumers.GameStateConsumer``)."""
+forwards ``gorod.state`` (see ``live.consumers.GameStateConsumer``)."""
 
 from __future__ import annotations
 
-from core.consumers import GameStateConsumer
-from core.live import PUBLIC
 from core.roles import is_organizer
 from gorod import realtime
 from gorod.live import LIVE
+from live.consumers import GameStateConsumer
+from live.messages import PUBLIC
 
 
 class _GorodConsumer(GameStateConsumer):

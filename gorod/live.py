@@ -1,12 +1,12 @@
-"""GoRoD's adapter to the live core (``core.live``): every write of ``gorod.services`` goes
+"""GoRoD's adapter to the live core (``live``): every write of ``gorod.services`` goes
 through ``LIVE.write``; ``gorod.selectors.build_states`` builds the audiences' states."""
 
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError, NotFound
-from core.live import LiveGame
 from gorod import realtime, selectors
 from gorod.models import GorodGame
+from live.write import LiveGame
 
 
 def _missing(game_id: int) -> DomainError:

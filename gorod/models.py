@@ -4,7 +4,7 @@ every organizer ruling.
 Models hold data and constraints only. The state of every team (the level it is on, the hints
 shown, the fail times, the statistics) is a pure function of the record these rows make
 (``gorod.services.game_record``) and the current time, computed by ``gorod.rules.compute``;
-what each screen shows is stored, versioned, by the live core (``core.models.LiveStream``) at
+what each screen shows is stored, versioned, by the live core (``live.models.LiveStream``) at
 every write and at every deadline (``gorod.clock``). Teams are ``teams.Application`` rows (approved ones play); a team's
 name in the record is its ``teams.Team`` name.
 """

@@ -1,5 +1,5 @@
 """GoRoD real time: the audiences, their group names and the state shapes. Nobody else names a
-group (the names come from ``core.live.group_name``).
+group (the names come from ``live.messages.group_name``).
 
 Audiences, per game (``<id>`` is the ``teams.Game`` id, which is also ``GorodGame.pk``):
 
@@ -13,17 +13,16 @@ Audiences, per game (``<id>`` is the ``teams.Game`` id, which is also ``GorodGam
   deadlines, its own attempts — never another team's.
 
 Every message is ``{"type": "gorod.state", "version": N, "state": S}``; each audience is a
-stream with its own version (``core.models.LiveStream``), pushed only when its state changed —
+stream with its own version (``live.models.LiveStream``), pushed only when its state changed —
 by a write or by the clock at a deadline (``gorod.clock``). No state carries the current time;
 a resync answers ``{"version", "state", "server_time"}`` so countdowns use the server's clock.
 """
 
 from __future__ import annotations
 
-from core.live import PUBLIC, group_name, team_audience
+from live.messages import PUBLIC, group_name, team_audience
 
 NAME = "gorod"
-STATE = f"{NAME}.state"
 ORGANIZER = "organizer"
 
 

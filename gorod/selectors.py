@@ -1,7 +1,7 @@
 """GoRoD reads: the game record built from the rows, the engine's results at a moment, and the
 audiences' states (public, organizer, each team). Everything shown is computed here from
 ``(record, now)`` with the pure ``gorod.rules``; ``build_states`` is the live core's build
-(``core.live``), which stores the states that reads then serve. No state carries the current
+(``live``), which stores the states that reads then serve. No state carries the current
 time, so a state changes only at an event or at a deadline of the engine's."""
 
 from __future__ import annotations
@@ -19,24 +19,19 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import delta, sql
+from core import sql
 from core.errors import DomainError
-from core.live import (
-    PUBLIC,
-    Parts,
-    Rows,
-    Stored,
-    Write,
-    encode,
-    stored_texts,
-    streams_stored,
-    team_audience,
-)
 from core.records import RecordError
-from core.versioned import VersionedCache
 from gorod import reads, realtime, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
 from gorod.models import CodeAttempt, GorodGame, Level, PhotoProof, Ruling, TimeoutRequest
+from live import delta
+from live.codec import encode
+from live.messages import PUBLIC, Stored, team_audience
+from live.rows import Rows
+from live.store import Parts, stored_texts, streams_stored
+from live.versioned import VersionedCache
+from live.write import Write
 from teams.models import Application, Game
 
 ATTEMPTS_LOG = 200
@@ -727,7 +722,7 @@ def _nothing_due(gg: GorodGame, now: datetime) -> bool:
 
 
 def merged(writes: list[Write]) -> Write:
-    """Several codes applied in one batch (``core.batch``) as the one write ``build_states``
+    """Several codes applied in one batch (``live.batch``) as the one write ``build_states``
     takes: the latest moment, and the codes' writes in the order they were applied."""
     last = writes[-1]
     return Write(game=last.game, now=last.now, memo={"batch": writes})
@@ -794,7 +789,7 @@ def _attempt_states(w: Write, writes: list[Write]) -> dict[str, dict] | None:
     teams = Rows([rows.get(t["application"], t) for t in organizer["teams"]], by="application")
     parts = {"as_of": iso(w.now), "attempts": Rows(log, by="id"), "teams": teams}
     # The pushes of the two lists, known here: the log's new order and its new lines, the team
-    # list's changed rows (``core.delta``'s row patches), rather than diffs of both.
+    # list's changed rows (``live.delta``'s row patches), rather than diffs of both.
     patches = {"teams": {"k": "application", "o": [t["application"] for t in teams],
                          "c": _row_changes({t["application"]: t for t in organizer["teams"]},
                                            rows.values())}}
@@ -804,7 +799,7 @@ def _attempt_states(w: Write, writes: list[Write]) -> dict[str, dict] | None:
 
 
 def _row_changes(before: dict[int, dict], rows) -> dict[str, dict]:
-    """A row patch's changes (``core.delta``): each of ``rows`` as what changed since the
+    """A row patch's changes (``live.delta``): each of ``rows`` as what changed since the
     stored row of its team in ``before`` (the whole row for a new one; nothing if none)."""
     changes = {}
     for row in rows:
@@ -895,7 +890,7 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
                                               for r in table["rows"]], gg.team_order),
                                    by="application")}
     # The push of the table: its new order, what changed in the moved-on teams' rows and the
-    # others' new places (``core.delta``'s row patch), built here rather than by diffing two
+    # others' new places (``live.delta``'s row patch), built here rather than by diffing two
     # 400-KiB tables: a batch of closing codes stays a small push.
     changed_rows = _row_changes(before, [row for row in table["rows"]
                                          if row["application"] in new_rows])

@@ -1,6 +1,6 @@
 """Writes of the live GoRoD game: one keyword-only ``<entity>_<action>`` per action.
 
-Every write goes through the live core (``gorod.live.LIVE.write``, see ``core.live``): one
+Every write goes through the live core (``gorod.live.LIVE.write``, see ``live``): one
 transaction that locks the ``GorodGame`` row first and takes ``now`` after the lock (so writers
 of one game are serialised and stamped in the order they are applied), the action below, then
 ``gorod.selectors.build_states`` recomputes the game with the pure
@@ -33,7 +33,6 @@ from django.utils.translation import gettext as _
 
 from core import audit, formats, sql
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
-from core.live import Write
 from core.records import RecordError
 from core.roles import is_organizer
 from gorod import reads, rules, selectors, signals
@@ -57,6 +56,7 @@ from gorod.models import (
     TaskImage,
     TimeoutRequest,
 )
+from live.write import Write
 from teams.models import Application, Game
 from teams.selectors import playing_entry
 

@@ -15,12 +15,12 @@ from rest_framework.response import Response
 
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import DomainError, NotAllowed
-from core.live import PUBLIC, team_audience
 from core.permissions import IsHost, IsOrganizer
 from kingofhill import selectors, services
 from kingofhill import serializers as s
 from kingofhill.live import LIVE
 from kingofhill.models import KothGame
+from live.messages import PUBLIC, team_audience
 from teams.models import Game
 from teams.permissions import TeamPhoneAPIView
 

@@ -9,12 +9,13 @@ class KingOfHillConfig(AppConfig):
     verbose_name = _("King of the Hill")
 
     def ready(self) -> None:
-        from core import demo, formats, live
+        from core import demo, formats
         from kingofhill import outcome
         from kingofhill.live import LIVE
+        from live import registry
         from teams.models import Game
 
-        live.register(Game.Format.KINGOFHILL, LIVE)
+        registry.register(Game.Format.KINGOFHILL, LIVE)
         # The rating asks the registry for this format's record and outcome (core.formats).
         formats.register(outcome.FORMAT)
 

@@ -1,12 +1,13 @@
 """King of the Hill sockets: public (projector), host and team; each authorises its audience
-and forwards ``koth.state`` (see ``core.consumers.GameStateConsumer``)."""
+and forwards ``koth.state`` (see ``live.consumers.GameStateConsumer``)."""
 
 from __future__ import annotations
 
-from core.consumers import GameStateConsumer, in_thread
-from core.live import PUBLIC
+from core.consumers import in_thread
 from kingofhill import realtime, selectors, services
 from kingofhill.live import LIVE
+from live.consumers import GameStateConsumer
+from live.messages import PUBLIC
 
 
 class _KothConsumer(GameStateConsumer):

@@ -1,13 +1,13 @@
-"""King of the Hill's adapter to the live core (``core.live``): every write of
+"""King of the Hill's adapter to the live core (``live``): every write of
 ``kingofhill.services`` goes through ``LIVE.write``; ``kingofhill.selectors.build_states``
 builds the audiences' states."""
 
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError, NotFound
-from core.live import LiveGame
 from kingofhill import realtime, selectors
 from kingofhill.models import KothGame
+from live.write import LiveGame
 
 
 def _missing(game_id: int) -> DomainError:

@@ -3,7 +3,7 @@
 Models hold data and constraints only. The board is never edited here: a write in
 ``kingofhill.services`` that changes the closed questions rebuilds the record from these rows,
 recomputes it with the pure ``kingofhill.rules`` and stores the result in ``KothGame.board``;
-what each screen shows is stored, versioned, by the live core (``core.models.LiveStream``).
+what each screen shows is stored, versioned, by the live core (``live.models.LiveStream``).
 Teams are ``teams.Application`` rows (approved ones play); a team's name in the record is its
 ``teams.Team`` name.
 """

@@ -1,5 +1,5 @@
 """King of the Hill real time: the audiences, their group names and the state shapes. Nobody
-else names a group (the names come from ``core.live.group_name``).
+else names a group (the names come from ``live.messages.group_name``).
 
 Audiences, per game (``<id>`` is the ``teams.Game`` id, which is also ``KothGame.pk``):
 
@@ -10,9 +10,9 @@ Audiences, per game (``<id>`` is the ``teams.Game`` id, which is also ``KothGame
 - ``team:<application id>`` → ``koth.<id>.team.<application id>`` — the phones of one team;
   ``/ws/koth/<id>/team/``, resync ``GET /koth/api/games/<id>/team/state/``.
 
-Each audience is a stream with its own version (``core.models.LiveStream``). A write pushes,
+Each audience is a stream with its own version (``live.models.LiveStream``). A write pushes,
 after its transaction commits, one message ``{"type": "koth.state", "version": N, "state": S}``
-to each audience whose state it changed, and only to those (``core.live`` compares the new
+to each audience whose state it changed, and only to those (``live`` compares the new
 states with the stored ones). A socket's first message is its stream's stored state; a client
 that sees a gap fetches its state URL, which answers ``{"version": N, "state": S,
 "server_time": T}`` for the same stream. So an answer changes the public and host states and the
@@ -56,10 +56,9 @@ its ``history`` per closed question, newest first — never another team's answe
 
 from __future__ import annotations
 
-from core.live import PUBLIC, group_name, team_audience
+from live.messages import PUBLIC, group_name, team_audience
 
 NAME = "koth"
-STATE = f"{NAME}.state"
 HOST = "host"
 
 

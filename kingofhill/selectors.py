@@ -2,7 +2,7 @@
 
 ``load_snapshot`` reads everything a state needs in a fixed, small number of queries and
 computes the board once; ``public_state``, ``host_state`` and ``team_state`` only shape it.
-``build_states`` is the live core's build (``core.live``): it settles the game and returns every
+``build_states`` is the live core's build (``live``): it settles the game and returns every
 audience's state, which the core stores and pushes; reads serve those stored states.
 The closed questions (the record, hence the board) change only when a write recomputes the
 board; what was read and computed then is kept per process under the game's
@@ -24,11 +24,9 @@ from django.utils.translation import gettext_lazy as _
 
 from core import sql
 from core.errors import DomainError
-from core.live import PUBLIC, Parts, Rows, Stored, Write, team_audience
 from core.records import RecordError, format_time
 from core.roles import HOST, is_host, is_organizer
-from core.versioned import VersionedCache
-from kingofhill import realtime, rules
+from kingofhill import changes, realtime, rules
 from kingofhill.models import (
     Answer,
     Declaration,
@@ -38,6 +36,11 @@ from kingofhill.models import (
     Question,
     team_colour,
 )
+from live.messages import PUBLIC, Stored, team_audience
+from live.rows import Rows
+from live.store import Parts
+from live.versioned import VersionedCache
+from live.write import Write
 from teams.models import Application, Game
 
 NOT_STARTED = "the game has not started"
@@ -769,24 +772,32 @@ def build_states(w: Write) -> dict[str, dict]:
     may have changed, then every audience's state (``kingofhill.realtime`` documents them).
 
     The board is recomputed from the record when the action says the closed questions changed
-    (``w.memo["recompute"]``), on a refresh, or when this process keeps no board for the game's
+    (``BoardChanged``), or when this process keeps no board for the game's
     ``board_generation``; otherwise only the open question is read. The game settles only in
-    the first two cases: a board recomputed because this process kept none is the stored one.
-    A write about one team
-    (``w.memo["team"]``, an answer) on a kept board builds only that team's view of the teams'.
+    the first case: a board recomputed because this process kept none is the stored one.
+    A write about some teams (``AnswerAdded``, ``AnswersAdded``) on a kept board builds only
+    those teams' views of the teams'.
     """
     koth = w.game
-    if w.memo.get("presence"):
-        states = presence_states(w)
-        if states is not None:
-            return states
-    full = bool(w.memo.get("recompute") or w.memo.get("refresh"))
-    closed = None if w.memo.get("refresh") else w.memo.get("closed")
+    full, closed, current, current_read, teams = False, None, None, False, None
+    match w.change:
+        case changes.PresenceChanged():
+            states = presence_states(w)
+            if states is not None:
+                return states
+        case changes.BoardChanged(closed=closed):
+            full = True
+        case changes.QuestionChanged(current=current):
+            pass
+        case changes.AnswerAdded(team=team, current=current):
+            current_read, teams = True, {team}
+        case changes.AnswersAdded(teams=teams, current=current):
+            current_read = True
     try:
         snap = None if closed is None else closed_snapshot(koth, closed)
         if snap is None:
-            snap = load_snapshot(koth, reuse=not full, current=w.memo.get("current"),
-                                 current_read=w.memo.get("current_read", False))
+            snap = load_snapshot(koth, reuse=not full, current=current,
+                                 current_read=current_read)
     except RecordError as exc:
         raise record_refusal(exc) from None
     # A board computed only because this process kept none (another worker moved the game on)
@@ -798,12 +809,9 @@ def build_states(w: Write) -> dict[str, dict]:
         settle(koth, snap, w.now)
     public = public_state(snap)
     states = {PUBLIC: public, realtime.HOST: host_state(snap, public)}
-    # A write about one team on an unchanged board (an answer, ``w.memo["team"]``; a batch of
-    # answers, ``w.memo["teams"]``) changes only those teams' own views: the others see the
-    # public state without the answer count.
-    touched = None
-    if snap.reused and ("team" in w.memo or "teams" in w.memo):
-        touched = w.memo.get("teams") or {w.memo["team"]}
+    # A write about some teams on an unchanged board (an answer, a batch of answers) changes
+    # only those teams' own views: the others see the public state without the answer count.
+    touched = teams if snap.reused else None
     for entry in snap.entries:
         if touched is None or entry.pk in touched:
             states[team_audience(entry.pk)] = team_state(snap, entry.pk, public)
@@ -814,16 +822,15 @@ def build_states(w: Write) -> dict[str, dict]:
 
 
 def merged(writes: list[Write]) -> Write:
-    """Answers applied in one batch (``core.batch``) as the one write ``build_states`` takes:
+    """Answers applied in one batch (``live.batch``) as the one write ``build_states`` takes:
     the last answer's open question (read after every answer before it, so it holds them all)
     and every answering team. Only answers batch (``services.answer_submit``): anything else
     is refused, and the live core then applies each write alone."""
     last = writes[-1]
-    if not all(set(x.memo) <= {"current", "current_read", "team"} and "team" in x.memo
-               for x in writes):
+    if not all(isinstance(x.change, changes.AnswerAdded) for x in writes):
         raise ValueError("only answers are merged")
-    return Write(game=last.game, now=last.now,
-                 memo={**last.memo, "teams": {x.memo["team"] for x in writes}})
+    return Write(game=last.game, now=last.now, change=changes.AnswersAdded(
+        teams=frozenset(x.change.team for x in writes), current=last.change.current))
 
 
 def settle(koth: KothGame, snap: Snapshot, now: datetime) -> None:

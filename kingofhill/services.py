@@ -1,11 +1,11 @@
 """Writes of the live King of the Hill game: one keyword-only ``<entity>_<action>`` per action.
 
-Every write goes through the live core (``kingofhill.live.LIVE.write``, see ``core.live``): one
+Every write goes through the live core (``kingofhill.live.LIVE.write``, see ``live``): one
 transaction that locks the ``KothGame`` row first and takes ``now`` after the lock, the action
 below, then ``kingofhill.selectors.build_states`` builds every audience's state; the core
 stores the changed ones with their versions and pushes them after the commit. An action that
 changes the closed questions (a close, a verdict or partner mark on a played question, the
-start) sets ``w.memo["recompute"]``: the board is then recomputed from the record with the pure
+start) sets ``changes.BoardChanged``: the board is then recomputed from the record with the pure
 ``kingofhill.rules`` and the game settles (finishes, or opens its next question); the others
 (declarations, the announcement, answers, judging the open question) cannot change the board.
 A refusal raises a ``DomainError`` before anything is committed.
@@ -32,10 +32,9 @@ from core import audit, formats, rights, sql
 from core.coalesce import Coalesced
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.formats import finish_label
-from core.live import Write
 from core.records import RecordError
 from core.roles import is_host, is_organizer
-from kingofhill import bank, rules, selectors
+from kingofhill import bank, changes, rules, selectors
 from kingofhill.live import LIVE
 from kingofhill.models import (
     Answer,
@@ -47,6 +46,7 @@ from kingofhill.models import (
     Question,
     VerdictChange,
 )
+from live.write import Write
 from teams.models import Application, Game
 from teams.selectors import playing_entry
 
@@ -149,7 +149,7 @@ def game_start(w: Write, *, actor) -> KothGame:
     koth.started_at = w.now
     Game.objects.filter(pk=koth.pk, status=Game.Status.SCHEDULED).update(
         status=Game.Status.RUNNING)
-    w.memo["recompute"] = True
+    w.change = changes.BoardChanged()
     return koth
 
 
@@ -216,13 +216,13 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
     _require_running(koth)
     entry = _entry(koth, application)
     # The open question's answers are read once, here, for the check and for the build
-    # (``w.memo["current_read"]``), which sees the new one appended; in a batch, once for all
+    # (``changes.AnswerAdded``), which sees the new one appended; in a batch, once for all
     # its answers: the previous answer's read, with that answer appended, is the same rows
     # (nothing but answers runs under the batch's lock; 64 answers built as models were a
     # fifth of an answer's time).
-    earlier = w.earlier.memo if w.earlier is not None else {}
-    question = earlier.get("current")
-    if question is None or not earlier.get("current_read"):
+    earlier = w.earlier.change if w.earlier is not None else None
+    question = earlier.current if isinstance(earlier, changes.AnswerAdded) else None
+    if question is None:
         question = _current(koth)
         selectors.read_open(question)
     else:
@@ -265,11 +265,9 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
         NEW_VERDICT_CHANGE.insert(answer=answer, old=None, new=verdict, changed_at=w.now)
     # The newest answer (its moment was taken under the lock) goes last, as the models order.
     sql.prefetched(question, "answers", [*answers, answer])
-    w.memo["current"] = question
-    w.memo["current_read"] = True
     # Nothing on the board moves until the close: the host's view, the projector's count and
     # this team's own view are all an answer changes.
-    w.memo["team"] = entry.pk
+    w.change = changes.AnswerAdded(team=entry.pk, current=question)
     return answer
 
 
@@ -309,7 +307,7 @@ def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
     if prepared is not None:
         prepared.question = question
         prepared.save(update_fields=["question"])
-    w.memo["current"] = question
+    w.change = changes.QuestionChanged(current=question)
     return question
 
 
@@ -343,7 +341,7 @@ def countdown_set(w: Write, *, actor, seconds: int) -> Question:
     question.countdown_seconds = seconds or None
     question.countdown_ends_at = w.now + timedelta(seconds=seconds) if seconds else None
     question.save(update_fields=["countdown_seconds", "countdown_ends_at"])
-    w.memo["current"] = question
+    w.change = changes.QuestionChanged(current=question)
     return question
 
 
@@ -365,7 +363,7 @@ def question_reveal(w: Write, *, actor, reveal: bool = True) -> Question:
     question.revealed_at = w.now if reveal else None
     question.save(update_fields=["revealed_at"])
     # A closed question's row is kept with the board: read it afresh.
-    w.memo["recompute"] = True
+    w.change = changes.BoardChanged()
     return question
 
 
@@ -562,7 +560,7 @@ def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *
     for answer in judged:
         answer.verdict, answer.judged_by, answer.judged_at = verdict, actor, w.now
     if question.closed_at is not None:  # a played move changed: the board is recomputed
-        w.memo["recompute"] = True
+        w.change = changes.BoardChanged()
     return len(judged)
 
 
@@ -630,7 +628,8 @@ def partner_set(w: Write, *, actor, question: int, partner: bool,
     q.partner = partner
     q.save(update_fields=["partner"])
     # The open question's mark changes the teams' projections, not the board.
-    w.memo["recompute"] = q.closed_at is not None
+    if q.closed_at is not None:
+        w.change = changes.BoardChanged()
     return q
 
 
@@ -650,8 +649,8 @@ def question_close(w: Write, *, actor) -> Question:
         raise DomainError(_("%(count)d answers are not judged yet.") % {"count": unjudged})
     question.closed_at = w.now
     question.save(update_fields=["closed_at"])
-    w.memo["recompute"] = True
-    w.memo["closed"] = question  # its move is played on the kept board (selectors)
+    # Its move is played on the kept board (selectors).
+    w.change = changes.BoardChanged(closed=question)
     return question
 
 
@@ -714,7 +713,7 @@ def phone_closed(*, game: int, channel: str) -> bool:
 def presence_refresh(w: Write) -> None:
     """The host's list of connected teams follows the stored phone sockets (one write for
     however many opened or closed since the last)."""
-    w.memo["presence"] = True
+    w.change = changes.PresenceChanged()
 
 
 PRESENCE = Coalesced("koth-presence", lambda game_id: presence_refresh(game=game_id))

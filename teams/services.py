@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import audit, limits, live, rights
+from core import audit, limits, rights
 from core.errors import DomainError
 from core.net import UNKNOWN, address_bucket
 from teams import rules
@@ -32,6 +32,7 @@ from teams.selectors import (  # the session key and PIN budget are read there, 
     application_by_join_token,
     pin_budget_key,
 )
+from teams.signals import games_changed
 
 NAME_MAX = 100
 PIN_FAILURES_KEY = "teams_pin_failures"
@@ -134,7 +135,8 @@ def team_rename(*, team: Team, name: str) -> Team:
     team.save(update_fields=["name", "name_key"])
     # Live screens show names, never store them as identity: every game of the team shows the
     # new name at once (results keep their rows: they refer to the application).
-    live.refresh_games(Game.objects.filter(applications__team=team).distinct())
+    games_changed.send(sender=Game,
+                       games=Game.objects.filter(applications__team=team).distinct())
     return team
 
 
@@ -313,7 +315,7 @@ def application_withdraw(*, application: Application, now: datetime | None = Non
     application.status = Application.Status.WITHDRAWN
     _clear_join(application)
     application.save()
-    live.refresh_games([application.game])
+    games_changed.send(sender=Game, games=[application.game])
     return application
 
 
@@ -342,7 +344,8 @@ def application_approve(
     _decide(application, actor, Application.Status.APPROVED, now)
     _issue_join(application)
     application.save()
-    live.refresh_games([application.game])  # before the start, the game's team list changed
+    # Before the start, the game's team list changed.
+    games_changed.send(sender=Game, games=[application.game])
     Notice.objects.create(
         team=application.team, game=application.game, kind=Notice.Kind.APPLICATION_APPROVED
     )
@@ -360,7 +363,7 @@ def application_reject(
     _decide(application, actor, Application.Status.REJECTED, now)
     _clear_join(application)
     application.save()
-    live.refresh_games([application.game])
+    games_changed.send(sender=Game, games=[application.game])
     Notice.objects.create(
         team=application.team,
         game=application.game,

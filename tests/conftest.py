@@ -53,8 +53,8 @@ def presence_refreshed_at_once(settings):
 def no_setup_cached_from_another_test():
     """A test's rolled-back game may leave its id, start and set-up version to the next test's
     game on SQLite (ids are reused): the process's set-up cache starts empty in every test."""
-    from core.live import forget_shared
     from gorod.selectors import _SETUPS
+    from live.caches import forget_shared
 
     _SETUPS.clear()
     forget_shared()
@@ -229,5 +229,5 @@ def pushed(monkeypatch) -> list[tuple[str, dict]]:
     """What the writes send after their commits, ``(group, message)`` (real commits: for tests
     whose writes run in other threads)."""
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr("core.live.send_to_groups", lambda messages: sent.extend(messages))
+    monkeypatch.setattr("live.messages.send_to_groups", lambda messages: sent.extend(messages))
     return sent

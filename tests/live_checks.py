@@ -18,9 +18,16 @@ from contextlib import contextmanager
 from django.db import connections, transaction
 from django.utils import translation
 
-from core.delta import patch
 from core.errors import DomainError
-from core.live import LiveGame, Write, encode, stored_streams
+from live.codec import encode
+from live.delta import patch
+from live.store import stored_many
+from live.write import LiveGame, Write
+
+
+def stored_streams(game_id: int):
+    """Every audience's stored state of a game."""
+    return stored_many(game_id, None)
 
 
 class _Rollback(Exception):
@@ -49,7 +56,7 @@ def rebuilt(app: LiveGame, game_id: int, now) -> dict[str, str]:
 def pushes(monkeypatch, capture):
     """Collect ``(group, message)`` pairs the writes inside send after their commit."""
     sent: list[tuple[str, dict]] = []
-    monkeypatch.setattr("core.live.send_to_groups", lambda messages: sent.extend(messages))
+    monkeypatch.setattr("live.messages.send_to_groups", lambda messages: sent.extend(messages))
     with capture(execute=True):
         yield sent
 
@@ -91,7 +98,7 @@ def verify_action(app: LiveGame, game_id: int, write, *, now, monkeypatch, captu
 
 
 class HeldBatch:
-    """Writes that queue behind a game's first one (``core.batch``): the first write is held
+    """Writes that queue behind a game's first one (``live.batch``): the first write is held
     inside its action (``module.name`` waits on its first call) while the writes given to
     ``send`` queue behind it, each in its own thread; ``release`` lets them all run as the next
     batch. ``outcomes``: each write's result or the error it raised, by name."""

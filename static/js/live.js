@@ -9,7 +9,7 @@
  *   a stream's version only grows. A delta that does not follow the state held is a gap.
  * - On (re)connect the game socket's FIRST message is the current state, so a reconnect costs
  *   exactly one state read (that message) and no HTTP request. A state too large for a socket
- *   message (core.live.PUSH_LIMIT, 16 KiB: a 200-team organizer's) comes as {version: N,
+ *   message (live.messages.PUSH_LIMIT, 16 KiB: a 200-team organizer's) comes as {version: N,
  *   resync: true} instead, and the client reads it over HTTP if it holds an older one. Only if
  *   no state arrives within STATE_WAIT_MS after the socket opened does the client fetch GET
  *   stateUrl ({version, state}).
@@ -224,7 +224,7 @@
     if (!message) { return; }
     if (message.type === "site.announce") { announce(message); return; }
     if (message.resync && message.version != null) {
-      // A state too large for a socket message (core.live.PUSH_LIMIT): read it over HTTP.
+      // A state too large for a socket message (live.messages.PUSH_LIMIT): read it over HTTP.
       if (this.awaitingFirst) { this.awaitingFirst = false; global.clearTimeout(this.firstTimer); }
       if (message.version > this.version) { this.resync(); }
       return;

@@ -1,4 +1,4 @@
-"""``core.batch.Batcher``: group commit for one key's callers, each in its own thread."""
+"""``live.batch.Batcher``: group commit for one key's callers, each in its own thread."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from core.batch import Batcher
+from live.batch import Batcher
 
 
 class Recorder:

@@ -426,7 +426,7 @@ async def test_a_socket_rechecks_its_right_once_it_is_bound(evening, monkeypatch
     before the socket listened: the check after the join still closes it."""
     from asgiref.sync import sync_to_async
 
-    from core.consumers import GameStateConsumer
+    from live.consumers import GameStateConsumer
     from teams.services import application_revoke_join
 
     koth, alpha = evening["koth"], evening["alpha"]

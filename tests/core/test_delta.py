@@ -1,4 +1,4 @@
-"""The pushes' patches (``core.delta``): applying the patch between two states gives the new
+"""The pushes' patches (``live.delta``): applying the patch between two states gives the new
 state exactly, for any JSON; equal states need none; a re-ranked table or a log with a new
 line travels as its order and the rows that changed."""
 
@@ -9,8 +9,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.delta import diff, patch
-from core.live import encode
+from live.codec import encode
+from live.delta import diff, patch
 
 SCALARS = (st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(["a", "b", "Ё"])
            | st.floats(-1e6, 1e6, allow_nan=False, width=32))  # exact in JS too
@@ -68,6 +68,6 @@ def test_a_log_with_a_new_line_on_top_sends_the_new_line_and_the_order():
 def test_the_worked_examples_in_the_docstrings_hold():
     import doctest
 
-    import core.delta
+    import live.delta
 
-    assert doctest.testmod(core.delta).failed == 0
+    assert doctest.testmod(live.delta).failed == 0

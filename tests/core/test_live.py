@@ -1,4 +1,4 @@
-"""The live core (``core.live``): one pipeline for both games — lock first, then the moment,
+"""The live core (``live``): one pipeline for both games — lock first, then the moment,
 store only what changed with its version, push after the commit, never fail a committed write
 because a push failed, and serve reads from what was stored."""
 
@@ -15,12 +15,14 @@ from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from core import live as live_module
 from core.errors import DomainError
-from core.live import LiveGame, decode, encode, stored_texts, stream_versions
-from core.models import LiveStream
 from gorod import services as gorod_services
 from kingofhill.models import KothGame
+from live import store as live_store
+from live.codec import decode, encode
+from live.models import LiveStream
+from live.store import stored_texts, stream_versions
+from live.write import LiveGame
 from teams.models import Game
 from teams.services import team_rename
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
@@ -55,7 +57,7 @@ def toy_game(db):
 
 def captured(monkeypatch):
     sent = []
-    monkeypatch.setattr("core.live.send_to_groups", lambda messages: sent.extend(messages))
+    monkeypatch.setattr("live.messages.send_to_groups", lambda messages: sent.extend(messages))
     return sent
 
 
@@ -109,7 +111,7 @@ def test_a_write_takes_its_moment_only_after_it_holds_the_game_lock(toy_game, mo
     real_lock, real_now = LiveGame.lock, timezone.now
     monkeypatch.setattr(LiveGame, "lock", lambda self, game: order.append("lock")
                         or real_lock(self, game))
-    monkeypatch.setattr("core.live.timezone.now", lambda: order.append("now") or real_now())
+    monkeypatch.setattr("live.write.timezone.now", lambda: order.append("now") or real_now())
     toy_set(game=toy_game, public={"n": 1})
     assert order == ["lock", "now"]
 
@@ -119,8 +121,8 @@ def test_a_push_that_fails_after_the_commit_is_logged_and_never_raised(
     def down(messages):
         raise ConnectionError("Redis is down")
 
-    monkeypatch.setattr("core.live.send_to_groups", down)
-    with caplog.at_level(logging.ERROR, logger="core.live"), \
+    monkeypatch.setattr("live.messages.send_to_groups", down)
+    with caplog.at_level(logging.ERROR, logger="live.messages"), \
             django_capture_on_commit_callbacks(execute=True):
         toy_set(game=toy_game, public={"n": 2})
     assert TOY.read(toy_game, "public").data() == {"version": 1, "state": {"n": 2}}
@@ -133,10 +135,28 @@ def test_an_unknown_game_is_a_clear_refusal(db, game):
         toy_set(game=game, public={})
 
 
-def test_a_game_never_published_is_published_once_by_its_first_read(toy_game):
+def test_a_read_of_a_game_never_published_only_reads(toy_game, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        assert TOY.read(toy_game, "team:1") is None
     assert not LiveStream.objects.filter(game_id=toy_game).exists()
+
+
+def test_an_audience_the_game_does_not_have_reads_as_none(toy_game):
+    TOY.refresh(game=toy_game)
     assert TOY.read(toy_game, "team:1").data() == {"version": 1, "state": {"n": 0}}
-    assert TOY.read(toy_game, "team:9") is None  # an audience the game does not have
+    assert TOY.read(toy_game, "team:9") is None
+
+
+def test_a_game_never_published_is_published_once_after_migrate(gorod, live):
+    from django.core.management import call_command
+
+    LiveStream.objects.filter(game_id__in=[gorod.pk, live.pk]).delete()
+    call_command("migrate", verbosity=0)
+    assert stream_versions(gorod.pk)["public"] == 1
+    assert stream_versions(live.pk)["organizer"] == 1
+    before = stream_versions(live.pk)
+    call_command("migrate", verbosity=0)  # a published game is left as it is
+    assert stream_versions(live.pk) == before
 
 
 # --- through the apps ---------------------------------------------------------------------------
@@ -153,7 +173,7 @@ def test_a_code_is_stored_and_answered_200_when_the_channel_layer_fails_after_th
     monkeypatch.setattr("core.realtime.get_channel_layer", lambda: FailingLayer())
     client = Client()
     join_session(client, alpha)
-    with caplog.at_level(logging.ERROR, logger="core.live"):
+    with caplog.at_level(logging.ERROR, logger="live.messages"):
         response = client.post(f"/gorod/api/games/{live.pk}/code/", {"text": "G1R1D"},
                                content_type="application/json")
     assert response.status_code == 200, response.content
@@ -221,7 +241,7 @@ def test_a_push_past_the_limit_travels_as_its_version_and_the_state_is_read_over
         toy_game, monkeypatch, django_capture_on_commit_callbacks):
     """No socket message carries more than ``PUSH_LIMIT``, whatever a write changed: past it
     the push says only its version with ``resync`` (the client reads the state over HTTP)."""
-    from core.live import PUSH_LIMIT
+    from live.messages import PUSH_LIMIT
 
     sent = captured(monkeypatch)
     with django_capture_on_commit_callbacks(execute=True):
@@ -258,14 +278,16 @@ def test_a_public_read_by_id_answers_only_its_own_format_and_404_for_any_other_i
         response = client.get(url)
         assert response.status_code == 404, url
         assert "detail" in response.json()
-    # A game never published yet is published by its first read.
+    # A game never published yet is read as none, and the read writes nothing.
     LiveStream.objects.filter(game_id=gorod.pk).delete()
-    assert GOROD_LIVE.read_by_id(gorod.pk, "public").version == 1
+    assert GOROD_LIVE.read_by_id(gorod.pk, "public") is None
+    assert client.get(f"/gorod/api/games/{gorod.pk}/state/").status_code == 404
+    assert not LiveStream.objects.filter(game_id=gorod.pk).exists()
 
 
 def test_parts_may_add_a_key_the_stored_state_lacks_and_it_goes_last(
         toy_game, monkeypatch, django_capture_on_commit_callbacks):
-    from core.live import Parts
+    from live.store import Parts
 
     sent = captured(monkeypatch)
     with django_capture_on_commit_callbacks(execute=True):
@@ -288,8 +310,8 @@ def test_a_value_every_audience_shares_is_encoded_once_per_write(
         TOY.refresh(game=toy_game)
     board = {"teams": [{"team": f"T{i}", "step": i % 7} for i in range(64)]}
     encoded = []
-    real = live_module.encode
-    monkeypatch.setattr(live_module, "encode",
+    real = live_store.encode
+    monkeypatch.setattr(live_store, "encode",
                         lambda value: encoded.append(value is board) or real(value))
     with django_capture_on_commit_callbacks(execute=True):
         toy_set(game=toy_game, **{a: {"n": i, "board": board}

@@ -1,4 +1,4 @@
-"""Values stored row by row (``core.live.Rows``): a write that changes one row of a long list
+"""Values stored row by row (``live.rows.Rows``): a write that changes one row of a long list
 writes that row and the list's small head, reads only the head when this process kept it, and
 every read gives back byte for byte what encoding the value gives."""
 
@@ -15,11 +15,15 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from core import delta, live
 from core.errors import DomainError
-from core.live import LiveGame, Parts, Rows, encode, forget_shared, stored_parts, stored_texts
-from core.models import LivePart
 from kingofhill.models import KothGame
+from live import caches, delta, store
+from live.caches import forget_shared
+from live.codec import encode
+from live.models import LivePart
+from live.rows import Rows
+from live.store import Parts, stored_parts, stored_texts
+from live.write import LiveGame
 from teams.models import Game
 
 pytestmark = pytest.mark.django_db
@@ -179,14 +183,14 @@ def test_a_process_that_did_not_keep_the_head_reads_the_rows_and_gets_the_same_v
 def test_a_process_that_kept_an_older_head_reads_only_the_rows_that_changed_since(game):
     STATE.update(teams=Rows(team_rows(30), by="application"))
     TOY.refresh(game=game)
-    kept = dict(live._latest)
-    heads = dict(live._heads)
+    kept = dict(caches._latest)
+    heads = dict(caches._heads)
     STATE["teams"] = Rows(team_rows(30, **{"5": 1, "9": 2}), by="application")
     TOY.refresh(game=game)
     # This process forgets the second write, as a worker that did not make it would.
     forget_shared()
-    live._latest.update(kept)
-    live._heads.update(heads)
+    caches._latest.update(kept)
+    caches._heads.update(heads)
 
     @PARTS.write
     def read(w):
@@ -204,7 +208,7 @@ def test_a_process_that_kept_an_older_head_reads_only_the_rows_that_changed_sinc
 def test_a_push_of_a_row_by_row_value_is_the_patch_a_screen_applies(game, monkeypatch,
                                                                      django_capture_on_commit_callbacks):
     sent = []
-    monkeypatch.setattr("core.live.send_to_groups", lambda messages: sent.extend(messages))
+    monkeypatch.setattr("live.messages.send_to_groups", lambda messages: sent.extend(messages))
     STATE.update(teams=Rows(team_rows(40), by="application"))
     with django_capture_on_commit_callbacks(execute=True):
         TOY.refresh(game=game)
@@ -251,10 +255,10 @@ def test_a_small_change_beside_a_long_row_by_row_value_does_not_encode_that_valu
     STATE.update(history=history, title="night", round=1)
     TOY.refresh(game=game)
     sent = []
-    monkeypatch.setattr("core.live.send_to_groups", lambda messages: sent.extend(messages))
+    monkeypatch.setattr("live.messages.send_to_groups", lambda messages: sent.extend(messages))
     whole = []
-    real = live.encode
-    monkeypatch.setattr(live, "encode", lambda value: whole.append(value is history)
+    real = store.encode
+    monkeypatch.setattr(store, "encode", lambda value: whole.append(value is history)
                         or real(value))
     with django_capture_on_commit_callbacks(execute=True):
         toy_set(game=game, round=2)

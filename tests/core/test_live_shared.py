@@ -1,18 +1,19 @@
-"""``core.live.shared``: a large stored text's values, parsed once and found again by the text."""
+"""``live.caches.shared``: a large stored text's values, parsed once and found again by the text."""
 
 from __future__ import annotations
 
 import pytest
 
-from core import live
-from core.live import SHARED_MIN, decode, encode, remember, shared
+from live import caches
+from live.caches import SHARED_MIN, remember, shared
+from live.codec import decode, encode
 
 
 @pytest.fixture(autouse=True)
 def empty():
-    live.forget_shared()
+    caches.forget_shared()
     yield
-    live.forget_shared()
+    caches.forget_shared()
 
 
 def big(n: int) -> str:
@@ -54,16 +55,16 @@ def test_every_team_part_of_a_night_stays_found_while_a_batch_goes_round_them():
 
 
 def test_the_oldest_texts_are_let_go_past_the_room_in_characters(monkeypatch):
-    monkeypatch.setattr(live, "_SHARED_CHARS", 3 * 10_000)
+    monkeypatch.setattr(caches, "_SHARED_CHARS", 3 * 10_000)
     texts = [encode({"n": i, "pad": "x" * 10_000}) for i in range(5)]
     values = [shared(t) for t in texts]
-    assert len(live._shared) == 2 and live._shared_chars[0] <= 3 * 10_000
+    assert len(caches._shared) == 2 and caches._shared_chars[0] <= 3 * 10_000
     assert shared("".join(texts[-1])) is values[-1]  # the newest stays
     assert shared("".join(texts[0])) is not values[0]  # the oldest was let go: parsed again
 
 
 def test_a_text_larger_than_the_room_is_still_kept_alone(monkeypatch):
-    monkeypatch.setattr(live, "_SHARED_CHARS", 1000)
+    monkeypatch.setattr(caches, "_SHARED_CHARS", 1000)
     text = encode({"pad": "x" * 20_000})
     value = shared(text)
-    assert shared("".join(text)) is value and len(live._shared) == 1
+    assert shared("".join(text)) is value and len(caches._shared) == 1

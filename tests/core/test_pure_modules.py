@@ -8,7 +8,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ["gorod.rules", "kingofhill.rules"]  # pure packages: the package and each of its modules
-PURE = ["core.records", "core.delta", "core.deadlines", "gorod.codes",
+PURE = ["core.records", "live.delta", "core.deadlines", "gorod.codes",
         "rating.rules", "teams.rules",
         *PACKAGES, *sorted(f"{package}.{path.stem}" for package in PACKAGES
                            for path in (ROOT / package.replace(".", "/")).glob("*.py")

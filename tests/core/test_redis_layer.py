@@ -13,9 +13,9 @@ import uuid
 
 import pytest
 
-from core.delta import patch
 from gorod.models import CodeAttempt
 from kingofhill.models import Answer
+from live.delta import patch
 from tests.conftest import need, need_postgresql_and_redis, settle_socket_closes
 from tests.gorod.test_concurrency import set_up_night
 from tests.kingofhill.test_concurrency import set_up_evening

@@ -1,8 +1,8 @@
-"""``core.versioned.VersionedCache``: a value kept per key while its version stands."""
+"""``live.versioned.VersionedCache``: a value kept per key while its version stands."""
 
 from __future__ import annotations
 
-from core.versioned import VersionedCache
+from live.versioned import VersionedCache
 
 
 def loader(value):

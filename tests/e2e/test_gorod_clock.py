@@ -12,8 +12,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from core.delta import patch
 from gorod import services
+from live.delta import patch
 from tests.gorod.fixtures_live import LEVELS, make_teams, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from playwright.sync_api import expect
 
-from core.delta import diff
 from kingofhill import rules as koth_rules
+from live.delta import diff
 from tests.conftest import artifacts_dir
 from tests.core.test_delta import JSON as DELTA_JSON
 from tests.e2e.live_pages import PAGES, PROJECTOR, WAIT, open_live, settle, state_reads
@@ -138,7 +138,7 @@ def test_a_burst_of_pushes_after_a_gap_costs_one_read_and_the_newest_wins(harnes
 
 
 def test_a_first_message_too_large_for_a_socket_costs_one_http_read_and_no_render(harness):
-    """``core.live.first_message`` sends only the version of a state past 16 KiB."""
+    """``live.write.LiveGame.first_message`` sends only the version of a state past 16 KiB."""
     state = mid_game_state(8)
     page = harness(state)
     reads = state_reads(page)

@@ -121,7 +121,7 @@ def test_forty_two_teams_sending_their_correct_code_in_the_same_moment_are_all_a
 
 
 def test_codes_arriving_at_once_at_one_worker_are_applied_in_fewer_writes_than_codes(workers):
-    # Group commit (core.batch): the codes that queue behind the game's running write are
+    # Group commit (live.batch): the codes that queue behind the game's running write are
     # applied together, one transaction and one push per screen, each answered on its own.
     night = set_up_night(workers, 30)
     before = night.organizer.ok("GET", night.url("organizer/state"))["version"]
@@ -302,7 +302,7 @@ def test_a_team_renamed_mid_game_is_named_anew_by_every_worker_whatever_each_had
 
 def test_codes_alternating_between_two_workers_leave_the_organizer_lists_whole_on_both(workers):
     """The organizer's attempt log, team list and statistics are stored row by row
-    (``core.live.Rows``); each worker keeps the heads it wrote or read last and, when the other
+    (``live.rows.Rows``); each worker keeps the heads it wrote or read last and, when the other
     worker wrote since, reads only the rows whose hashes changed. Codes sent in turn through
     the two workers — wrong ones and closing ones — leave the lists as the database and a replay
     say, read through either worker."""

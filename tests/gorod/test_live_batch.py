@@ -1,4 +1,4 @@
-"""GoRoD codes applied in batches (``core.batch`` through ``LiveGame.write(batch=True)``): codes
+"""GoRoD codes applied in batches (``live.batch`` through ``LiveGame.write(batch=True)``): codes
 that arrive while the game's previous write runs are applied together, one transaction and one
 publish, and leave exactly what applying them one by one would: each caller its own verdict or
 refusal (in its own language), every screen one push to its next version, the stored states

@@ -10,11 +10,11 @@ from datetime import timedelta
 
 import pytest
 
-from core.batch import Job
-from core.live import stored_texts
 from gorod import realtime, services
 from gorod.live import LIVE
 from gorod.models import CodeAttempt, Level
+from live.batch import Job
+from live.store import stored_texts
 from teams.models import Application, Team
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import T0, minutes
@@ -107,11 +107,11 @@ def test_a_socket_never_gets_the_whole_night_only_its_version_and_a_team_gets_it
 
 def test_a_whole_batch_of_codes_half_of_them_closing_pushes_under_16_kib(
         big_night, monkeypatch, django_capture_on_commit_callbacks):
-    # A rush on one game is applied in batches (core.batch): the organizer's push carries what
+    # A rush on one game is applied in batches (live.batch): the organizer's push carries what
     # changed in each moved-on team's rows, not the rows whole (a statistics row is ~2 KiB).
     gg, entries = big_night
     moments = iter(NOW + timedelta(seconds=s) for s in range(1, 100))
-    monkeypatch.setattr("core.live.timezone.now", lambda: next(moments))
+    monkeypatch.setattr("live.write.timezone.now", lambda: next(moments))
     action = services.code_submit.__wrapped__
     jobs = [Job((action, {"application": entries[i],
                           "text": f"G1R{CLOSED + 1}D" if i % 2 else "nope"}, "ru"))

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 NOW = minutes(10)  # every team on a level, before any hint is due (25 min)
 # The budgets: each path's exact count, the same for every size of night.
-# A write stores only the keys of a state it changed (``core.live.Parts``): the stream and parts
+# A write stores only the keys of a state it changed (``live.store.Parts``): the stream and parts
 # read in one query, the old parts deleted, the versions bumped, the new parts inserted.
 # A started game's levels and team names come from the process's cache (``selectors.setup``):
 # a cold process reads them once more (``COLD_SETUP``, tests/gorod/test_setup_cache.py).

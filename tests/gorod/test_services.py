@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from core.delta import patch
 from gorod import realtime, rules, selectors, services
 from gorod.models import CodeAttempt, GorodGame, Ruling
+from live.delta import patch
 from teams.models import Game
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import LEVELS, T0, make_teams, minutes
@@ -352,7 +352,7 @@ def test_the_record_of_a_finished_game_replays_to_the_final_statistics(
 def test_a_wrong_code_pushes_after_the_commit_to_its_team_and_the_organizer_only(
         running, alpha, beta, monkeypatch, django_capture_on_commit_callbacks):
     sent = []
-    monkeypatch.setattr("core.live.send_to_groups", sent.extend)
+    monkeypatch.setattr("live.messages.send_to_groups", sent.extend)
     before = {kind: selectors.read_state(running, kind=kind, application_id=app)["version"]
               for kind, app in (("public", None), ("organizer", None), ("team", alpha.pk))}
     held = selectors.read_state(running, kind="team", application_id=alpha.pk)["state"]

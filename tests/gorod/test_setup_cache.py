@@ -71,10 +71,12 @@ def test_a_warm_cache_spares_exactly_the_set_up_reads(running, alpha, beta,
 
 def test_a_closing_code_changes_none_of_the_shared_stored_values_it_read(running, entries,
                                                                           monkeypatch):
-    from core import live
-    from core.live import decode, shared, stored_parts
+    from live import caches
+    from live.caches import shared
+    from live.codec import decode
+    from live.store import stored_parts
 
-    monkeypatch.setattr(live, "SHARED_MIN", 0)  # a small night's parts shared like a big one's
+    monkeypatch.setattr(caches, "SHARED_MIN", 0)  # a small night's parts shared like a big one's
     alpha, beta, gamma = entries
     submit(running, beta, "G1R1D", 1)
     before = stored_parts(running.pk, {"organizer": ["statistics", "teams", "attempts"]})

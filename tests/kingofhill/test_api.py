@@ -8,9 +8,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from core.live import stream_versions
 from kingofhill import rules, services
 from kingofhill.models import Answer, Declaration, KothGame
+from live.store import stream_versions
 from tests.kingofhill.conftest import join_session
 
 pytestmark = pytest.mark.django_db

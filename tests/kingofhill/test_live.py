@@ -14,11 +14,11 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.live import stream_versions
-from core.models import LivePart
 from kingofhill import selectors, services
 from kingofhill.live import LIVE
 from kingofhill.models import Answer, Question
+from live.models import LivePart
+from live.store import stream_versions
 from tests.live_checks import verify_action
 
 pytestmark = pytest.mark.django_db
@@ -113,7 +113,7 @@ def test_a_write_on_a_worker_that_keeps_no_board_stores_no_new_generation(
         services.question_close(actor=host, game=running.pk, now=now + timedelta(seconds=30))
     running.refresh_from_db()
     closed = running.board_generation
-    # The host's history of closed questions is stored row by row (``core.live.Rows``): one
+    # The host's history of closed questions is stored row by row (``live.rows.Rows``): one
     # part per question under the ``host`` head.
     history = LivePart.objects.filter(stream__game_id=running.pk, stream__audience="host",
                                       key__startswith="host/")
@@ -142,3 +142,20 @@ def test_a_write_on_a_worker_that_keeps_no_board_stores_no_new_generation(
     with django_capture_on_commit_callbacks(execute=True):
         LIVE.refresh(game=running.pk)
     assert stream_versions(running.pk) == before
+
+
+def test_a_batch_of_answers_is_one_typed_change_and_nothing_else_merges():
+    from datetime import UTC, datetime
+
+    from kingofhill import changes
+    from kingofhill.models import Question
+    from kingofhill.selectors import merged
+    from live.write import Write
+
+    first, last = Question(number=3), Question(number=3)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    answers = [Write(game=None, now=now, change=changes.AnswerAdded(team=7, current=first)),
+               Write(game=None, now=now, change=changes.AnswerAdded(team=9, current=last))]
+    assert merged(answers).change == changes.AnswersAdded(teams=frozenset({7, 9}), current=last)
+    with pytest.raises(ValueError, match="only answers"):
+        merged([*answers, Write(game=None, now=now, change=changes.BoardChanged())])

@@ -1,4 +1,4 @@
-"""King of the Hill answers applied in batches (``core.batch`` through
+"""King of the Hill answers applied in batches (``live.batch`` through
 ``LiveGame.write(batch=True)``): answers that arrive while the game's previous write runs are
 applied together and leave exactly what applying them one by one would."""
 

@@ -14,10 +14,11 @@ from django.test.utils import CaptureQueriesContext
 
 from config.asgi import application
 from core import coalesce
-from core.live import PUBLIC, stream_versions, team_audience
 from kingofhill import realtime, selectors, services
 from kingofhill.live import LIVE
 from kingofhill.models import PhoneSocket
+from live.messages import PUBLIC, team_audience
+from live.store import stream_versions
 from tests.kingofhill.test_consumers import ORIGIN, host_headers, team_headers
 from tests.live_checks import Screen
 

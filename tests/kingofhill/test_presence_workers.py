@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from core.live import stream_versions
 from kingofhill import realtime
 from kingofhill.models import PhoneSocket
+from live.store import stream_versions
 from tests.conftest import need_postgresql_and_redis
 from tests.kingofhill.test_concurrency import set_up_evening
 from tests.servers import WebSocket, parallel, server_env, start_workers

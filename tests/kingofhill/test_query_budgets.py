@@ -18,7 +18,7 @@ from tests.kingofhill.conftest import join_session, make_teams
 pytestmark = pytest.mark.django_db
 
 # The budgets: each path's exact count, the same for every size of game. A stored state is
-# written key by key (``core.live.Parts``): old parts deleted, versions bumped, new ones inserted.
+# written key by key (``live.store.Parts``): old parts deleted, versions bumped, new ones inserted.
 # An answer: the open question with its answers and declarations read once for the check and
 # the build (no savepoint around the insert: the game's lock serialises a team's answers).
 ANSWER = 12

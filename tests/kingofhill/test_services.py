@@ -10,10 +10,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from core.live import stream_versions
 from kingofhill import realtime, rules, selectors, services
 from kingofhill.models import Answer, KothGame, PartnerChange, Question, VerdictChange
 from kingofhill.services import DomainError, NotAllowed
+from live.store import stream_versions
 from teams.models import Application
 from tests.kingofhill.conftest import make_teams
 
@@ -510,7 +510,7 @@ def test_a_close_reads_a_fixed_number_of_queries_however_many_teams(
     for entry in (alpha, beta, gamma):
         answer(running, entry, "Пушкин")
     judge_all(running, host, 1, {"пушкин": True})
-    # ... plus the stored states read and the changed keys replaced (core.live: a delete, the
+    # ... plus the stored states read and the changed keys replaced (live.store: a delete, the
     # versions bumped, an insert), and the host state's question bank and presence (one query
     # each).
     with django_assert_max_num_queries(21) as captured:

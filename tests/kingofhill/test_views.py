@@ -7,8 +7,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from core.live import stream_versions
 from kingofhill.models import KothGame
+from live.store import stream_versions
 from tests.kingofhill.conftest import join_session
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ takes the lead and runs everything queued by then as the next batch. A caller al
 delayed (no timer, no waiting for company); under load one batch's cost is shared by all its
 writes.
 
-The batcher knows nothing of databases: ``run(key, jobs)`` does the work (``core.live``: one
+The batcher knows nothing of databases: ``run(key, jobs)`` does the work (``live``: one
 transaction, each action in its own savepoint, one build and one publish) and sets every job's
 ``result`` or ``error``. Each caller gets its own job's outcome back, in its own thread.
 """

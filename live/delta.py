@@ -1,5 +1,5 @@
 """What changed between two states of a screen, as a small JSON patch: the live core pushes
-it instead of the whole state (``core.live``), and ``static/js/live.js`` applies it
+it instead of the whole state (``live``), and ``static/js/live.js`` applies it
 (``Live.patch``, the same rules as ``patch`` here).
 
 Pure (no Django): a patch is one of

@@ -1,0 +1,52 @@
+"""What a King of the Hill action changed, as its build needs to know it: the action sets one
+of these as ``Write.change`` and ``selectors.build_states`` dispatches on it with ``match``.
+No change (None): a refresh, or an action that moves nothing the board is computed from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kingofhill.models import Question
+
+
+@dataclass(frozen=True, slots=True)
+class BoardChanged:
+    """The closed questions changed (the start, a close, a verdict or partner mark on a played
+    question): the board is recomputed from the record and the game settles."""
+
+    # The question just closed: its move is played on the board this process keeps.
+    closed: Question | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionChanged:
+    """The open question changed (its countdown, its text): not the board."""
+
+    current: Question
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerAdded:
+    """A team answered the open question (``current``, read with the new answer): only the
+    host's view, the projector's count and that team's own view change."""
+
+    team: int  # the team's application id
+    current: Question
+
+
+@dataclass(frozen=True, slots=True)
+class AnswersAdded:
+    """Several answers applied in one batch (``selectors.merged``)."""
+
+    teams: frozenset[int]
+    current: Question  # the last answer's open question: it holds every answer before it
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceChanged:
+    """Phones connected or left: the host's list of connected teams follows."""
+
+
+Change = BoardChanged | QuestionChanged | AnswerAdded | AnswersAdded | PresenceChanged

@@ -1,0 +1,8 @@
+"""What teams tells the apps above it (teams imports none of them)."""
+
+from django.dispatch import Signal
+
+# Games whose teams changed outside the game (a team renamed, an application confirmed or
+# withdrawn): ``games``, an iterable of ``teams.Game``. The live pipeline refreshes their
+# screens in the sender's transaction (``live.apps``).
+games_changed = Signal()
