@@ -69,10 +69,44 @@ def snapshot(directory: Path | None = None, *, now: datetime | None = None) -> P
         else:
             _pg_dump(database, part)
         os.replace(part, target)
+        _keep_hall_key(directory)
     except OSError as exc:
         raise BackupError(f"cannot write a snapshot into {directory}: {exc.strerror or exc}") from None
     prune(directory, settings.BACKUP_KEEP)
     return target
+
+
+#: beside the snapshots in hall mode: the night's secret key, so phones restored on another
+#: machine stay joined (their sessions are signed with it)
+KEY_FILE = "secret-key"
+
+
+def _hall_key_path() -> Path | None:
+    if not settings.HALL:
+        return None
+    from config.env import hall_secret_key_path
+
+    return hall_secret_key_path(_database(), settings.BASE_DIR)
+
+
+def _keep_hall_key(directory: Path) -> None:
+    key = _hall_key_path()
+    copy = directory / KEY_FILE
+    if key is None or not key.exists() or (copy.exists() and copy.read_bytes() == key.read_bytes()):
+        return
+    fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(key.read_bytes())
+
+
+def _restore_hall_key(snapshot: Path) -> bool:
+    key, copy = _hall_key_path(), snapshot.parent / KEY_FILE
+    if key is None or not copy.exists():
+        return False
+    fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(copy.read_bytes())
+    return True
 
 
 def _new_name(directory: Path, suffix: str, now: datetime) -> Path:
@@ -220,7 +254,8 @@ def _pg_migrations(path: Path) -> set[tuple[str, str]]:
 
 def restore(path: Path) -> Path | None:
     """Replace the database with the snapshot at ``path`` and migrate it; return where the
-    replaced database was kept (None when there was none)."""
+    replaced database was kept (None when there was none). In hall mode the night's secret key
+    saved beside the snapshot comes back too: the phones' sessions stay valid."""
     path = Path(path)
     check(path)
     database = _database()
@@ -230,6 +265,7 @@ def restore(path: Path) -> Path | None:
         directory.mkdir(parents=True, exist_ok=True)
         aside = (_sqlite_restore(path, Path(database["NAME"]), directory) if _is_sqlite(database)
                  else _pg_restore(path, database, directory))
+        _restore_hall_key(path)
     except OSError as exc:
         raise BackupError(f"cannot restore {path}: {exc.strerror or exc}") from None
     from django.core.management import call_command
