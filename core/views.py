@@ -6,9 +6,9 @@ from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.db import InterfaceError, OperationalError
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
 from django.templatetags.static import static
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from core import backups, health, logins, selectors, services
 from core.errors import DomainError, refusal

@@ -13,8 +13,6 @@ import time
 import uuid
 from pathlib import Path
 
-import pytest
-
 from tests.servers import Browser, manage, start_workers
 
 NOT_HERE = {"DATABASE_URL", "REDIS_URL", "PGDATABASE", "PGHOST", "PGPORT", "PGUSER", "PGPASSWORD",
