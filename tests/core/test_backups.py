@@ -3,6 +3,7 @@ scheduler's minute, on SQLite and on PostgreSQL (pg_dump/pg_restore)."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -233,11 +234,12 @@ def pg_night(django_db_setup, django_db_blocker, tmp_path):
 
 
 def pg_users(env) -> set[str]:
-    code, out, err = run("shell", "-c", "from django.contrib.auth.models import User; "
-                                        "print(sorted(User.objects.values_list('username', flat=True)))",
+    code, out, err = run("shell", "-v", "0", "-c",
+                         "import json; from django.contrib.auth.models import User; "
+                         "print(json.dumps(list(User.objects.values_list('username', flat=True))))",
                          env=env)
     assert code == 0, err
-    return set(eval(out))  # noqa: S307 - our own printed list of names
+    return set(json.loads(out.strip().splitlines()[-1]))
 
 
 def test_on_postgresql_backup_and_restore_use_pg_dump_and_pg_restore(pg_night, tmp_path):
