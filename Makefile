@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test bench lint serve setup messages clean
+.PHONY: run hall test bench lint serve setup messages clean
 
 # Re-install only when the dependency list changes.
 $(STAMP): pyproject.toml
@@ -28,6 +28,15 @@ SERVE = if [ -n "$$REDIS_URL" ]; then trap 'kill $$clock 2>/dev/null' EXIT; \
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v 0
 	$(BIN)/python manage.py demo --host $(HOST) --port $(PORT)
+	@$(SERVE)
+
+# A night in the hall from this laptop (README, first section): every interface, plain HTTP,
+# DEBUG off, a snapshot every minute; the demo only into a database with no users yet.
+hall: HOST = 0.0.0.0
+hall: export HALL = true
+hall: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput -v 0
+	$(BIN)/python manage.py demo --host $(HOST) --port $(PORT) --if-empty
 	@$(SERVE)
 
 # Serve without loading the demo (e.g. on PostgreSQL + Redis; see README: Deployment).

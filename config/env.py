@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -275,3 +276,39 @@ def email_config(environ: Mapping[str, str]) -> dict:
                 "EMAIL_FILE_PATH": path, "DEFAULT_FROM_EMAIL": sender}
     return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend",
             "DEFAULT_FROM_EMAIL": sender}
+
+
+# --- hall mode and backups (core.hall, core.backups) ---------------------------------------
+
+
+def _sqlite_file(database: Mapping) -> Path | None:
+    return Path(database["NAME"]) if database["ENGINE"].endswith("sqlite3") else None
+
+
+def hall_secret_key_path(database: Mapping, base_dir) -> Path:
+    """Beside the SQLite file (``db.sqlite3.secret-key``): the key belongs to that night's
+    sessions; on PostgreSQL in the checkout."""
+    sqlite = _sqlite_file(database)
+    return sqlite.with_name(sqlite.name + ".secret-key") if sqlite else Path(base_dir) / "hall.secret-key"
+
+
+def backup_dir_default(database: Mapping, base_dir) -> Path:
+    sqlite = _sqlite_file(database)
+    return (sqlite.parent if sqlite else Path(base_dir)) / "backups"
+
+
+def public_url_setting(environ: Mapping[str, str]) -> str:
+    """``PUBLIC_URL``: ``http(s)://host[:port]`` without a path, or empty."""
+    raw = environ.get("PUBLIC_URL", "").strip()
+    if not raw:
+        return ""
+    parts = urlsplit(raw)
+    try:
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        raise ImproperlyConfigured(f"PUBLIC_URL={raw!r} has a bad port") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") \
+            or parts.query or parts.fragment:
+        raise ImproperlyConfigured(
+            f"PUBLIC_URL={raw!r}: write the address phones open, e.g. http://192.168.1.20:8000")
+    return f"{parts.scheme}://{parts.netloc}"

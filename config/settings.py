@@ -2,7 +2,8 @@
 
 Development defaults need no setup: SQLite and the in-memory channel layer. ``DATABASE_URL`` (or
 the ``PG*`` variables) selects PostgreSQL, ``REDIS_URL`` the Redis channel layer that several
-ASGI workers share. With ``DEBUG=false`` the site refuses to start without a real ``SECRET_KEY``.
+ASGI workers share. With ``DEBUG=false`` (production) the site refuses to start without a real
+``SECRET_KEY``; ``HALL=true`` is the laptop-in-a-hall mode (``core.hall``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from config.env import (
+    backup_dir_default,
     cache_config,
     channel_layers_config,
     database_config,
@@ -22,21 +24,57 @@ from config.env import (
     env_bool,
     env_int,
     env_list,
+    hall_secret_key_path,
+    public_url_setting,
 )
+from core import hall
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV = os.environ
 
 DEV_SECRET_KEY = "django-insecure-development-key-do-not-use-in-production"
-DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = ENV.get("SECRET_KEY", "").strip() or DEV_SECRET_KEY
-if not DEBUG and (SECRET_KEY == DEV_SECRET_KEY or len(SECRET_KEY) < 32):
+# --- run modes (README: Settings) ----------------------------------------------------------------
+# Three ways to run, told apart by DEBUG and HALL:
+# - local (`make run`, DEBUG unset): the demo on 127.0.0.1 with the product's own error pages;
+#   DEBUG=true asks for Django's debug pages (tracebacks, the URL list on a 404);
+# - hall (`make hall`, HALL=true): a night from a laptop on the venue's Wi-Fi (core.hall);
+# - production (DEBUG=false said explicitly): a real secret key, TLS, HSTS, collected static.
+HALL = env_bool("HALL", False)
+DEBUG = env_bool("DEBUG", False)
+if HALL and DEBUG:
+    raise ImproperlyConfigured("HALL=true runs with DEBUG off (phones see the product's pages); "
+                               "unset DEBUG or run `make run` to debug")
+PRODUCTION = not HALL and not DEBUG and bool(ENV.get("DEBUG", "").strip())
+DATABASES = {"default": database_config(ENV, BASE_DIR)}
+SECRET_KEY = ENV.get("SECRET_KEY", "").strip()
+# Where hall mode keeps its generated key (core.backups copies it beside the snapshots).
+HALL_KEY_FILE = hall_secret_key_path(DATABASES["default"], BASE_DIR) if HALL else None
+if HALL and not SECRET_KEY:
+    SECRET_KEY = hall.secret_key_file(HALL_KEY_FILE)
+SECRET_KEY = SECRET_KEY or DEV_SECRET_KEY
+if PRODUCTION and (SECRET_KEY == DEV_SECRET_KEY or len(SECRET_KEY) < 32):
     raise ImproperlyConfigured(
         "DEBUG=false needs SECRET_KEY set to a long random value (50+ characters); "
         "generate one with: python -c 'import secrets; print(secrets.token_urlsafe(50))'"
     )
+# Hall mode answers the machine's own addresses and names; production only what it is told.
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", hall.allowed_hosts() if HALL
+                         else [] if PRODUCTION else list(hall.LOOPBACK_HOSTS))
+# Where phones reach the site (join sheets, links, QR codes: core.net.public_url). Unset: the
+# address the page was asked on, or in hall mode the machine's LAN address (HALL_ADDRESS).
+PUBLIC_URL = public_url_setting(ENV)
+HALL_ADDRESS = hall.lan_address() if HALL else None
+# Snapshots of the running night (core.backups): every BACKUP_INTERVAL_S seconds (0: only on
+# demand; hall mode: every minute) into BACKUP_DIR (default: `backups/` beside the SQLite file),
+# the newest BACKUP_KEEP kept.
+BACKUP_DIR = Path(ENV.get("BACKUP_DIR", "").strip() or backup_dir_default(DATABASES["default"],
+                                                                            BASE_DIR))
+BACKUP_INTERVAL_S = env_int("BACKUP_INTERVAL_S", 60 if HALL else 0)
+BACKUP_KEEP = env_int("BACKUP_KEEP", 60)
+if BACKUP_INTERVAL_S < 0 or BACKUP_KEEP < 1:
+    raise ImproperlyConfigured("BACKUP_INTERVAL_S must be 0 or more and BACKUP_KEEP 1 or more")
+# --- end of run modes ----------------------------------------------------------------------------
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SITE_NAME = ENV.get("SITE_NAME", "Клубные игры")
 
@@ -97,7 +135,6 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": database_config(ENV, BASE_DIR)}
 # A request's middleware and view in one call into its thread (``core.handlers``). Measured on
 # 2 cores (``make bench``): on the embedded default it doubles /healthz and the reads; beside
 # PostgreSQL with 2 workers it cost a fifth of the code and answer throughput of one game and
@@ -160,14 +197,14 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(ENV.get("STATIC_ROOT", "") or BASE_DIR / "staticfiles")
-# In development daphne serves static files straight from the app folders (no collectstatic).
-WHITENOISE_USE_FINDERS = DEBUG
-WHITENOISE_AUTOREFRESH = DEBUG
+# Outside production static files come straight from the app folders (no collectstatic).
+WHITENOISE_USE_FINDERS = not PRODUCTION
+WHITENOISE_AUTOREFRESH = not PRODUCTION
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
+        if not PRODUCTION
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
@@ -204,12 +241,13 @@ SPECTACULAR_SETTINGS = {
     "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}},
 }
 
-# Production hardening; all on when DEBUG is off, each overridable for a TLS-terminating proxy.
-SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
-CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
-SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+# Production hardening; all on in production (DEBUG=false), each overridable for a
+# TLS-terminating proxy. Off in hall mode: a venue's Wi-Fi serves plain HTTP.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", PRODUCTION)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", PRODUCTION)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", PRODUCTION)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if PRODUCTION else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", PRODUCTION)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 # Preloading HSTS binds every subdomain of the club's domain for years: the domain owner opts in
 # with SECURE_HSTS_PRELOAD=true, so the deploy check does not nag about it.

@@ -9,7 +9,7 @@ class CoreConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_out
 
-        from core import announcements, rights, scheduler
+        from core import announcements, backups, rights, scheduler
 
         # A log-out closes that session's staff sockets (core.rights).
         user_logged_out.connect(rights.on_logged_out, dispatch_uid="core.rights.logged_out")
@@ -17,3 +17,5 @@ class CoreConfig(AppConfig):
         # Announcements queued by `manage.py announce` where it cannot reach the server's
         # pages go out with the next round of the scheduler (in the server, or the clock).
         scheduler.register("core.announcements", announcements.deliver_pending)
+        # Snapshots of the running night (hall mode: every minute; BACKUP_INTERVAL_S).
+        scheduler.register("core.backups", backups.scheduled)

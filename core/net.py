@@ -71,3 +71,17 @@ def address_bucket(address: str) -> str:
     if parsed.version == 6:
         return str(ipaddress.ip_network(f"{parsed}/64", strict=False).network_address)
     return str(parsed)
+
+
+def public_url(request, path: str) -> str:
+    """``path`` as a full URL a phone can open: ``PUBLIC_URL`` when set; in hall mode the
+    machine's LAN address on the port the page was asked on (the organizer's laptop browses
+    127.0.0.1, which a phone cannot reach); otherwise the address the page was asked on."""
+    base = getattr(settings, "PUBLIC_URL", "")
+    if base:
+        return base + path
+    lan = getattr(settings, "HALL_ADDRESS", None)
+    if getattr(settings, "HALL", False) and lan:
+        host = f"[{lan}]" if ":" in lan else lan
+        return f"http://{host}:{request.get_port()}{path}"
+    return request.build_absolute_uri(path)

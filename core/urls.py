@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("announce/", views.announce, name="announce"),
+    path("backup/", views.backup, name="backup"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("accounts/lockouts/", views.lockouts, name="lockouts"),
     path("audit/", views.audit_game, name="audit"),

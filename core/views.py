@@ -4,12 +4,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.db import InterfaceError, OperationalError
-from django.http import Http404, JsonResponse
+from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
-from core import health, logins, selectors, services
+from core import backups, health, logins, selectors, services
 from core.errors import DomainError, refusal
 from core.forms import AnnouncementForm
 from core.middleware import too_big
@@ -73,6 +74,20 @@ def bad_request(request, exception=None):
     if isinstance(exception, TooManyFieldsSent):
         return refusal(request, 413, _("The request has too many fields."))
     return refusal(request, 400, _("The request could not be understood."))
+
+
+@login_required
+@require_POST
+def backup(request):
+    """The organizer's "Back up now": a snapshot in BACKUP_DIR, handed over as a download too
+    (a USB stick or a phone keeps the night if the laptop dies)."""
+    require_organizer(request.user)
+    try:
+        path = backups.snapshot()
+    except backups.BackupError as exc:
+        return refusal(request, 500, _("The snapshot could not be written: %(reason)s")
+                       % {"reason": exc})
+    return FileResponse(open(path, "rb"), as_attachment=True, filename=path.name)
 
 
 def permission_denied(request, exception=None):

@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from core import api as core_api
 from core.api import id_field, model_int_field
+from core.net import public_url
 from teams import rules
 from teams.models import Application, Ban, Game, Member, Notice, Team
 from teams.presentation import notice_message
@@ -166,7 +167,7 @@ class ApplicationSerializer(serializers.ModelSerializer):
             return None
         path = reverse("teams:join_token", args=[application.join_token])
         request = self.context.get("request")
-        return request.build_absolute_uri(path) if request else path
+        return public_url(request, path) if request else path
 
 
 class EntrySerializer(serializers.Serializer):

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from core.net import client_address
+from core.net import client_address, public_url
 from core.roles import is_organizer, require_organizer
 from teams import forms, rules, selectors, services
 from teams.models import Application, Ban, Game, Member, Team
@@ -45,7 +45,7 @@ def _managed_team(request, pk: int) -> Team:
 def _join_url(request, application: Application) -> str | None:
     if not application.join_token:
         return None
-    return request.build_absolute_uri(reverse("teams:join_token", args=[application.join_token]))
+    return public_url(request, reverse("teams:join_token", args=[application.join_token]))
 
 
 # --- public --------------------------------------------------------------------------------
@@ -386,7 +386,10 @@ def join_sheet(request, pk: int):
         url = _join_url(request, application)
         if url:
             sheets.append({"application": application, "url": url, "qr": qr_svg(url)})
-    return render(request, "teams/join_sheet.html", {"game": game, "sheets": sheets})
+    # "or open <address> and enter PIN": the address a phone can type, without the scheme.
+    pin_address = public_url(request, reverse("teams:join")).split("://", 1)[-1]
+    return render(request, "teams/join_sheet.html",
+                  {"game": game, "sheets": sheets, "pin_address": pin_address})
 
 
 # --- team phones ---------------------------------------------------------------------------

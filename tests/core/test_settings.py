@@ -270,7 +270,8 @@ def test_the_settings_module_defaults_to_sqlite_in_memory_moscow_and_russian():
     assert result.returncode == 0, result.stderr
     engine, layer, debug, zone, use_tz, language, languages = json.loads(result.stdout)
     assert engine.endswith("sqlite3") and layer.endswith("InMemoryChannelLayer")
-    assert (debug, zone, use_tz, language, languages) == (True, "Europe/Moscow", True, "ru", ["ru", "en"])
+    # DEBUG off by default: `make run` shows the product's own error pages (DEBUG=true: Django's).
+    assert (debug, zone, use_tz, language, languages) == (False, "Europe/Moscow", True, "ru", ["ru", "en"])
 
 
 def test_the_settings_module_picks_postgresql_and_redis_from_the_environment():

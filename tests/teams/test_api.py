@@ -331,3 +331,9 @@ def test_a_nul_in_a_team_name_is_a_400_detail(alpha):
     response = api_login(alpha).post("/teams/api/teams/", '{"name": "A\\u0000B"}',
                                      content_type="application/json")
     assert response.status_code == 400 and "NUL" in response.json()["detail"]
+
+
+def test_the_api_join_url_carries_public_url_when_set(approved_alpha, organizer, settings):
+    settings.PUBLIC_URL = "http://192.0.2.7:8000"  # the address phones reach (hall mode, a proxy)
+    detail = api_login(organizer).get(f"/teams/api/applications/{approved_alpha.pk}/").json()
+    assert detail["join_url"] == f"http://192.0.2.7:8000/teams/j/{approved_alpha.join_token}/"

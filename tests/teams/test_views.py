@@ -358,3 +358,34 @@ def test_a_nul_in_a_plain_form_field_is_refused_before_the_database(organizer, g
     response = login(organizer).post(f"/teams/games/{game.pk}/cancel/", {"reason": "a\x00b"})
     assert response.status_code == 400 and "NUL" in _text(response)
     assert Game.objects.get(pk=game.pk).status == Game.Status.SCHEDULED
+
+
+def test_in_hall_mode_the_join_sheet_links_and_qr_codes_carry_the_laptops_lan_address(
+        approved_alpha, organizer, settings):
+    """The organizer prints the sheet on the laptop (127.0.0.1); phones scan the LAN address."""
+    from teams.presentation import qr_svg
+
+    settings.HALL, settings.HALL_ADDRESS, settings.PUBLIC_URL = True, "192.0.2.44", ""
+    page = _text(login(organizer).get(f"/teams/games/{approved_alpha.game_id}/sheet/",
+                                      SERVER_NAME="127.0.0.1", SERVER_PORT="8000"))
+    url = f"http://192.0.2.44:8000/teams/j/{approved_alpha.join_token}/"
+    assert url in page and "127.0.0.1" not in page
+    assert str(qr_svg(url)) in page
+
+
+def test_public_url_is_the_address_of_every_join_link_and_qr_code(approved_alpha, organizer,
+                                                                  settings):
+    from teams.presentation import qr_svg
+
+    settings.PUBLIC_URL = "https://games.example.org"
+    page = _text(login(organizer).get(f"/teams/games/{approved_alpha.game_id}/sheet/"))
+    url = f"https://games.example.org/teams/j/{approved_alpha.join_token}/"
+    assert url in page and "http://testserver" not in page
+    assert str(qr_svg(url)) in page
+
+
+def test_without_hall_mode_or_public_url_a_join_link_is_where_the_page_was_asked(
+        approved_alpha, organizer):
+    page = _text(login(organizer).get(f"/teams/games/{approved_alpha.game_id}/sheet/"))
+    assert f"http://testserver/teams/j/{approved_alpha.join_token}/" in page
+    assert "testserver/teams/join/" in page
