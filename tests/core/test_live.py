@@ -25,6 +25,7 @@ from teams.models import Game
 from teams.services import team_rename
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import join_session
+from tests.properties import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -207,7 +208,7 @@ JSON_VALUES = st.recursive(
     max_leaves=20)
 
 
-@hypothesis_settings(max_examples=300, deadline=None)
+@hypothesis_settings(max_examples=examples(300), deadline=None)
 @given(value=JSON_VALUES)
 def test_a_state_is_encoded_as_json_dumps_would_and_reads_back_as_the_same_value(value):
     text = encode(value)

@@ -21,6 +21,7 @@ from core.live import LiveGame, Parts, Rows, encode, forget_shared, stored_parts
 from core.models import LivePart
 from kingofhill.models import KothGame
 from teams.models import Game
+from tests.properties import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -225,7 +226,7 @@ rows_strategy = st.lists(
     max_size=10, unique_by=lambda row: row["application"])
 
 
-@hypothesis_settings(max_examples=40, deadline=None,
+@hypothesis_settings(max_examples=examples(40), deadline=None,
                      suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=st.lists(st.tuples(rows_strategy, st.booleans()), min_size=1, max_size=6))
 def test_any_sequence_of_lists_stores_exactly_each_list_in_as_many_parts_as_rows(game, history):

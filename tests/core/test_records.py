@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import core.records
 from core.records import RecordError, check_type, parse_time, require, team_names
+from tests.properties import examples
 
 
 def test_the_worked_examples_in_the_docstrings_hold():
@@ -74,7 +75,7 @@ def _outcome(check, value, kind):
         return "refused", str(exc)
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(_VALUES, st.sampled_from(_KINDS))
 def test_check_type_passes_and_refuses_exactly_what_every_check_would(value, kind):
     assert _outcome(check_type, value, kind) == _outcome(_check_type_in_full, value, kind)

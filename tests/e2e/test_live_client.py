@@ -21,6 +21,7 @@ from tests.conftest import artifacts_dir
 from tests.core.test_delta import JSON as DELTA_JSON
 from tests.e2e.live_pages import PAGES, PROJECTOR, WAIT, open_live, settle, state_reads
 from tests.kingofhill.projector_harness import mid_game_state, render_projector
+from tests.properties import examples
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -174,7 +175,7 @@ def test_a_delta_at_the_next_version_renders_with_no_read_and_one_past_a_gap_rea
     assert page.errors == []
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=examples(60), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(old=DELTA_JSON, new=DELTA_JSON)
 def test_the_pages_patch_gives_the_servers_new_state(harness_page, old, new):

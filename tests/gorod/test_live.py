@@ -19,6 +19,7 @@ from gorod.models import Ruling, TimeoutRequest
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import T0
 from tests.live_checks import verify_action
+from tests.properties import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +59,7 @@ def check_steps(running, entries, steps, act, monkeypatch, capture) -> None:
         pass
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(step, min_size=1, max_size=12))
 def test_every_write_pushes_exactly_the_changed_views_and_they_equal_a_fresh_read(
@@ -105,7 +106,7 @@ QUICK_RULINGS = ({"type": "penalty", "minutes": 5}, {"type": "bonus", "minutes":
                  {"type": "sliv"})
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=QUICK_STEPS)
 def test_codes_and_ticks_minutes_apart_keep_every_view_equal_to_a_rebuild_on_the_cheap_paths(

@@ -45,6 +45,7 @@ from tests.gorod.conftest import (
     sliv,
     timeout,
 )
+from tests.properties import examples
 
 
 def pick(out: dict, path: str):
@@ -591,7 +592,7 @@ def valid_games(draw, with_now=None):
     return data
 
 
-PROPS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPS = settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _t(text):
@@ -773,7 +774,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(JSON)
 def test_junk_raises_only_record_errors(junk):
     try:
@@ -805,7 +806,7 @@ def mutated_games(draw):
     return data
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_games())
 def test_broken_records_raise_only_record_errors(data):
     try:
@@ -845,7 +846,7 @@ def test_the_engine_loads_neither_django_nor_the_clock():
         assert "datetime.now" not in source and "time.time" not in source
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(1, 40), st.integers(0, 60), st.integers(0, 10**6))
 def test_generated_routes_keep_their_guarantees_for_any_size_and_seed(levels, teams, seed):
     ids = [f"L{i}" for i in range(levels)]
@@ -940,7 +941,7 @@ def _parsed_or_error(parse, raw):
         return f"error: {exc}"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_level, max_size=4))
 def test_kept_parsed_levels_are_what_checking_the_levels_again_gives(raw):
     # Every code parses the game's levels again; the kept result must be the same result, or
@@ -1017,7 +1018,7 @@ _ZONES = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_ZONES, st.lists(st.tuples(_MOMENTS, st.sampled_from([0, 1, 60, 86_400])), max_size=40))
 def test_the_fast_formatter_and_moments_agree_with_the_plain_datetime_path(zone, moments):
     # Moments on whole seconds, minutes and days as well as anywhere; one writer formats them
@@ -1143,7 +1144,7 @@ def _routes(draw):
     return raw, ids, teams
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_routes())
 def test_routes_checked_whole_are_what_checking_each_level_id_gives(case):
     def outcome(parse):
