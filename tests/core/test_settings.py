@@ -477,3 +477,15 @@ def test_the_servers_and_commands_the_tests_start_hash_passwords_fast(asgi_serve
                    env=server_env())
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[-1] == repr([MD5])
+
+
+def test_the_app_starts_without_daphne_s_twisted_which_only_the_bench_s_comparison_serves():
+    """Every server and command the site runs is uvicorn or plain Django (config.server): the
+    daphne app and its twisted reactor cost each process ~0.4 s of imports for nothing."""
+    code = ("import sys, django; django.setup(); import config.asgi; "
+            "print(sorted(m for m in ('daphne', 'twisted') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                            env=os.environ | {"DJANGO_SETTINGS_MODULE": "config.settings"},
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
