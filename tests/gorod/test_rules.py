@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import gorod.codes
 import gorod.rules
-from core.records import RecordError, check_type, format_time
+from core.records import RecordError, format_time
 from gorod.rules import (
     GameRecord,
     clock_over,
@@ -1033,45 +1033,29 @@ def test_the_fast_formatter_and_moments_agree_with_the_plain_datetime_path(zone,
         assert made.tzinfo is reference.tzinfo and made.fold == reference.fold
 
 
-def _as_json_from_compute(data: dict) -> dict:
-    """The replay's output as compute's datetimes give it, each formatted by format_time: what
-    the replay wrote before it formatted instants itself."""
-    results = compute(parse_record(data))
+# What the replay writes at the top that compute's results name otherwise.
+_TOP = {"format": lambda results: "gorod", "finished": lambda results: results.game_over,
+        "next_deadline": next_deadline}
 
-    def team_json(team):
-        return {
-            "team": team.team, "place": team.place, "status": team.status,
-            "levels_closed": team.levels_closed, "slivs": team.slivs,
-            "finished_at": format_time(team.finished_at), "total_s": team.total_s,
-            "penalty_s": team.penalty_s, "bonus_s": team.bonus_s, "timeout_s": team.timeout_s,
-            "timeout_at": format_time(team.timeout_at),
-            "average_adjust_s": team.average_adjust_s,
-            "failed_levels": list(team.failed_levels), "current_level": team.current_level,
-            "next_deadline": format_time(team.next_deadline),
-            "rulings": [{"type": r.type, "minutes": r.minutes, "level": r.level,
-                         "at": format_time(r.at), "reason": r.reason, "by": r.by}
-                        for r in team.rulings],
-            "levels": [{
-                "level": level.level, "received_at": format_time(level.received_at),
-                "hints_at": [format_time(h) for h in level.hints_at],
-                "hints_shown": level.hints_shown, "fail_at": format_time(level.fail_at),
-                "closed_at": format_time(level.closed_at), "outcome": level.outcome,
-                "duration_s": level.duration_s, "timeout_s": level.timeout_s,
-                "average_s": level.average_s,
-            } for level in team.levels],
-        }
 
-    return {
-        "format": "gorod",
-        "finished": results.game_over,
-        "ended_at": format_time(results.ended_at),
-        "end_reason": results.end_reason,
-        "finished_share": results.finished_share,
-        "protests_until": format_time(results.protests_until),
-        "final_by": format_time(results.final_by),
-        "next_deadline": format_time(next_deadline(results)),
-        "teams": [team_json(team) for team in results.teams],
-    }
+def _computed_as_written(written, computed, top=False):
+    """compute's value of every key the replay wrote (a field or property of the same name;
+    teams, levels and rulings item by item), an instant as ``format_time`` writes it: no key the
+    replay writes goes unchecked, and no copy of how the replay builds its output."""
+    if isinstance(written, dict):
+        out = {}
+        for key, value in written.items():
+            if top and key in _TOP:
+                got = _TOP[key](computed)
+            else:
+                assert hasattr(computed, key), f"the replay writes {key!r}, compute has none"
+                got = getattr(computed, key)
+            out[key] = _computed_as_written(value, got)
+        return out
+    if isinstance(written, list):
+        assert len(written) == len(computed)
+        return [_computed_as_written(w, c) for w, c in zip(written, computed, strict=True)]
+    return format_time(computed) if isinstance(computed, datetime) else computed
 
 
 def _moved(data: dict, zone: timezone | None, micro: int, event_zone: timezone | None) -> dict:
@@ -1102,33 +1086,8 @@ _OFFSETS = st.one_of(st.none(), st.integers(-23 * 60, 23 * 60).map(lambda m: _zo
 def test_a_replay_writes_what_format_time_writes_of_computes_datetimes(data, zone, micro,
                                                                         event_zone):
     data = _moved(data, zone, micro, event_zone)
-    assert replay(data) == _as_json_from_compute(data)
-
-
-def _routes_one_check_at_a_time(raw, ids, teams):
-    """parse_record's routes before the whole-route shortcut: every check, every time."""
-    routes = {}
-    for team, route in raw.items():
-        where = f"routes.{team}"
-        if team not in teams:
-            raise RecordError(f"{where}: unknown team {team!r}")
-        check_type(route, list, where)
-        for j, level_id in enumerate(route):
-            check_type(level_id, str, f"{where}[{j}]")
-            if level_id not in ids:
-                raise RecordError(f"{where}[{j}]: unknown level {level_id!r}")
-        seen = set()
-        for j, level_id in enumerate(route):
-            if level_id in seen:
-                raise RecordError(f"{where}[{j}]: level {level_id!r} is visited twice "
-                                  "(a route visits every level exactly once)")
-            seen.add(level_id)
-        missing = [level_id for level_id in ids if level_id not in seen]
-        if missing:
-            raise RecordError(f"{where}: the route misses level(s) {', '.join(missing)} "
-                              "(a route visits every level exactly once)")
-        routes[team] = tuple(route)
-    return routes
+    written = replay(data)
+    assert written == _computed_as_written(written, compute(parse_record(data)), top=True)
 
 
 @st.composite
@@ -1144,13 +1103,51 @@ def _routes(draw):
     return raw, ids, teams
 
 
+def _route_record(raw, ids, teams):
+    return record(levels=(70,) * len(ids), teams=teams, routes=raw)
+
+
 @settings(max_examples=examples(400), deadline=None)
 @given(_routes())
-def test_routes_checked_whole_are_what_checking_each_level_id_gives(case):
-    def outcome(parse):
-        try:
-            return parse(*case)
-        except RecordError as exc:
-            return str(exc)
+def test_a_route_is_taken_exactly_when_it_visits_every_level_once(case):
+    """The rule itself, not a second implementation: a known team's route is a list naming
+    each level exactly once; the first team (in the record's order) whose route is not is
+    named by the error, and the teams without one play in the game's order."""
+    raw, ids, teams = case
+    good = {team: type(route) is list and all(type(i) is str for i in route)
+            and sorted(route) == sorted(ids) for team, route in raw.items()}
+    bad = [team for team in raw if team not in teams or not good[team]]
+    if bad:
+        with pytest.raises(RecordError) as refused:
+            parse_record(_route_record(raw, ids, teams))
+        assert str(refused.value).startswith(f"routes.{bad[0]}")
+    else:
+        routes = parse_record(_route_record(raw, ids, teams)).routes
+        assert dict(routes) == {team: tuple(raw.get(team, ids)) for team in teams}
 
-    assert outcome(gorod.rules._parse_routes) == outcome(_routes_one_check_at_a_time)
+
+@pytest.mark.parametrize(("route", "message"), [
+    (["3", "1", "2"], None),
+    ("123", "routes.A: expected a list, got a string"),
+    (["1", 2, "3"], "routes.A[1]: expected a string, got a number"),
+    (["1", "9", "3"], "routes.A[1]: unknown level '9'"),
+    (["1", "2", "3", "1"],
+     "routes.A[3]: level '1' is visited twice (a route visits every level exactly once)"),
+    (["1", "2", "2"],
+     "routes.A[2]: level '2' is visited twice (a route visits every level exactly once)"),
+    (["1", "2"], "routes.A: the route misses level(s) 3 (a route visits every level exactly once)"),
+], ids=["a permutation", "not a list", "not a string", "an unknown level", "a level twice",
+        "a level twice in place of another", "a level missing"])
+def test_a_wrong_route_is_refused_naming_the_place_and_the_reason(route, message):
+    data = _route_record({"A": route}, ["1", "2", "3"], ("A", "B"))
+    if message is None:
+        assert parse_record(data).routes["A"] == ("3", "1", "2")
+        return
+    with pytest.raises(RecordError) as refused:
+        parse_record(data)
+    assert str(refused.value) == message
+
+
+def test_a_route_for_a_team_not_in_the_game_is_refused():
+    with pytest.raises(RecordError, match=r"^routes\.Z: unknown team 'Z'$"):
+        parse_record(_route_record({"Z": ["1", "2", "3"]}, ["1", "2", "3"], ("A", "B")))
