@@ -51,12 +51,9 @@ def test_a_flip_that_re_opens_a_published_game_asks_first_then_marks_the_results
         question = page.locator('details[data-question="2"]')
         if question.get_attribute("open") is None:
             question.locator("summary").click()
-        question.locator(f'tr[data-answer="{jump.pk}"] button').click()
-        for _ in range(100):
-            if len(dialogs) >= seen + 1:
-                return
-            page.wait_for_timeout(100)
-        raise AssertionError("no confirmation was asked")
+        with page.expect_event("dialog", timeout=WAIT):
+            question.locator(f'tr[data-answer="{jump.pk}"] button').click()
+        assert len(dialogs) == seen + 1, "no confirmation was asked"
 
     flip(0)
     # The browser speaks Russian (as a hall's laptop would).
