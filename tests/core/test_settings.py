@@ -431,15 +431,27 @@ PBKDF2 = "django.contrib.auth.hashers.PBKDF2PasswordHasher"
 MD5 = "django.contrib.auth.hashers.MD5PasswordHasher"
 
 
-def test_production_settings_hash_passwords_with_django_s_pbkdf2():
-    code = ("import django; django.setup(); from django.conf import settings as s; "
+@pytest.fixture(scope="module")
+def production_process() -> dict:
+    """What a fresh process on the production settings (``config.settings``) has after starting
+    the app as the server does: its password hashers, a new hash's algorithm, the modules of
+    daphne and twisted it imported."""
+    code = ("import json, sys, django; django.setup(); import config.asgi; "
+            "from django.conf import settings as s; "
             "from django.contrib.auth.hashers import make_password; "
-            "print(s.PASSWORD_HASHERS[0]); print(make_password('x').split('$')[0])")
+            "print(json.dumps({'hashers': s.PASSWORD_HASHERS, "
+            "'algorithm': make_password('x').split('$')[0], "
+            "'imported': sorted(m for m in ('daphne', 'twisted') if m in sys.modules)}))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                             env=os.environ | {"DJANGO_SETTINGS_MODULE": "config.settings"},
                             timeout=60)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == [PBKDF2, "pbkdf2_sha256"]
+    return json.loads(result.stdout)
+
+
+def test_production_settings_hash_passwords_with_django_s_pbkdf2(production_process):
+    assert production_process["hashers"][0] == PBKDF2
+    assert production_process["algorithm"] == "pbkdf2_sha256"
 
 
 def test_the_test_settings_are_production_s_with_only_the_password_hash_changed():
@@ -479,13 +491,8 @@ def test_the_servers_and_commands_the_tests_start_hash_passwords_fast(asgi_serve
     assert shown.stdout.splitlines()[-1] == repr([MD5])
 
 
-def test_the_app_starts_without_daphne_s_twisted_which_only_the_bench_s_comparison_serves():
+def test_the_app_starts_without_daphne_s_twisted_which_only_the_bench_s_comparison_serves(
+        production_process):
     """Every server and command the site runs is uvicorn or plain Django (config.server): the
     daphne app and its twisted reactor cost each process ~0.4 s of imports for nothing."""
-    code = ("import sys, django; django.setup(); import config.asgi; "
-            "print(sorted(m for m in ('daphne', 'twisted') if m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                            env=os.environ | {"DJANGO_SETTINGS_MODULE": "config.settings"},
-                            timeout=60)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "[]"
+    assert production_process["imported"] == []
