@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run hall test bench lint serve setup messages clean
+.PHONY: run hall test test-thorough bench bench-smoke lint serve setup messages clean
 
 # Re-install only when the dependency list changes.
 $(STAMP): pyproject.toml
@@ -51,10 +51,26 @@ TEST_WORKERS ?= 2
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
+# Every Hypothesis property at its own full example count (`make test` runs at most 15 each;
+# tests/properties.py); the schema fuzz has one fixed, derandomized count, already run by
+# `make test`. Bounded (about 3 minutes on one core): a search that outgrows its time fails
+# instead of holding CI.
+THOROUGH_TIMEOUT_S ?= 300
+
+test-thorough: $(STAMP)
+	HYPOTHESIS_PROFILE=thorough timeout --foreground $(THOROUGH_TIMEOUT_S) \
+		$(BIN)/python -m pytest -n $(TEST_WORKERS) -m hypothesis \
+		--ignore=tests/core/test_schema_fuzz.py
+
 # Starts and stops its own servers (SQLite; PostgreSQL + Redis, installed like .ci/run does);
 # prints one table and writes bench/results.json. BENCH_QUICK=1: small counts, under 2 minutes.
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The quick bench's table and JSON keep their shape (tests/core/test_bench.py, marked `bench`
+# and left out of `make test`): about half a minute of its own servers.
+bench-smoke: $(STAMP)
+	$(BIN)/python -m pytest -p no:xdist -m bench tests/core/test_bench.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

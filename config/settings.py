@@ -79,7 +79,6 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SITE_NAME = ENV.get("SITE_NAME", "Клубные игры")
 
 INSTALLED_APPS = [
-    "daphne",  # first: its runserver serves ASGI (HTTP + WebSocket)
     "django.contrib.admin",
     "django.contrib.auth",
     "axes",  # login limits per user name and per address (core.logins)

@@ -12,6 +12,7 @@ import shutil
 
 import pytest
 
+import tests.properties  # noqa: F401 - the Hypothesis profile, loaded before any test module
 from tests.servers import (
     artifacts_dir,  # noqa: F401 - the e2e tests import it from here
     server_env,

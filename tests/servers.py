@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts"
 PYTHON = sys.executable
 REQUEST_TIMEOUT_S = 20.0
+TEST_SETTINGS = "tests.settings"
 
 
 def artifacts_dir() -> Path:
@@ -71,6 +72,8 @@ def server_env(**extra: str) -> dict[str, str]:
     from django.conf import settings
 
     env = dict(os.environ)
+    # The test run's settings (a fast password hash), whatever the parent was started with.
+    env.setdefault("DJANGO_SETTINGS_MODULE", TEST_SETTINGS)
     # A server runs the time-driven jobs itself unless told otherwise, as `make run` does.
     env.setdefault("SCHEDULER_IN_PROCESS", "true")
     # A phone's presence reaches the host at once, so no refresh runs after a test's flush.

@@ -10,6 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# Its own CI step (`make bench-smoke`): half a minute of servers that `make test` need not wait for.
+pytestmark = pytest.mark.bench
+
 ROOT = Path(__file__).resolve().parents[2]
 ROW_KEYS = {"setup", "measure", "value", "unit", "p50_ms", "p95_ms", "baseline",
             "baseline_value", "ratio", "goal", "met"}

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from live.codec import encode
 from live.delta import diff, patch
+from tests.properties import examples
 
 SCALARS = (st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(["a", "b", "Ё"])
            | st.floats(-1e6, 1e6, allow_nan=False, width=32))  # exact in JS too
@@ -21,7 +22,7 @@ JSON = st.recursive(SCALARS | ROWS, lambda inner: st.lists(inner, max_size=5) | 
     max_leaves=25)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(JSON, JSON)
 def test_a_patch_turns_the_old_state_into_the_new_one_and_leaves_the_old_alone(old, new):
     before = encode(old)

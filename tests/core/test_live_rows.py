@@ -25,6 +25,7 @@ from live.rows import Rows
 from live.store import Parts, stored_parts, stored_texts
 from live.write import LiveGame
 from teams.models import Game
+from tests.properties import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -229,7 +230,7 @@ rows_strategy = st.lists(
     max_size=10, unique_by=lambda row: row["application"])
 
 
-@hypothesis_settings(max_examples=40, deadline=None,
+@hypothesis_settings(max_examples=examples(40), deadline=None,
                      suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(history=st.lists(st.tuples(rows_strategy, st.booleans()), min_size=1, max_size=6))
 def test_any_sequence_of_lists_stores_exactly_each_list_in_as_many_parts_as_rows(game, history):

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from live import caches
-from live.caches import SHARED_MIN, remember, shared
+from live.caches import SHARED_MIN, forget_shared, remember, shared
 from live.codec import decode, encode
 
 
 @pytest.fixture(autouse=True)
 def empty():
-    caches.forget_shared()
+    forget_shared()
     yield
-    caches.forget_shared()
+    forget_shared()
 
 
 def big(n: int) -> str:
@@ -54,17 +53,30 @@ def test_every_team_part_of_a_night_stays_found_while_a_batch_goes_round_them():
     assert all(shared("".join(t)) is value for t, value in zip(texts, first, strict=True))
 
 
-def test_the_oldest_texts_are_let_go_past_the_room_in_characters(monkeypatch):
-    monkeypatch.setattr(caches, "_SHARED_CHARS", 3 * 10_000)
-    texts = [encode({"n": i, "pad": "x" * 10_000}) for i in range(5)]
+# The room is bounded twice (live.caches): by how many texts (a night's 200 teams' parts fit) and
+# by their characters (some megabytes: large parts must not hold much memory).
+MiB = 1024 * 1024
+
+
+def test_past_the_room_in_texts_the_oldest_are_let_go_and_the_newest_stay():
+    texts = [encode({"n": i, "pad": "x" * SHARED_MIN}) for i in range(1000)]
     values = [shared(t) for t in texts]
-    assert len(caches._shared) == 2 and caches._shared_chars[0] <= 3 * 10_000
-    assert shared("".join(texts[-1])) is values[-1]  # the newest stays
-    assert shared("".join(texts[0])) is not values[0]  # the oldest was let go: parsed again
+    assert shared("".join(texts[-1])) is values[-1]
+    assert shared("".join(texts[0])) is not values[0]  # let go: parsed again
+    assert shared(texts[0]) == values[0]
 
 
-def test_a_text_larger_than_the_room_is_still_kept_alone(monkeypatch):
-    monkeypatch.setattr(caches, "_SHARED_CHARS", 1000)
-    text = encode({"pad": "x" * 20_000})
+def test_past_the_room_in_characters_the_oldest_are_let_go_and_the_newest_stay():
+    texts = [encode({"n": i, "pad": "x" * 5 * MiB}) for i in range(5)]
+    values = [shared(t) for t in texts]
+    assert shared("".join(texts[-1])) is values[-1]
+    assert shared("".join(texts[0])) is not values[0]
+
+
+def test_a_text_larger_than_the_whole_room_is_still_kept_alone():
+    small = encode({"pad": "x" * SHARED_MIN})
+    before = shared(small)
+    text = encode({"pad": "x" * 20 * MiB})
     value = shared(text)
-    assert shared("".join(text)) is value and len(caches._shared) == 1
+    assert shared("".join(text)) is value
+    assert shared("".join(small)) is not before  # it made room for the large one

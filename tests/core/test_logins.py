@@ -13,8 +13,8 @@ LIMIT = 10
 
 
 @pytest.fixture(autouse=True)
-def fast_hashes(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def login_limit(settings):
+    """(Passwords hash fast in every test: tests/settings.py.)"""
     settings.AXES_FAILURE_LIMIT = LIMIT
 
 

@@ -1,4 +1,5 @@
-"""Project hygiene that CI enforces: migrations in step with models, lint clean, roles exist."""
+"""Project hygiene that CI enforces: migrations in step with models, roles exist (lint is
+`make lint`, its own CI step)."""
 
 import re
 import subprocess
@@ -17,12 +18,6 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.django_db
 def test_models_and_migrations_are_in_step():
     call_command("makemigrations", "--check", "--dry-run", verbosity=0)
-
-
-def test_ruff_finds_nothing():
-    ruff = Path(sys.executable).with_name("ruff")
-    result = subprocess.run([str(ruff), "check", "."], cwd=ROOT, capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_every_file_a_docstring_or_comment_names_exists_in_the_repo():

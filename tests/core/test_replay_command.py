@@ -10,6 +10,8 @@ from django.core.management import call_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.properties import examples
+
 
 def run_replay(capsys, path):
     with pytest.raises(SystemExit) as exc:
@@ -107,7 +109,7 @@ _values = st.recursive(
     | st.dictionaries(_text | st.integers(0, 9), inner, max_size=4), max_leaves=20)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_values)
 def test_the_fast_surrogate_check_finds_what_find_unstorable_text_finds(value):
     from core.records import find_unstorable_text

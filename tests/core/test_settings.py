@@ -424,3 +424,76 @@ def test_the_deployment_server_leaves_client_addresses_to_the_app():
     assert served["proxy_headers"] is False
     assert (served["ws"], served["http"], served["lifespan"]) == ("websockets", "httptools", "off")
     assert served["ws_max_size"] == 1024 * 1024
+
+
+# --- password hashing: fast in tests, PBKDF2 in production ------------------------------------
+
+PBKDF2 = "django.contrib.auth.hashers.PBKDF2PasswordHasher"
+MD5 = "django.contrib.auth.hashers.MD5PasswordHasher"
+
+
+@pytest.fixture(scope="module")
+def production_process() -> dict:
+    """What a fresh process on the production settings (``config.settings``) has after starting
+    the app as the server does: its password hashers, a new hash's algorithm, the modules of
+    daphne and twisted it imported."""
+    code = ("import json, sys, django; django.setup(); import config.asgi; "
+            "from django.conf import settings as s; "
+            "from django.contrib.auth.hashers import make_password; "
+            "print(json.dumps({'hashers': s.PASSWORD_HASHERS, "
+            "'algorithm': make_password('x').split('$')[0], "
+            "'imported': sorted(m for m in ('daphne', 'twisted') if m in sys.modules)}))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                            env=os.environ | {"DJANGO_SETTINGS_MODULE": "config.settings"},
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_production_settings_hash_passwords_with_django_s_pbkdf2(production_process):
+    assert production_process["hashers"][0] == PBKDF2
+    assert production_process["algorithm"] == "pbkdf2_sha256"
+
+
+def test_the_test_settings_are_production_s_with_only_the_password_hash_changed():
+    import config.settings as production
+    import tests.settings as under_test
+
+    names = {n for n in (*vars(production), *vars(under_test)) if n.isupper()}
+    changed = {n for n in names if getattr(production, n, None) != getattr(under_test, n, None)}
+    assert changed == {"PASSWORD_HASHERS"}
+
+
+@pytest.mark.django_db
+def test_this_test_run_hashes_passwords_fast():
+    from django.conf import settings
+    from django.contrib.auth.models import User
+
+    assert os.environ["DJANGO_SETTINGS_MODULE"] == "tests.settings"
+    assert settings.PASSWORD_HASHERS == [MD5]
+    user = User.objects.create_user("fast", password="a long pass phrase")
+    assert user.password.startswith("md5$") and user.check_password("a long pass phrase")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_servers_and_commands_the_tests_start_hash_passwords_fast(asgi_server):
+    """A server checks a log-in against the test's MD5 hash (it knows no other hasher) and
+    keeps it (a server preferring PBKDF2 would rewrite it on log-in); a command sees MD5 too."""
+    from django.contrib.auth.models import User
+
+    from tests.servers import Browser, manage, server_env
+
+    User.objects.create_user("hashed", password="a long pass phrase")
+    Browser([asgi_server]).log_in("hashed", "a long pass phrase")
+    assert User.objects.get(username="hashed").password.startswith("md5$")
+    shown = manage("shell", "-c", "from django.conf import settings; print(settings.PASSWORD_HASHERS)",
+                   env=server_env())
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[-1] == repr([MD5])
+
+
+def test_the_app_starts_without_daphne_s_twisted_which_only_the_bench_s_comparison_serves(
+        production_process):
+    """Every server and command the site runs is uvicorn or plain Django (config.server): the
+    daphne app and its twisted reactor cost each process ~0.4 s of imports for nothing."""
+    assert production_process["imported"] == []

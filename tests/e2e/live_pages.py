@@ -7,6 +7,7 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from tests.e2e.test_koth_resync import FLAKY_SOCKET
+from tests.e2e.waits import settle  # noqa: F401 - the live client tests import it from here
 from tests.kingofhill.conftest import join_session
 
 WAIT = 15000
@@ -67,6 +68,3 @@ def state_reads(page) -> list[str]:
     return reads
 
 
-def settle(page) -> None:
-    """Longer than the module waits for a state after the socket opened."""
-    page.wait_for_timeout(page.evaluate("Live.STATE_WAIT_MS") + 1000)

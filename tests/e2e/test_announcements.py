@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from core.models import Announcement
 from tests.conftest import artifacts_dir
 from tests.e2e.live_pages import PHONE, PROJECTOR, WAIT, open_live, session_for
+from tests.e2e.waits import animations_done
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 TEXT = "Перерыв 10 минут: следующий вопрос в 21:40"
@@ -60,7 +61,7 @@ def test_an_organizers_announcement_shows_on_every_open_page_without_a_reload(
     assert Announcement.objects.get().delivered_at is not None
 
     projector, phone = open_pages["koth projector"], open_pages["koth team phone"]
-    projector.wait_for_timeout(300)
+    animations_done(projector)  # the banner's entrance
     projector.screenshot(path=str(artifacts_dir() / "announcement-projector.png"))
     phone.screenshot(path=str(artifacts_dir() / "announcement-phone.png"))
     # Readable from the back of the hall, and inside the screen.

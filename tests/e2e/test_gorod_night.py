@@ -23,6 +23,7 @@ from gorod.models import CodeAttempt, GorodGame, PhotoProof, Ruling, TimeoutRequ
 from tests.conftest import artifacts_dir
 from tests.e2e import test_gorod_phone
 from tests.e2e.test_gorod_phone import WAIT, assert_no_horizontal_overflow, send
+from tests.e2e.waits import counted_down
 from tests.gorod.fixtures_live import make_teams, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -128,10 +129,7 @@ def test_two_teams_play_a_night_from_a_scenario_file_to_the_exports(asgi_server,
         return int(m) * 60 + int(s)
 
     first = seconds_left()
-    for _ in range(30):
-        b.wait_for_timeout(200)
-        if seconds_left() < first:
-            break
+    counted_down(b, "#code-wait", first)
     assert 0 < seconds_left() < first <= 10
     expect(b.locator("#code-text")).to_be_enabled(timeout=WAIT)
 

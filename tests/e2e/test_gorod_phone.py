@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from gorod import rules, services
 from gorod.models import CodeAttempt
 from tests.conftest import artifacts_dir
+from tests.e2e.waits import counted_down
 from tests.gorod.fixtures_live import LEVELS, join_session, make_teams, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -132,10 +133,7 @@ def test_a_team_phone_through_a_night_wrong_codes_the_wait_a_closed_level_and_th
 
     first = seconds_left()
     assert 1 <= first <= 12
-    for _ in range(30):  # it counts down (within a few seconds even on a busy machine)
-        phone.wait_for_timeout(200)
-        if seconds_left() < first:
-            break
+    counted_down(phone, "#code-wait", first)  # it counts down
     assert 0 < seconds_left() < first
     expect(phone.locator("#code-text")).to_be_enabled(timeout=WAIT)
     expect(phone.locator("#code-wait")).to_be_hidden()

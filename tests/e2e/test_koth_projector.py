@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import artifacts_dir
+from tests.e2e.waits import animations_done
 from tests.kingofhill.projector_harness import (
     finished_state,
     mid_game_state,
@@ -169,7 +170,7 @@ def test_the_finished_game_shows_the_winner(open_projector, n):
     page = open_projector(state)
     banner = page.locator("#koth-winner")
     expect(banner).to_be_visible()
-    page.wait_for_timeout(1000)  # the banner's entrance
+    animations_done(page)  # the banner's entrance
     page.screenshot(path=str(artifacts_dir() / ("projector-finished.png" if n == 8 else f"projector-finished-{n}.png")))
     expect(banner).to_have_attribute("data-winner", winner)
     expect(page.locator("#koth-winner-name")).to_have_text(winner)
@@ -234,10 +235,9 @@ def test_tokens_glide_to_their_new_step_and_a_new_king_is_crowned(open_projector
     expect(page.locator("#koth-question")).to_have_attribute("data-phase", "declaring")
     expect(page.locator("#koth-progress, .kp-progress")).to_be_hidden()
     expect(page.locator("#koth-revolution")).to_be_hidden()
-    page.wait_for_timeout(1600)
+    animations_done(page)  # the tokens' glide
     assert token_centre_error(page, rebel) < 1.5
     assert token_centre_error(page, old_king) < 1.5
-    page.wait_for_timeout(600)
     page.screenshot(path=str(artifacts_dir() / "projector-new-king.png"))
     assert page.errors == []
 

@@ -20,6 +20,7 @@ from core.roles import HOST, ORGANIZER
 from kingofhill import services
 from kingofhill.models import Answer
 from teams.models import Game
+from tests.e2e.waits import settle
 from tests.kingofhill.conftest import join_session, make_teams, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -29,6 +30,7 @@ FLAKY_SOCKET = """
 (() => {
   const Real = window.WebSocket;
   window.__sockets = [];
+  window.__opened = [];  // when each socket was made (performance.now(), ms)
   window.__offline = false;
   window.__drop = 0;
   function Flaky(url, protocols) {
@@ -43,6 +45,7 @@ FLAKY_SOCKET = """
       if (handler) { handler.call(ws, event); }
     });
     window.__sockets.push(ws);
+    window.__opened.push(performance.now());
     return ws;
   }
   Flaky.prototype = Real.prototype;
@@ -132,7 +135,7 @@ def test_a_phone_that_missed_a_push_fetches_the_state_over_http_and_catches_up(
     partner = phone.evaluate(
         "() => JSON.parse(document.getElementById('koth-text').textContent).partner")
     expect(phone.locator("#question-title")).to_contain_text(f"({partner})")
-    phone.wait_for_timeout(500)
+    settle(phone)
     assert len(reads) == 1  # one gap, one read
 
 
@@ -159,8 +162,9 @@ def test_a_phone_whose_socket_dropped_catches_up_from_the_reconnected_socket_alo
     host.keyboard.press("c")  # the move is played while the phone is away
     expect(host.locator("#standings tr").first).to_have_attribute("data-team", "Alpha",
                                                                   timeout=WAIT)
-    phone.wait_for_timeout(300)
-    expect(phone.locator("#me-step")).to_have_text("0")  # still the old board
+    # No socket of the phone is open, so no push can reach it: still the old board.
+    assert phone.evaluate("window.__sockets.every((s) => s.readyState !== WebSocket.OPEN)")
+    expect(phone.locator("#me-step")).to_have_text("0")
 
     reads = state_reads(phone)
     phone.evaluate("() => { window.__offline = false; }")
@@ -170,9 +174,9 @@ def test_a_phone_whose_socket_dropped_catches_up_from_the_reconnected_socket_alo
     expect(phone.locator("#me-points")).to_have_text("1")
     expect(phone.locator("#question-title")).to_contain_text("2")
     expect(phone.locator("#declare-jump")).to_be_enabled()  # the engine now allows a jump
-    # The socket's first message was the state: no fallback read either, after its wait.
-    phone.wait_for_timeout(phone.evaluate("Live.STATE_WAIT_MS") + 1000)
-    assert reads == []
+    # The socket's first message was the state: no fallback read either (it was cancelled).
+    settle(phone)
+    assert reads == [] and phone.evaluate("Live.streams[0].reads") == 0
 
 
 def test_a_resent_answer_whose_first_reply_was_lost_stays_one_answer(

@@ -21,6 +21,7 @@ from tests.conftest import artifacts_dir
 from tests.core.test_delta import JSON as DELTA_JSON
 from tests.e2e.live_pages import PAGES, PROJECTOR, WAIT, open_live, settle, state_reads
 from tests.kingofhill.projector_harness import mid_game_state, render_projector
+from tests.properties import examples
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -50,18 +51,21 @@ def test_a_reconnect_costs_no_http_read_when_the_sockets_first_message_brings_th
 @pytest.mark.parametrize("name", ["koth projector", "koth team phone", "gorod team phone"])
 def test_while_the_socket_is_down_the_page_says_it_is_reconnecting(asgi_server, new_page, games, name):
     page = open_live(new_page, asgi_server, games, name, flaky=True)
-    page.evaluate("() => { window.__offline = true; window.__sockets.forEach((s) => s.close()); }")
+    page.evaluate("() => { window.__offline = true; window.__offlineAt = performance.now();"
+                  " window.__tried = window.__opened.length;"
+                  " window.__sockets.forEach((s) => s.close()); }")
     status = page.locator("#live-status")
     expect(status).to_have_attribute("data-status", "offline", timeout=WAIT)
     expect(status).to_have_text("Переподключение…")
     expect(status).to_be_visible()
     box = status.bounding_box()
     assert box["width"] > 40 and box["height"] > 10  # text, not just a dot
-    # Retries back off: a few attempts in three seconds, not one every few milliseconds.
-    before = page.evaluate("window.__sockets.length")
-    page.wait_for_timeout(3000)
-    attempts = page.evaluate("window.__sockets.length") - before
-    assert 1 <= attempts <= 5
+    # Retries back off, not one every few milliseconds: the first waits at least 250 ms, the
+    # next at least 500 (half of each doubling step: static/js/live.js, backoff).
+    page.wait_for_function("() => window.__opened.length >= window.__tried + 2", timeout=WAIT)
+    start, first, second = page.evaluate(
+        "[window.__offlineAt, ...window.__opened.slice(window.__tried, window.__tried + 2)]")
+    assert first - start >= 250 - 5 and second - first >= 500 - 5, (start, first, second)
     page.screenshot(path=str(artifacts_dir() / f"live-reconnecting-{name.replace(' ', '-')}.png"))
     page.evaluate("() => { window.__offline = false; }")
     expect(status).to_have_attribute("data-status", "online", timeout=WAIT)
@@ -91,10 +95,11 @@ def test_no_state_after_the_socket_opened_costs_one_http_read(asgi_server, new_p
     phone.evaluate("() => { window.__drop = 1; window.__sockets.forEach((s) => s.close()); }")
     phone.wait_for_function("() => window.__drop === 0", timeout=WAIT)
     assert reads == []
-    phone.wait_for_timeout(phone.evaluate("Live.STATE_WAIT_MS") + 1500)
-    assert len(reads) == 1
+    # No state came: after its wait the page reads once.
+    phone.wait_for_function("() => Live.streams[0].reads === 1",
+                            timeout=phone.evaluate("Live.STATE_WAIT_MS") + WAIT)
     settle(phone)
-    assert len(reads) == 1
+    assert len(reads) == 1 and phone.evaluate("Live.streams[0].reads") == 1
 
 
 @pytest.fixture
@@ -128,7 +133,7 @@ def test_a_burst_of_pushes_after_a_gap_costs_one_read_and_the_newest_wins(harnes
     for version, s in ((3, state), (4, state), (5, newest), (2, state)):  # 2 comes late
         push(page, version, s)
     expect(page.locator("#koth-title")).to_have_text("Самое новое", timeout=WAIT)
-    page.wait_for_timeout(500)
+    settle(page)
     assert len(reads) == 1
     assert page.evaluate("Live.streams[0].version") == 5
     push(page, 5, state)  # a duplicate is ignored
@@ -143,11 +148,11 @@ def test_a_first_message_too_large_for_a_socket_costs_one_http_read_and_no_rende
     page = harness(state)
     reads = state_reads(page)
     page.evaluate("Live.streams[0].receive({type: 'koth.state', version: 1, resync: true})")
-    page.wait_for_timeout(300)
-    assert reads == []  # the page already holds version 1
+    # A read would have started within that call (the module counts it there).
+    assert page.evaluate("Live.streams[0].reads") == 0  # the page already holds version 1
     page.evaluate("Live.streams[0].receive({type: 'koth.state', version: 7, resync: true})")
-    page.wait_for_timeout(500)
-    assert len(reads) == 1
+    settle(page)
+    assert len(reads) == 1 and page.evaluate("Live.streams[0].reads") == 1
     assert page.evaluate("Live.streams[0].version") == 1  # the read (a 404 here) decides
     assert page.errors == []
 
@@ -168,13 +173,13 @@ def test_a_delta_at_the_next_version_renders_with_no_read_and_one_past_a_gap_rea
     assert page.evaluate("Live.streams[0].version") == 2 and reads == []
     assert page.evaluate("Live.streams[0].state") == newer
     push_delta(page, 4, diff(newer, state))  # version 3 was lost: the delta cannot apply
-    page.wait_for_timeout(500)
+    settle(page)
     assert len(reads) == 1
     expect(page.locator("#koth-title")).to_have_text("Пришла дельта")
     assert page.errors == []
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=examples(60), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(old=DELTA_JSON, new=DELTA_JSON)
 def test_the_pages_patch_gives_the_servers_new_state(harness_page, old, new):

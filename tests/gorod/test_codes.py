@@ -21,6 +21,7 @@ from gorod.codes import (
     normalize_code,
     standard_code,
 )
+from tests.properties import examples
 
 T0 = datetime(2026, 12, 5, 19, 0, tzinfo=UTC)
 
@@ -245,7 +246,7 @@ CODE_TEXT = st.text(alphabet="ABCEHKMOPTXYZ0123456789!#-", min_size=1, max_size=
 TO_CYRILLIC = str.maketrans("ABEKMHOPCTXY", "АВЕКМНОРСТХУ")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(CODE_TEXT, st.data())
 def test_a_code_matches_in_any_case_spacing_or_russian_layout(code, data):
     typed = "".join(
@@ -257,7 +258,7 @@ def test_a_code_matches_in_any_case_spacing_or_russian_layout(code, data):
     assert match_attempt(LevelCodes.single(code), "A", typed).closed
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(0, 120), max_size=25), st.integers(0, 180),
        st.integers(1, 12), st.integers(1, 90))
 def test_the_limiter_refuses_exactly_when_the_window_holds_the_limit_and_the_wait_ends_it(

@@ -19,6 +19,7 @@ from gorod.models import Ruling, TimeoutRequest
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import T0
 from tests.live_checks import verify_action
+from tests.properties import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +59,7 @@ def check_steps(running, entries, steps, act, monkeypatch, capture) -> None:
         pass
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(step, min_size=1, max_size=12))
 def test_every_write_pushes_exactly_the_changed_views_and_they_equal_a_fresh_read(
@@ -105,7 +106,7 @@ QUICK_RULINGS = ({"type": "penalty", "minutes": 5}, {"type": "bonus", "minutes":
                  {"type": "sliv"})
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=QUICK_STEPS)
 def test_codes_and_ticks_minutes_apart_keep_every_view_equal_to_a_rebuild_on_the_cheap_paths(
@@ -131,22 +132,23 @@ def test_codes_and_ticks_minutes_apart_keep_every_view_equal_to_a_rebuild_on_the
 def test_a_closing_code_of_a_team_ahead_moves_it_on_without_recomputing_the_game(
         running, entries, monkeypatch, django_capture_on_commit_callbacks):
     """Alpha closes level 1 first (the game's earliest deadline was everybody's: the whole game
-    is built); its code on level 2 then changes only its own timeline and the standings."""
+    is built); its code on level 2 then changes only its own timeline and the standings: the
+    other teams' views keep their versions (nothing pushed to them), every view still equals a
+    rebuild (verify_action), and its cost is the closing code's fixed budget
+    (tests/gorod/test_query_budgets.py)."""
     alpha = entries[0]
     services.code_submit(game=running.pk, application=alpha, text="G1R1D",
                          now=T0 + timedelta(minutes=5))
-    real = services.selectors.rules.compute
+    others = {f"team:{entry.pk}" for entry in entries[1:]}
+    before = {key: LIVE.read(running.pk, key).version for key in others}
 
     def write():
-        monkeypatch.setattr("gorod.rules.compute", lambda *a, **k: pytest.fail("recomputed"))
-        try:
-            services.code_submit(game=running.pk, application=alpha, text="G1R2D",
-                                 now=T0 + timedelta(minutes=9))
-        finally:
-            monkeypatch.setattr("gorod.rules.compute", real)
+        services.code_submit(game=running.pk, application=alpha, text="G1R2D",
+                             now=T0 + timedelta(minutes=9))
 
     verify_action(LIVE, running.pk, write, now=T0 + timedelta(minutes=9),
                   monkeypatch=monkeypatch, capture=django_capture_on_commit_callbacks)
+    assert {key: LIVE.read(running.pk, key).version for key in others} == before
     organizer = LIVE.read(running.pk, "organizer").data()["state"]
     first = organizer["statistics"]["rows"][0]
     assert (first["team"], first["place"], first["levels_closed"]) == (alpha.team.name, 1, 2)
@@ -156,20 +158,16 @@ def test_a_clock_tick_moves_on_only_the_teams_whose_deadline_passed_without_reco
         running, entries, monkeypatch, django_capture_on_commit_callbacks):
     """Alpha got level 2 at minute 5, so its first hint is due at 30; at minute 26 the tick
     (the others' hint 1 at 25) changes Beta's and Gamma's views and the organizer's, not
-    Alpha's, and computes nobody's game but theirs."""
+    Alpha's (its version stays: nothing pushed to it); a tick's cost is its fixed budget
+    (tests/gorod/test_query_budgets.py)."""
     alpha = entries[0]
     services.code_submit(game=running.pk, application=alpha, text="G1R1D",
                          now=T0 + timedelta(minutes=5))
-    real = services.selectors.rules.compute
     before = LIVE.read(running.pk, f"team:{alpha.pk}").version
 
     def write():
-        monkeypatch.setattr("gorod.rules.compute", lambda *a, **k: pytest.fail("recomputed"))
-        try:
-            assert services.game_tick(game=running.pk, now=T0 + timedelta(minutes=26)) == (
-                T0 + timedelta(minutes=30))
-        finally:
-            monkeypatch.setattr("gorod.rules.compute", real)
+        assert services.game_tick(game=running.pk, now=T0 + timedelta(minutes=26)) == (
+            T0 + timedelta(minutes=30))
 
     verify_action(LIVE, running.pk, write, now=T0 + timedelta(minutes=26),
                   monkeypatch=monkeypatch, capture=django_capture_on_commit_callbacks)

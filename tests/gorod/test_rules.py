@@ -21,7 +21,7 @@ import gorod.codes
 import gorod.rules
 import gorod.rules.instants
 import gorod.rules.record
-from core.records import RecordError, check_type, format_time
+from core.records import RecordError, format_time
 from gorod.rules import (
     GameRecord,
     clock_over,
@@ -49,6 +49,7 @@ from tests.gorod.conftest import (
     sliv,
     timeout,
 )
+from tests.properties import examples
 
 
 def pick(out: dict, path: str):
@@ -595,7 +596,7 @@ def valid_games(draw, with_now=None):
     return data
 
 
-PROPS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPS = settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _t(text):
@@ -777,7 +778,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(JSON)
 def test_junk_raises_only_record_errors(junk):
     try:
@@ -809,7 +810,7 @@ def mutated_games(draw):
     return data
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_games())
 def test_broken_records_raise_only_record_errors(data):
     try:
@@ -856,7 +857,7 @@ def test_the_engine_loads_neither_django_nor_the_clock():
         assert "datetime.now" not in source and "time.time" not in source
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(1, 40), st.integers(0, 60), st.integers(0, 10**6))
 def test_generated_routes_keep_their_guarantees_for_any_size_and_seed(levels, teams, seed):
     ids = [f"L{i}" for i in range(levels)]
@@ -951,7 +952,7 @@ def _parsed_or_error(parse, raw):
         return f"error: {exc}"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_level, max_size=4))
 def test_kept_parsed_levels_are_what_checking_the_levels_again_gives(raw):
     # Every code parses the game's levels again; the kept result must be the same result, or
@@ -1028,7 +1029,7 @@ _ZONES = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_ZONES, st.lists(st.tuples(_MOMENTS, st.sampled_from([0, 1, 60, 86_400])), max_size=40))
 def test_the_fast_formatter_and_moments_agree_with_the_plain_datetime_path(zone, moments):
     # Moments on whole seconds, minutes and days as well as anywhere; one writer formats them
@@ -1043,45 +1044,29 @@ def test_the_fast_formatter_and_moments_agree_with_the_plain_datetime_path(zone,
         assert made.tzinfo is reference.tzinfo and made.fold == reference.fold
 
 
-def _as_json_from_compute(data: dict) -> dict:
-    """The replay's output as compute's datetimes give it, each formatted by format_time: what
-    the replay wrote before it formatted instants itself."""
-    results = compute(parse_record(data))
+# What the replay writes at the top that compute's results name otherwise.
+_TOP = {"format": lambda results: "gorod", "finished": lambda results: results.game_over,
+        "next_deadline": next_deadline}
 
-    def team_json(team):
-        return {
-            "team": team.team, "place": team.place, "status": team.status,
-            "levels_closed": team.levels_closed, "slivs": team.slivs,
-            "finished_at": format_time(team.finished_at), "total_s": team.total_s,
-            "penalty_s": team.penalty_s, "bonus_s": team.bonus_s, "timeout_s": team.timeout_s,
-            "timeout_at": format_time(team.timeout_at),
-            "average_adjust_s": team.average_adjust_s,
-            "failed_levels": list(team.failed_levels), "current_level": team.current_level,
-            "next_deadline": format_time(team.next_deadline),
-            "rulings": [{"type": r.type, "minutes": r.minutes, "level": r.level,
-                         "at": format_time(r.at), "reason": r.reason, "by": r.by}
-                        for r in team.rulings],
-            "levels": [{
-                "level": level.level, "received_at": format_time(level.received_at),
-                "hints_at": [format_time(h) for h in level.hints_at],
-                "hints_shown": level.hints_shown, "fail_at": format_time(level.fail_at),
-                "closed_at": format_time(level.closed_at), "outcome": level.outcome,
-                "duration_s": level.duration_s, "timeout_s": level.timeout_s,
-                "average_s": level.average_s,
-            } for level in team.levels],
-        }
 
-    return {
-        "format": "gorod",
-        "finished": results.game_over,
-        "ended_at": format_time(results.ended_at),
-        "end_reason": results.end_reason,
-        "finished_share": results.finished_share,
-        "protests_until": format_time(results.protests_until),
-        "final_by": format_time(results.final_by),
-        "next_deadline": format_time(next_deadline(results)),
-        "teams": [team_json(team) for team in results.teams],
-    }
+def _computed_as_written(written, computed, top=False):
+    """compute's value of every key the replay wrote (a field or property of the same name;
+    teams, levels and rulings item by item), an instant as ``format_time`` writes it: no key the
+    replay writes goes unchecked, and no copy of how the replay builds its output."""
+    if isinstance(written, dict):
+        out = {}
+        for key, value in written.items():
+            if top and key in _TOP:
+                got = _TOP[key](computed)
+            else:
+                assert hasattr(computed, key), f"the replay writes {key!r}, compute has none"
+                got = getattr(computed, key)
+            out[key] = _computed_as_written(value, got)
+        return out
+    if isinstance(written, list):
+        assert len(written) == len(computed)
+        return [_computed_as_written(w, c) for w, c in zip(written, computed, strict=True)]
+    return format_time(computed) if isinstance(computed, datetime) else computed
 
 
 def _moved(data: dict, zone: timezone | None, micro: int, event_zone: timezone | None) -> dict:
@@ -1112,33 +1097,8 @@ _OFFSETS = st.one_of(st.none(), st.integers(-23 * 60, 23 * 60).map(lambda m: _zo
 def test_a_replay_writes_what_format_time_writes_of_computes_datetimes(data, zone, micro,
                                                                         event_zone):
     data = _moved(data, zone, micro, event_zone)
-    assert replay(data) == _as_json_from_compute(data)
-
-
-def _routes_one_check_at_a_time(raw, ids, teams):
-    """parse_record's routes before the whole-route shortcut: every check, every time."""
-    routes = {}
-    for team, route in raw.items():
-        where = f"routes.{team}"
-        if team not in teams:
-            raise RecordError(f"{where}: unknown team {team!r}")
-        check_type(route, list, where)
-        for j, level_id in enumerate(route):
-            check_type(level_id, str, f"{where}[{j}]")
-            if level_id not in ids:
-                raise RecordError(f"{where}[{j}]: unknown level {level_id!r}")
-        seen = set()
-        for j, level_id in enumerate(route):
-            if level_id in seen:
-                raise RecordError(f"{where}[{j}]: level {level_id!r} is visited twice "
-                                  "(a route visits every level exactly once)")
-            seen.add(level_id)
-        missing = [level_id for level_id in ids if level_id not in seen]
-        if missing:
-            raise RecordError(f"{where}: the route misses level(s) {', '.join(missing)} "
-                              "(a route visits every level exactly once)")
-        routes[team] = tuple(route)
-    return routes
+    written = replay(data)
+    assert written == _computed_as_written(written, compute(parse_record(data)), top=True)
 
 
 @st.composite
@@ -1154,13 +1114,51 @@ def _routes(draw):
     return raw, ids, teams
 
 
-@settings(max_examples=400, deadline=None)
-@given(_routes())
-def test_routes_checked_whole_are_what_checking_each_level_id_gives(case):
-    def outcome(parse):
-        try:
-            return parse(*case)
-        except RecordError as exc:
-            return str(exc)
+def _route_record(raw, ids, teams):
+    return record(levels=(70,) * len(ids), teams=teams, routes=raw)
 
-    assert outcome(gorod.rules.record._parse_routes) == outcome(_routes_one_check_at_a_time)
+
+@settings(max_examples=examples(400), deadline=None)
+@given(_routes())
+def test_a_route_is_taken_exactly_when_it_visits_every_level_once(case):
+    """The rule itself, not a second implementation: a known team's route is a list naming
+    each level exactly once; the first team (in the record's order) whose route is not is
+    named by the error, and the teams without one play in the game's order."""
+    raw, ids, teams = case
+    good = {team: type(route) is list and all(type(i) is str for i in route)
+            and sorted(route) == sorted(ids) for team, route in raw.items()}
+    bad = [team for team in raw if team not in teams or not good[team]]
+    if bad:
+        with pytest.raises(RecordError) as refused:
+            parse_record(_route_record(raw, ids, teams))
+        assert str(refused.value).startswith(f"routes.{bad[0]}")
+    else:
+        routes = parse_record(_route_record(raw, ids, teams)).routes
+        assert dict(routes) == {team: tuple(raw.get(team, ids)) for team in teams}
+
+
+@pytest.mark.parametrize(("route", "message"), [
+    (["3", "1", "2"], None),
+    ("123", "routes.A: expected a list, got a string"),
+    (["1", 2, "3"], "routes.A[1]: expected a string, got a number"),
+    (["1", "9", "3"], "routes.A[1]: unknown level '9'"),
+    (["1", "2", "3", "1"],
+     "routes.A[3]: level '1' is visited twice (a route visits every level exactly once)"),
+    (["1", "2", "2"],
+     "routes.A[2]: level '2' is visited twice (a route visits every level exactly once)"),
+    (["1", "2"], "routes.A: the route misses level(s) 3 (a route visits every level exactly once)"),
+], ids=["a permutation", "not a list", "not a string", "an unknown level", "a level twice",
+        "a level twice in place of another", "a level missing"])
+def test_a_wrong_route_is_refused_naming_the_place_and_the_reason(route, message):
+    data = _route_record({"A": route}, ["1", "2", "3"], ("A", "B"))
+    if message is None:
+        assert parse_record(data).routes["A"] == ("3", "1", "2")
+        return
+    with pytest.raises(RecordError) as refused:
+        parse_record(data)
+    assert str(refused.value) == message
+
+
+def test_a_route_for_a_team_not_in_the_game_is_refused():
+    with pytest.raises(RecordError, match=r"^routes\.Z: unknown team 'Z'$"):
+        parse_record(_route_record({"Z": ["1", "2", "3"]}, ["1", "2", "3"], ("A", "B")))

@@ -18,6 +18,7 @@ from gorod import scenario, services
 from gorod.models import GorodGame, Level, Route
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import make_teams, minutes
+from tests.properties import examples
 
 DEMO = Path(__file__).resolve().parents[2] / "gorod" / "scenarios" / "demo-night.yaml"
 BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
@@ -176,7 +177,7 @@ def scenarios(draw) -> dict:
     return data
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(scenarios(), st.sampled_from(["yaml", "json"]))
 def test_a_scenario_survives_its_file_unchanged(data, fmt):
     parsed = scenario.parse_scenario(data)
@@ -209,7 +210,7 @@ def test_the_demo_imports_and_exports_back_unchanged(empty, organizer):
     assert exported.routes == {}
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=scenarios())
 def test_any_scenario_imported_into_a_game_exports_back_unchanged(empty, organizer, data):
     data.pop("title", None)  # the game keeps its own title

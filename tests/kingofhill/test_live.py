@@ -20,6 +20,7 @@ from kingofhill.models import Answer, Question
 from live.models import LivePart
 from live.store import stream_versions
 from tests.live_checks import verify_action
+from tests.properties import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -75,7 +76,7 @@ def act(koth, host, entries, kind, team, choice, now):
                              partner=not (question and question.partner), now=now)
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(step, min_size=1, max_size=14))
 def test_every_write_pushes_exactly_the_changed_views_and_they_equal_a_fresh_read(

@@ -35,6 +35,7 @@ from kingofhill.rules import (
     projected_outcome,
     replay,
 )
+from tests.properties import examples
 
 T0 = datetime(2026, 12, 5, 19, 0, tzinfo=timezone(timedelta(hours=3)))
 
@@ -687,7 +688,7 @@ def random_record(rnd: random.Random, timed: bool = False) -> dict:
 seeds = st.integers(min_value=0, max_value=2**32)
 records = seeds.map(lambda seed: random_record(random.Random(seed)))
 timed_records = seeds.map(lambda seed: random_record(random.Random(seed), timed=True))
-PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def positions(board: Board):
@@ -808,7 +809,7 @@ def mutate(value, rnd: random.Random, junk):
     return junk
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(json_values)
 def test_arbitrary_json_is_refused_with_a_record_error_only(value):
     for candidate in (value, {"format": "kingofhill", "teams": value},
@@ -819,7 +820,7 @@ def test_arbitrary_json_is_refused_with_a_record_error_only(value):
             pass
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records, seeds, json_values)
 def test_a_valid_record_with_one_junk_node_replays_or_raises_a_record_error(record, seed, junk):
     try:

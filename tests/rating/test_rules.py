@@ -31,6 +31,7 @@ from rating.rules import (
     scale_from_data,
     season_table,
 )
+from tests.properties import examples
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -425,7 +426,7 @@ def seasons(draw, min_games=0):
     return record
 
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FAST
@@ -601,7 +602,7 @@ def damaged_king_of_the_hill_seasons(draw):
     return season({"results": ["A", "B", "C"], "kingofhill": koth}, scale="kingofhill")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(damaged_king_of_the_hill_seasons())
 def test_a_damaged_nested_king_of_the_hill_record_raises_only_record_error(record):
     try:

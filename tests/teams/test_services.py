@@ -175,7 +175,10 @@ def test_ban_over_allows_applying(game, team_alpha, organizer, now):
     services.ban_create(
         team=team_alpha, actor=organizer, reason="old", until=now - timedelta(days=1)
     )
-    apply(team_alpha, game)
+    application = apply(team_alpha, game)
+    assert Application.objects.get(game=game, team=team_alpha) == application
+    assert application.status == "pending"
+    assert application.members.count() == team_alpha.members.count()
 
 
 def test_ban_needs_a_reason(team_alpha, organizer, now):
