@@ -44,7 +44,7 @@ INSTALLED_APPS = [
     "daphne",  # first: its runserver serves ASGI (HTTP + WebSocket)
     "django.contrib.admin",
     "django.contrib.auth",
-    "axes",  # login limits per user name and per address (core.logins)
+    "axes",  # login limits per user name at an address and per address (core.logins)
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
@@ -134,12 +134,14 @@ AUTHENTICATION_BACKENDS = [
     "core.logins.LoginLimitBackend",  # first: refuses a locked-out user name or address
     "django.contrib.auth.backends.ModelBackend",
 ]
-# Failed log-ins: LOGIN_FAILURE_LIMIT per user name and, separately, per client address within
-# LOGIN_COOLOFF_MINUTES; then log-ins for it are refused until the window passes or an organizer
-# clears the lock (/accounts/lockouts/ or the admin).
+# Failed log-ins: LOGIN_FAILURE_LIMIT per user name from one client address, and per address
+# whatever the names, within LOGIN_COOLOFF_MINUTES; then log-ins from that address (for that
+# name) are refused until the window passes or an organizer clears the lock
+# (/accounts/lockouts/ or the admin). Never per user name alone: ten wrong passwords typed
+# anywhere would lock the real organizer out of every address.
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_CLIENT_IP_CALLABLE = "core.net.client_address"
 AXES_LOCKOUT_CALLABLE = "core.logins.login_locked_out"
 # A success must not wipe the address's count: an attacker would log into their own account.
