@@ -398,7 +398,7 @@ def test_the_command_refuses_bad_input_with_exit_2(empty, organizer, tmp_path):
 
 # --- task images by file name -------------------------------------------------------------------
 
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+from tests.images import PNG  # noqa: E402
 
 
 def test_scenario_images_name_the_games_uploaded_images(empty, organizer):
