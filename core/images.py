@@ -42,12 +42,16 @@ def clean_image(data: bytes, label: str) -> tuple[str, bytes]:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(data), formats=list(FORMATS))
-            kind = FORMATS[image.format]
-            frames = getattr(image, "n_frames", 1)
+            # Phones write JPEGs with extra pictures (depth maps) that Pillow reads as MPO:
+            # the first picture is the photo.
+            fmt = "JPEG" if image.format == "MPO" else image.format
+            if fmt not in FORMATS:
+                raise not_image
+            frames = 1 if fmt == "JPEG" else getattr(image, "n_frames", 1)
             if image.width * image.height * frames > MAX_PIXELS:
                 raise ImageRefused(_("%(name)s has more than %(mp)d megapixels.")
                                    % {"name": label, "mp": MAX_PIXELS // 1_000_000})
-            return kind, _encoded(image, frames)
+            return FORMATS[fmt], _encoded(image, fmt, frames)
     except ImageRefused:
         raise
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError,
@@ -55,21 +59,21 @@ def clean_image(data: bytes, label: str) -> tuple[str, bytes]:
         raise not_image from None
 
 
-def _encoded(image: Image.Image, frames: int) -> bytes:
+def _encoded(image: Image.Image, fmt: str, frames: int) -> bytes:
     keep = {key: image.info[key] for key in KEEP_INFO if key in image.info}
     out = io.BytesIO()
     if frames > 1:  # an animation: every frame, as it plays
         sequence = [frame.copy() for frame in ImageSequence.Iterator(image)]
         for frame in sequence:
             frame.info = {}
-        sequence[0].save(out, format=image.format, save_all=True,
+        sequence[0].save(out, format=fmt, save_all=True,
                          append_images=sequence[1:], **keep)
         return out.getvalue()
     image.load()  # the whole file decodes, or it is not an image
     upright = ImageOps.exif_transpose(image)
     upright.info = {}
-    options: dict = {"quality": 92} if image.format in ("JPEG", "WEBP") else {}
-    if image.format == "JPEG" and upright.mode not in ("RGB", "L", "CMYK"):
+    options: dict = {"quality": 92} if fmt in ("JPEG", "WEBP") else {}
+    if fmt == "JPEG" and upright.mode not in ("RGB", "L", "CMYK"):
         upright = upright.convert("RGB")
-    upright.save(out, format=image.format, **options, **keep)
+    upright.save(out, format=fmt, **options, **keep)
     return out.getvalue()

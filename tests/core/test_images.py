@@ -62,6 +62,18 @@ def test_png_text_chunks_are_dropped_and_the_pixels_kept():
     assert opened(cleaned).tobytes() == opened(original).tobytes()
 
 
+def test_a_phones_multi_picture_jpeg_is_stored_as_its_photo_without_exif():
+    exif = Image.Exif()
+    exif[0x8825] = {1: "N", 2: (55.0, 45.0, 13.0)}
+    mpo = encoded(picture(64, 48), "MPO", save_all=True, append_images=[picture(16, 12)],
+                  exif=exif.tobytes())
+    assert Image.open(io.BytesIO(mpo)).format == "MPO"
+    kind, cleaned = clean_image(mpo, "phone.jpg")
+    assert kind == "image/jpeg" and opened(cleaned).format == "JPEG"
+    assert opened(cleaned).size == (64, 48)
+    assert_no_metadata(cleaned)
+
+
 def test_webp_and_animated_gifs_stay_what_they_are():
     assert clean_image(webp(), "a.webp")[0] == "image/webp"
     frames = [picture(), picture().transpose(Image.Transpose.FLIP_LEFT_RIGHT)]
