@@ -1,8 +1,10 @@
 """Login limits (django-axes): the backend, the lock-out page and the organizer's list.
 
-django-axes counts failed logins per user name and per client address (``core.net``, the same
-address every limiter uses) in the database, so every worker sees the same count; past
-``AXES_FAILURE_LIMIT`` failures within ``AXES_COOLOFF_TIME`` the log-in page refuses with 429.
+django-axes counts failed logins per user name from one client address, and per address
+(``core.net``, the same address every limiter uses), in the database, so every worker sees
+the same count; past ``AXES_FAILURE_LIMIT`` failures within ``AXES_COOLOFF_TIME`` the log-in
+page refuses with 429. A user name alone never locks: whoever guesses the organizer's name
+from elsewhere must not lock the organizer out.
 """
 
 from __future__ import annotations

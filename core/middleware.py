@@ -1,5 +1,6 @@
 """Bad requests end as a clear 4xx before any view runs: a body past the one size limit, or
-form fields with characters no database column can hold (NUL; unpaired surrogates)."""
+query strings or form fields with characters no database column can hold (NUL;
+unpaired surrogates, ``core.text``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from django.conf import settings
 from django.utils.translation import gettext as _
 
 from core.errors import refusal
-from core.text import bad_text_reason
+from core.text import find_unstorable_text
 
 
 class RequestGuard:
@@ -24,15 +25,17 @@ class RequestGuard:
             return refusal(request, 400, _("The Content-Length header is not a number."))
         if length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
             return too_big(request)
+        fields = [request.GET]
         if request.method == "POST" and request.content_type in (
             "application/x-www-form-urlencoded", "multipart/form-data"
         ):
-            for name, values in request.POST.lists():
-                for value in [name, *values]:
-                    reason = bad_text_reason(value)
-                    if reason:
-                        return refusal(request, 400, _("Field “%(field)s”: %(reason)s")
-                                       % {"field": name[:60], "reason": reason})
+            fields.append(request.POST)
+        for data in fields:
+            for name, values in data.lists():
+                reason = find_unstorable_text([name, *values])
+                if reason:
+                    return refusal(request, 400, _("Field “%(field)s”: %(reason)s")
+                                   % {"field": name[:60], "reason": reason})
         return self.get_response(request)
 
 

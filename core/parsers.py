@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from core.text import bad_text_reason
+from core.text import find_unstorable_text
 
 MAX_DEPTH = 32
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -38,19 +38,6 @@ def json_depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def _walk_strings(value):
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
 class GuardedJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -68,10 +55,9 @@ class GuardedJSONParser(JSONParser):
             data = json.loads(text, parse_constant=_refuse_constant) if text.strip() else {}
         except (ValueError, RecursionError) as exc:
             raise ParseError(_("The request body is not valid JSON: %(error)s") % {"error": exc}) from None
-        for string in _walk_strings(data):
-            reason = bad_text_reason(string)
-            if reason:
-                raise ParseError(_("A text value %(reason)s") % {"reason": reason})
+        reason = find_unstorable_text(data)
+        if reason:
+            raise ParseError(_("A text value %(reason)s") % {"reason": reason})
         return data
 
     def _encoding(self, parser_context) -> str:

@@ -1,5 +1,6 @@
-"""Text no column can hold: NUL (PostgreSQL refuses it) and unpaired UTF-16 surrogates (not
-encodable as UTF-8). One check for forms, JSON bodies and serializers."""
+"""Text no column can hold: NUL (PostgreSQL refuses it, SQLite stores it) and unpaired UTF-16
+surrogates (not encodable as UTF-8). One check for forms, query strings, JSON bodies and the
+files a site imports (scenarios, question banks), so both databases refuse the same input."""
 
 from __future__ import annotations
 
@@ -22,4 +23,26 @@ def bad_text_reason(value) -> str | None:
         return _("contains a NUL character (code 0), which cannot be stored.")
     if _SURROGATE.search(value):
         return _("contains an unpaired surrogate (broken Unicode), which cannot be stored.")
+    return None
+
+
+def find_unstorable_text(value) -> str | None:
+    """Why some text inside ``value`` (a text, or lists and mappings of them, keys included,
+    nested however deep) cannot be stored, or None when every text can.
+
+    >>> find_unstorable_text({"levels": [{"task": "a\\x00"}]}) is not None
+    True
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            reason = bad_text_reason(item)
+            if reason:
+                return reason
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
     return None

@@ -7,27 +7,24 @@ One row per team (standings order); per level in game order: received, hints sho
 how, time on level; then failed levels, the penalty for them, the organizer's penalties and
 bonuses, the average-time adjustment, the timeout, the total and the place.
 
-Times are in the game's zone (``TIME_ZONE``). In the XLSX, times are date-time cells, durations
-are duration cells (``[h]:mm:ss``) and counts are numbers, never texts; the CSV writes times
-as ``YYYY-MM-DD HH:MM:SS`` and durations as ``H:MM:SS``.
+Times are in the game's zone (``TIME_ZONE``). In the XLSX, times are date-time cells and counts
+and minutes are numbers; durations are texts a person reads (``core.exports.duration_text``).
+The CSV writes times as ``YYYY-MM-DD HH:MM:SS``. Team names are written as text, never as a
+formula (``core.exports``).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from datetime import datetime, timedelta
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from openpyxl import Workbook
-from openpyxl.styles import Font
 
+from core import exports
 from gorod import rules, services
 
-XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-TIME_FORMAT = "yyyy-mm-dd hh:mm:ss"
-DURATION_FORMAT = "[h]:mm:ss"
+XLSX = exports.XLSX_TYPE
+TIME_FORMAT = exports.TIME_FORMAT
 
 
 def statistics(gg) -> dict:
@@ -105,53 +102,9 @@ def rows(table: dict) -> list[list]:
     return out
 
 
-def format_duration(value: timedelta) -> str:
-    """``H:MM:SS`` (hours may pass 24), whole seconds rounded down.
-
-    >>> format_duration(timedelta(hours=25, minutes=3, seconds=7.9))
-    '25:03:07'
-    """
-    seconds = int(value.total_seconds())
-    sign = "-" if seconds < 0 else ""
-    hours, rest = divmod(abs(seconds), 3600)
-    return f"{sign}{hours}:{rest // 60:02d}:{rest % 60:02d}"
-
-
-def _csv_value(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S")
-    if isinstance(value, timedelta):
-        return format_duration(value)
-    return str(value)
-
-
 def to_csv(table: dict) -> bytes:
-    """UTF-8 with a byte-order mark, so spreadsheet programs read the Cyrillic names right."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(header(table))
-    for values in rows(table):
-        writer.writerow([_csv_value(v) for v in values])
-    return buffer.getvalue().encode("utf-8-sig")
+    return exports.csv_bytes(header(table), rows(table))
 
 
 def to_xlsx(table: dict) -> bytes:
-    book = Workbook()
-    sheet = book.active
-    sheet.title = _("Statistics")[:31]
-    sheet.append(header(table))
-    for cell in sheet[1]:
-        cell.font = Font(bold=True)
-    for values in rows(table):
-        sheet.append(values)
-        for cell, value in zip(sheet[sheet.max_row], values, strict=True):
-            if isinstance(value, datetime):
-                cell.number_format = TIME_FORMAT
-            elif isinstance(value, timedelta):
-                cell.number_format = DURATION_FORMAT
-    sheet.freeze_panes = "D2"
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
+    return exports.xlsx_bytes(_("Statistics"), header(table), rows(table), freeze="D2")

@@ -50,7 +50,9 @@ from typing import Any
 import yaml
 
 from core.errors import DomainError
+from core.parsers import json_depth_exceeds
 from core.records import RecordError
+from core.text import find_unstorable_text
 from gorod import rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
 
@@ -66,6 +68,11 @@ DEFAULT_SETTINGS = {"hint_offsets_min": list(rules.DEFAULT_HINT_OFFSETS_MIN),
 LEVEL_KEYS = ("id", "task", "hint1", "hint2", "duration_min", "danger", "images", "photo_proof",
               "codes")
 MAX_BYTES = 2 * 1024 * 1024
+#: a scenario is four levels deep (levels → level → codes → sectors → sector → codes); past
+#: this a file is not a scenario, and the parsers would recurse until Python gives up
+MAX_DEPTH = 16
+#: YAML nodes read, an alias counting as everything it repeats ("a billion laughs")
+MAX_NODES = 200_000
 
 
 class ScenarioError(DomainError):
@@ -91,6 +98,40 @@ class _Loader(yaml.SafeLoader):
     """YAML 1.1 as PyYAML reads it, minus the readings that silently change a code: ``0123``
     (octal 83), ``1:20`` (sexagesimal 80), ``yes``/``no``/``on``/``off`` (booleans), ``1_000``.
     Numbers are plain decimals; booleans only ``true``/``false``; anything else is text."""
+
+
+    def __init__(self, stream) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+        self._anchored: dict[str, int] = {}
+
+    def compose_node(self, parent, index):
+        # PyYAML composes a node by recursion: the depth and the size are bounded here, while
+        # the file is read, before a deep one exhausts the stack or an alias bomb the memory.
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            self._count(self._anchored.get(event.anchor, 1), event)
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise ScenarioError([f"the file is nested deeper than {MAX_DEPTH} levels "
+                                 f"(line {event.start_mark.line + 1})"])
+        before = self._nodes
+        self._count(1, event)
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if event.anchor is not None:
+            self._anchored[event.anchor] = self._nodes - before
+        return node
+
+    def _count(self, nodes: int, event) -> None:
+        self._nodes += nodes
+        if self._nodes > MAX_NODES:
+            raise ScenarioError([f"the file holds more than {MAX_NODES} values "
+                                 f"(line {event.start_mark.line + 1})"])
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -121,7 +162,19 @@ def loads(content: str | bytes) -> Any:
             content = content.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise ScenarioError([f"the file is not UTF-8 text (byte {exc.start})"]) from None
+    if len(content) > MAX_BYTES:
+        raise ScenarioError([f"the file is larger than {MAX_BYTES // 1024 // 1024} MB"])
+    data = _parse(content)
+    reason = find_unstorable_text(data)
+    if reason:
+        raise ScenarioError([f"a text value: {reason}"])
+    return data
+
+
+def _parse(content: str) -> Any:
     if content.lstrip().startswith(("{", "[")):
+        if json_depth_exceeds(content, MAX_DEPTH):
+            raise ScenarioError([f"the file is nested deeper than {MAX_DEPTH} levels"])
         try:
             return json.loads(content)
         except json.JSONDecodeError as exc:

@@ -31,8 +31,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import audit, formats, sql
+from core import audit, formats, images, sql
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
+from core.images import ImageRefused, clean_image
 from core.records import RecordError
 from core.roles import is_organizer
 from gorod import reads, rules, selectors, signals
@@ -337,40 +338,36 @@ def routes_generate(w: Write, *, actor, seed: int | str | None = None) -> dict:
     return {int(pk): route for pk, route in routes.items()}
 
 
-IMAGE_MAX_BYTES = 5 * 1024 * 1024
-#: what an image's first bytes say it is (the browser's word, the file's name, prove nothing)
-IMAGE_SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"),
-                    (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
+IMAGE_MAX_BYTES = images.MAX_BYTES
 
 
-def _image_type(data: bytes) -> str | None:
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return next((kind for magic, kind in IMAGE_SIGNATURES if data.startswith(magic)), None)
+def _checked_image(data: bytes, name: str) -> tuple[str, bytes]:
+    """The image's type and its bytes without metadata (``core.images``), or the refusal."""
+    try:
+        return clean_image(data, name)
+    except ImageRefused as exc:
+        raise DomainError(str(exc)) from None
 
 
-def _checked_image(data: bytes, name: str) -> str:
-    """The image's type by its first bytes, or the refusal (too big, not an image)."""
-    if len(data) > IMAGE_MAX_BYTES:
-        raise DomainError(_("%(name)s is larger than 5 MB.") % {"name": name})
-    kind = _image_type(data)
-    if kind is None:
-        raise DomainError(_("%(name)s is not a PNG, JPEG, GIF or WebP image.") % {"name": name})
-    return kind
+def image_add(*, game, actor, name: str, data: bytes, now=None) -> TaskImage:
+    """Upload a task image (PNG, JPEG, GIF or WebP, at most 5 MB) under its file name, before
+    the start, stored without its metadata (``core.images``: a photo's GPS position would give
+    the place away). [decision] A name already uploaded is replaced: the levels showing it show
+    the new one."""
+    _require_organizer(actor)
+    # Decoded before the game is locked: a 5 MB photo takes a moment to re-encode.
+    kind, data = _checked_image(data, str(name or "")[:100])
+    return _image_store(game=game, now=now, actor=actor, name=name, kind=kind, data=data)
 
 
 @LIVE.write
-def image_add(w: Write, *, actor, name: str, data: bytes) -> TaskImage:
-    """Upload a task image (PNG, JPEG, GIF or WebP, at most 5 MB) under its file name, before
-    the start. [decision] A name already uploaded is replaced: the levels showing it show the
-    new one."""
+def _image_store(w: Write, *, actor, name: str, kind: str, data: bytes) -> TaskImage:
     _require_organizer(actor)
     gg = w.game
     _require_setup(gg, _("Images can only be uploaded before the start."))
     name = str(name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
     if not name or len(name) > 100:
         raise DomainError(_("An image needs a file name of at most 100 characters."))
-    kind = _checked_image(data, name)
     image, _created = TaskImage.objects.update_or_create(
         gorod=gg, name=name, defaults={"content_type": kind, "data": data, "size": len(data)})
     return image
@@ -855,11 +852,18 @@ def timeout_decide(w: Write, *, actor, request: TimeoutRequest | int, confirm: b
 # --- photo proof (3.23) ------------------------------------------------------------------------
 
 
+def photo_submit(*, game, application: Application | int, data: bytes, now=None) -> PhotoProof:
+    """A team sends the photo of its current level, a photo-proof one (an image of at most
+    5 MB stored without its metadata, like a task image; cleaned before the game is locked).
+    [decision] One photo waits at a time per level; a rejected one may be followed by
+    another."""
+    kind, data = _checked_image(bytes(data or b""), _("The photo"))
+    return _photo_store(game=game, now=now, application=application, kind=kind, data=data)
+
+
 @LIVE.write
-def photo_submit(w: Write, *, application: Application | int, data: bytes) -> PhotoProof:
-    """A team sends the photo of its current level, a photo-proof one (checked by its bytes,
-    at most 5 MB, like a task image). [decision] One photo waits at a time per level; a
-    rejected one may be followed by another."""
+def _photo_store(w: Write, *, application: Application | int, kind: str,
+                 data: bytes) -> PhotoProof:
     gg, now = w.game, w.now
     _require_running(gg)
     entry = _entry(gg, application)
@@ -872,7 +876,6 @@ def photo_submit(w: Write, *, application: Application | int, data: bytes) -> Ph
         raise DomainError(_("This level is closed by its code, not by a photo."))
     if rules.timeout_until(result, now) is not None:
         raise DomainError(_("Your team is on a timeout: photos are not accepted."))
-    kind = _checked_image(bytes(data or b""), _("The photo"))
     if PhotoProof.objects.filter(application=entry, level=level,
                                  status=PhotoProof.Status.PENDING).exists():
         raise DomainError(_("Your photo of this level waits for the organizer already."))

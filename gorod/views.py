@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from core import exports as core_exports
 from core.roles import is_organizer, require_organizer
 from gorod import exports, forms, rules, scenario, selectors, services
 from gorod.models import CodeAttempt, GorodGame, PhotoProof, Route, Ruling, TaskImage
@@ -397,9 +398,7 @@ def scenario_download(request, game_id: int, fmt: str):
 
 
 def _file(content: bytes, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(content, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return core_exports.attachment(content, content_type, filename)
 
 
 def _statistics_table(request, game_id: int) -> tuple[GorodGame, dict]:
@@ -415,7 +414,7 @@ def _statistics_table(request, game_id: int) -> tuple[GorodGame, dict]:
 def statistics_csv(request, game_id: int):
     """The statistics table as CSV: organizers at any time, everyone after the game."""
     gg, table = _statistics_table(request, game_id)
-    return _file(exports.to_csv(table), "text/csv; charset=utf-8",
+    return _file(exports.to_csv(table), core_exports.CSV_TYPE,
                  f"gorod-{gg.pk}-statistics.csv")
 
 

@@ -11,7 +11,9 @@ CSV, XLSX or plain-text file into checked items, all or nothing.
   (a leading ``Вопрос 3.`` / ``Question 3:`` is dropped).
 
 Every problem is collected (``BankError.problems``, one sentence each, naming the row or
-block) so the host fixes the file once; nothing is half-imported.
+block) so the host fixes the file once; nothing is half-imported. Rows are read as a stream
+and reading stops at the question limit; text no database stores (NUL, ``core.text``) is a
+problem of its row.
 """
 
 from __future__ import annotations
@@ -24,9 +26,16 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError
+from core.text import find_unstorable_text
 
 MAX_BYTES = 1024 * 1024  # thousands of questions; a bigger file is not a question list
 MAX_QUESTIONS = 500
+#: rows read at most, empty ones included: a sheet of a million rows is refused here, read
+#: as a stream, instead of unpacked whole first
+MAX_ROWS = 10 * MAX_QUESTIONS
+#: what the workbook's parts other than its sheets (shared strings, styles) may unpack to:
+#: those are read whole, so a small file must not unpack to a gigabyte of strings
+MAX_UNPACKED_BYTES = 32 * 1024 * 1024
 TEXT_MAX = 5000
 ANSWER_MAX = 300
 NOTE_MAX = 2000
@@ -110,9 +119,25 @@ def parse_file(name: str, data: bytes) -> list[Item]:
     if not items:
         raise BankError([_("The file has no questions.")])
     if len(items) > MAX_QUESTIONS:
-        raise BankError([_("Too many questions: at most %(max)d in one game.")
-                         % {"max": MAX_QUESTIONS}])
+        raise _too_many_rows()
     return items
+
+
+def _too_many_rows() -> BankError:
+    return BankError([_("Too many questions: at most %(max)d in one game.")
+                      % {"max": MAX_QUESTIONS}])
+
+
+def _bounded(rows) -> list[list[str]]:
+    """The rows of a stream, refused as soon as there are more than a bank can hold: the
+    header and ``MAX_QUESTIONS`` non-empty rows, ``MAX_ROWS`` in all."""
+    out, filled = [], 0
+    for row in rows:
+        out.append(row)
+        filled += any(cell.strip() for cell in row)
+        if filled > MAX_QUESTIONS + 1 or len(out) > MAX_ROWS:
+            raise _too_many_rows()
+    return out
 
 
 def _csv_rows(text: str) -> list[list[str]]:
@@ -121,7 +146,7 @@ def _csv_rows(text: str) -> list[list[str]]:
     except csv.Error:
         dialect = csv.excel
     try:
-        return [row for row in csv.reader(io.StringIO(text), dialect)]
+        return _bounded(csv.reader(io.StringIO(text), dialect))
     except csv.Error as exc:
         raise BankError([_("The CSV file cannot be read: %(why)s") % {"why": exc}]) from None
 
@@ -134,19 +159,54 @@ def _cell(value) -> str:
     return str(value)
 
 
+def _first_sheet(data: bytes):
+    """The workbook's first sheet as a stream of rows (openpyxl's read-only sheet), never read
+    whole: openpyxl's own read-only mode scans a sheet to its end for its size when the file
+    does not state it, and a 210 KB file of 1.5 M rows took 33 s that way."""
+    from openpyxl.reader.excel import ExcelReader
+    from openpyxl.worksheet._read_only import ReadOnlyWorksheet
+
+    class Sheet(ReadOnlyWorksheet):
+        def _get_size(self):
+            pass  # unknown: the rows are counted as they stream (``_bounded``)
+
+    class Reader(ExcelReader):
+        sheet = None
+
+        def read_worksheets(self):
+            for sheet, rel in self.parser.find_sheets():
+                if rel.target in self.valid_files and "chartsheet" not in rel.Type:
+                    self.sheet = Sheet(self.wb, sheet.name, rel.target, self.shared_strings)
+                    return
+
+    reader = Reader(io.BytesIO(data), read_only=True, data_only=True)
+    reader.read()
+    if reader.sheet is None:
+        raise IndexError("no worksheet")
+    return reader.sheet, reader.archive
+
+
 def _xlsx_rows(data: bytes) -> list[list[str]]:
-    from zipfile import BadZipFile
+    from xml.etree.ElementTree import ParseError
+    from zipfile import BadZipFile, ZipFile
 
-    from openpyxl import load_workbook
-
+    invalid = BankError([_("The file is not a valid XLSX workbook.")])
     try:
-        book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-        sheet = book.worksheets[0]
-        rows = [[_cell(v) for v in row] for row in sheet.iter_rows(values_only=True)]
-        book.close()
-    except (BadZipFile, KeyError, ValueError, OSError, IndexError):
-        raise BankError([_("The file is not a valid XLSX workbook.")]) from None
-    return rows
+        parts = ZipFile(io.BytesIO(data)).infolist()
+    except (BadZipFile, OSError, ValueError):
+        raise invalid from None
+    if sum(p.file_size for p in parts if not p.filename.startswith("xl/worksheets/")
+           ) > MAX_UNPACKED_BYTES:
+        raise BankError([_("The workbook unpacks to more than %(mb)d MB: it is not a question "
+                           "list.") % {"mb": MAX_UNPACKED_BYTES // (1024 * 1024)}])
+    try:
+        sheet, archive = _first_sheet(data)
+        try:
+            return _bounded([_cell(v) for v in row] for row in sheet.iter_rows(values_only=True))
+        finally:
+            archive.close()
+    except (BadZipFile, KeyError, ValueError, OSError, IndexError, TypeError, ParseError):
+        raise invalid from None
 
 
 def _header(row: list[str]) -> dict[str, int]:
@@ -185,6 +245,9 @@ def _rows(rows: list[list[str]]) -> list[Item]:
         cell = {f: (row[i] if i < len(row) else "") for f, i in columns.items()}
         partner = cell.get("partner", "").strip().casefold()
         row_problems = []
+        unstorable = find_unstorable_text(row)
+        if unstorable:
+            row_problems.append(_("a cell %(why)s") % {"why": unstorable})
         if partner not in YES and partner not in NO:
             row_problems.append(_("partner is “yes” or “no”, not “%(value)s”")
                                 % {"value": cell["partner"]})
@@ -211,7 +274,13 @@ NUMBER_PREFIX = re.compile(r"^\s*(вопрос|question)\s*\d+\s*[.:)]\s*", re.I
 def _blocks(text: str) -> list[Item]:
     items, problems = [], []
     blocks = [b for b in re.split(r"\n\s*\n", text.replace("\r\n", "\n")) if b.strip()]
+    if len(blocks) > MAX_QUESTIONS:
+        raise _too_many_rows()
     for number, block in enumerate(blocks, start=1):
+        unstorable = find_unstorable_text(block)
+        if unstorable:
+            problems.append(_("question %(n)d: %(why)s") % {"n": number, "why": unstorable})
+            continue
         lines, key, variants, note, partner = [], "", (), "", False
         for line in block.split("\n"):
             field = FIELD_LINE.match(line)

@@ -1,57 +1,36 @@
-"""CSV and XLSX files of a ``rating.presentation.Table``: the CSV holds exactly the page's
-texts, the XLSX typed cells (numbers as numbers, times as durations, names as text)."""
+"""CSV and XLSX files of a ``rating.presentation.Table``: the page's texts, with numbers as
+numbers and names as texts (never formulas), written by ``core.exports``."""
 
 from __future__ import annotations
 
-import csv
-import io
 from datetime import timedelta
 
 from django.http import HttpResponse
-from openpyxl import Workbook
-from openpyxl.styles import Font
 
+from core import exports
 from rating.presentation import Table
 
-CSV_TYPE = "text/csv; charset=utf-8"
-XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+CSV_TYPE = exports.CSV_TYPE
+XLSX_TYPE = exports.XLSX_TYPE
 
 
-def _attachment(response: HttpResponse, filename: str) -> HttpResponse:
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
+def _values(table: Table) -> list[list]:
+    # A number stays a number (a negative deduction too); anything else is the page's text.
+    return [[cell.value if isinstance(cell.value, int | float | timedelta)
+             and not isinstance(cell.value, bool) else cell.text for cell in row.cells]
+            for row in table.rows]
 
 
 def csv_response(table: Table, filename: str) -> HttpResponse:
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(table.columns)
-    for row in table.rows:
-        writer.writerow([cell.text for cell in row.cells])
-    # A BOM so that spreadsheet programs open the Cyrillic names as UTF-8.
-    return _attachment(HttpResponse("\ufeff" + out.getvalue(), content_type=CSV_TYPE), filename)
+    return exports.attachment(exports.csv_bytes(table.columns, _values(table)), CSV_TYPE,
+                              filename)
 
 
 def xlsx_bytes(table: Table, title: str) -> bytes:
-    book = Workbook()
-    sheet = book.active
-    sheet.title = title[:31] or "Sheet"
-    sheet.append(table.columns)
-    for cell in sheet[1]:
-        cell.font = Font(bold=True)
-    for row in table.rows:
-        sheet.append([cell.value for cell in row.cells])
-        for cell, source in zip(sheet[sheet.max_row], row.cells, strict=True):
-            if isinstance(source.value, timedelta):
-                cell.number_format = "[h]:mm:ss"
-    for index, label in enumerate(table.columns, 1):
-        width = max([len(str(label))] + [len(r.cells[index - 1].text) for r in table.rows])
-        sheet.column_dimensions[sheet.cell(1, index).column_letter].width = min(40, width + 2)
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return buffer.getvalue()
+    widths = [min(40, max([len(str(label))] + [len(r.cells[index].text) for r in table.rows]) + 2)
+              for index, label in enumerate(table.columns)]
+    return exports.xlsx_bytes(title, table.columns, _values(table), widths=widths)
 
 
 def xlsx_response(table: Table, filename: str, title: str) -> HttpResponse:
-    return _attachment(HttpResponse(xlsx_bytes(table, title), content_type=XLSX_TYPE), filename)
+    return exports.attachment(xlsx_bytes(table, title), XLSX_TYPE, filename)

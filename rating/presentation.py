@@ -14,6 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
+from core import exports
 from rating import selectors
 from rating.models import GameResult, Season
 from teams.models import Game
@@ -71,12 +72,7 @@ def duration(seconds: float | None) -> timedelta | None:
 
 
 def duration_text(value: timedelta | None) -> str:
-    if value is None:
-        return ""
-    total = int(value.total_seconds())
-    sign = "−" if total < 0 else ""
-    total = abs(total)
-    return f"{sign}{total // 3600}:{total % 3600 // 60:02d}:{total % 60:02d}"
+    return exports.duration_text(value)
 
 
 def _int(value: int | None) -> Cell:

@@ -75,6 +75,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 VOTES = (0, 25, 50, 75, 100)
+#: [decision] open protests one team may have on one game's results at a time: each waits
+#: for an organizer's answer, and one captain filed 161 in two seconds
+PROTESTS_OPEN_MAX = 3
+#: [decision] times one team's captain may cast (or change) its vote on one game
+VOTES_CAST_MAX = 5
 BEYOND = ("decrement", "repeat")
 
 

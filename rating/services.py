@@ -25,6 +25,7 @@ from core import audit
 from core import formats as game_formats
 from core.errors import DomainError, NotAllowed
 from core.formats import Outcome
+from core.models import AuditEntry
 from core.records import RecordError
 from core.roles import is_organizer
 from rating import rules, selectors
@@ -471,6 +472,11 @@ def vote_cast(*, actor, game: Game, team: Team | int, value: int, now=None) -> O
                           % {"deadline": _when(selectors.vote_deadline(result))})
     if type(value) is not int or value not in rules.VOTES:
         raise DomainError(_("A vote is one of 100, 75, 50, 25, 0."))
+    cast = AuditEntry.objects.filter(game=result.game_id, action="rating.vote",
+                                     after__team=team_id).count()
+    if cast >= rules.VOTES_CAST_MAX:
+        raise DomainError(_("Your team has voted %(max)d times on this game: the vote stays as "
+                            "it is.") % {"max": rules.VOTES_CAST_MAX})
     previous = result.votes.filter(team_id=team_id).values_list("value", flat=True).first()
     vote, _created = OrganizerVote.objects.update_or_create(
         result=result, team_id=team_id,
@@ -512,6 +518,11 @@ def protest_file(*, actor, game: Game, team: Team, text: str, now=None) -> Prote
             _("Protests are filed within 12 hours of the game's end; the time ran out at "
               "%(deadline)s.") % {"deadline": _when(selectors.protest_deadline(result))})
     text = _protest_text(text, empty=_("Write what the protest is about."))
+    if result.protests.filter(team=team, status=Protest.Status.OPEN).count() >= (
+            rules.PROTESTS_OPEN_MAX):
+        raise DomainError(
+            _("Your team has %(max)d protests waiting for the organizer's answer: wait for an "
+              "answer before filing another.") % {"max": rules.PROTESTS_OPEN_MAX})
     return Protest.objects.create(result=result, team=team, text=text, created_at=now,
                                   created_by=actor)
 

@@ -1,5 +1,5 @@
-"""Login limits: per user name and per address, through the ASGI handler too, cleared by an
-organizer; the page says why (in Russian by default)."""
+"""Login limits: per user name at one address and per address, through the ASGI handler
+too, cleared by an organizer; the page says why (in Russian by default)."""
 
 from __future__ import annotations
 
@@ -27,15 +27,24 @@ def _try(client, username, password, **extra):
     return client.post("/accounts/login/", {"username": username, "password": password}, **extra)
 
 
-def test_a_user_name_is_locked_after_the_limit_even_for_the_right_password(boss):
+def test_a_user_name_is_locked_at_the_address_it_failed_from_even_for_the_right_password(boss):
     client = Client(REMOTE_ADDR="203.0.113.1")
     for _ in range(LIMIT - 1):
         assert _try(client, "boss", "wrong").status_code == 200
     assert _try(client, "boss", "wrong").status_code == 429  # the limit-th failure locks
-    response = _try(Client(REMOTE_ADDR="198.51.100.2"), "boss", "right-password-2026")
+    response = _try(client, "boss", "right-password-2026")
     assert response.status_code == 429
     assert "Too many failed log-ins for this name or from this address" in response.content.decode()
     assert "_auth_user_id" not in client.session
+
+
+def test_wrong_passwords_from_one_address_do_not_lock_the_organizer_out_from_another(boss):
+    for _ in range(LIMIT):
+        _try(Client(REMOTE_ADDR="203.0.113.1"), "boss", "wrong")
+    assert _try(Client(REMOTE_ADDR="203.0.113.1"), "boss", "right-password-2026").status_code == 429
+    elsewhere = Client(REMOTE_ADDR="198.51.100.2")
+    assert _try(elsewhere, "boss", "right-password-2026").status_code == 302
+    assert elsewhere.session["_auth_user_id"] == str(boss.pk)
 
 
 async def test_the_limit_holds_through_the_asgi_handler(boss):
@@ -87,7 +96,8 @@ def test_an_organizer_clears_the_lock_and_the_user_logs_in(boss):
     organizer.groups.add(Group.objects.get_or_create(name="organizer")[0])
     for _ in range(LIMIT):
         _try(Client(REMOTE_ADDR="203.0.113.1"), "boss", "wrong")
-    assert _try(Client(), "boss", "right-password-2026").status_code == 429
+    assert _try(Client(REMOTE_ADDR="203.0.113.1"), "boss", "right-password-2026"
+                ).status_code == 429
     staff = Client()
     staff.force_login(organizer)
     page = staff.get("/accounts/lockouts/").content.decode()

@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from tests.conftest import artifacts_dir
 from tests.gorod.fixtures_live import make_teams, make_user
+from tests.images import PNG
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 WAIT = 15000
@@ -140,7 +141,7 @@ def test_an_organizer_imports_the_demo_scenario_and_sees_its_levels_and_warnings
 
     # An image for level 1's task, uploaded and chosen in the level's edit form.
     image = artifacts_dir() / "мост.png"
-    image.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    image.write_bytes(PNG)
     page.set_input_files("#id_image", str(image))
     page.click("#image-upload")
     expect(page.locator('#image-list li[data-image="мост.png"]')).to_be_visible(timeout=WAIT)

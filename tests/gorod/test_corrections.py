@@ -9,10 +9,10 @@ from gorod import selectors, services
 from gorod.models import CodeAttempt, Level, PhotoProof, Ruling, TimeoutRequest
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import minutes
+from tests.images import PNG
 
 pytestmark = pytest.mark.django_db
 
-PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
 
 
 def submit(game, entry, text, m):
@@ -246,6 +246,7 @@ def test_a_rejected_photo_leaves_the_level_open_and_another_may_follow(
 
 @pytest.mark.parametrize("data,says", [
     (b"GIF8 not really", "not a PNG, JPEG, GIF or WebP"),
+    (PNG[:40], "not a PNG, JPEG, GIF or WebP"),  # starts like one, is not one
     (b"", "not a PNG, JPEG, GIF or WebP"),
     (PNG + b"\0" * services.IMAGE_MAX_BYTES, "larger than 5 MB"),
 ])

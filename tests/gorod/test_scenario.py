@@ -399,7 +399,7 @@ def test_the_command_refuses_bad_input_with_exit_2(empty, organizer, tmp_path):
 
 # --- task images by file name -------------------------------------------------------------------
 
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+from tests.images import PNG  # noqa: E402
 
 
 def test_scenario_images_name_the_games_uploaded_images(empty, organizer):
@@ -435,3 +435,41 @@ def test_scenario_images_name_the_games_uploaded_images(empty, organizer):
 def test_bad_scenario_images_are_named(images, message):
     assert problems(minimal(levels=[{"id": "1", "images": images,
                                      "codes": {"code": "A"}}])) == [message]
+
+
+# --- hostile files: any nesting or size is one clear error --------------------------------------
+
+DEEP_JSON = b"[" * 5000 + b"]" * 5000
+DEEP = f"the file is nested deeper than {scenario.MAX_DEPTH} levels"
+LAUGHS = "a: &a [" + ",".join(["lol"] * 10) + "]\n" + "".join(
+    f"{n}: &{n} [" + ",".join([f"*{p}"] * 10) + "]\n"
+    for p, n in zip("abcdefgh", "bcdefghi", strict=True))
+
+
+@pytest.mark.parametrize("content, message", [
+    pytest.param(DEEP_JSON, DEEP, id="JSON 5000 deep"),
+    pytest.param(b"levels: " + DEEP_JSON, DEEP, id="YAML flow 5000 deep"),
+    pytest.param(("levels:\n" + "".join(" " * i + "-\n" for i in range(1, 1000))).encode(),
+                 DEEP, id="YAML blocks 1000 deep"),
+    pytest.param(LAUGHS.encode(), f"more than {scenario.MAX_NODES} values", id="alias bomb"),
+    pytest.param(json.dumps(minimal(title="a\x00b")).encode(), "NUL", id="NUL in JSON"),
+    pytest.param(b"format: gorod-scenario\ntitle: \"a\\0b\"\n", "NUL", id="NUL in YAML"),
+])
+def test_a_hostile_file_is_one_clear_problem(content, message):
+    with pytest.raises(scenario.ScenarioError) as caught:
+        scenario.loads(content)
+    assert len(caught.value.problems) == 1 and message in caught.value.problems[0]
+
+
+def test_a_deeply_nested_scenario_on_the_page_is_a_message(empty, organizer):
+    response = upload(login(organizer), empty, DEEP_JSON, name="deep.json")
+    assert response.status_code == 200
+    assert messages_of(response) == [f"The scenario is not imported: {DEEP}"]
+
+
+def test_check_refuses_a_deeply_nested_file_with_one_error_line(tmp_path):
+    for name, content in (("deep.json", DEEP_JSON), ("deep.yaml", b"levels: " + DEEP_JSON)):
+        (tmp_path / name).write_bytes(content)
+        code, out, err = run("check", str(tmp_path / name))
+        assert (code, out) == (2, "")
+        assert err.startswith(f"error: {DEEP}") and len(err.splitlines()) == 1

@@ -605,8 +605,9 @@ def test_setup_warnings(levels, routes, kinds):
 
 # --- task images --------------------------------------------------------------------------------
 
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
-JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 32
+from tests.images import PNG, phone_jpeg, webp  # noqa: E402
+
+JPEG = phone_jpeg()
 
 
 def upload_image(client, gg, name: str, content: bytes):
@@ -623,7 +624,8 @@ def test_task_images_are_uploaded_chosen_for_a_level_and_shown(gorod, organizer,
     response = upload_image(client, gorod, "мост.png", PNG)
     assert "The image мост.png is uploaded." in messages_of(response)
     image = TaskImage.objects.get(gorod=gorod)
-    assert (image.name, image.content_type, image.size) == ("мост.png", "image/png", len(PNG))
+    assert (image.name, image.content_type, image.size) == ("мост.png", "image/png",
+                                                            len(image.data))
     level = Level.objects.get(gorod=gorod, label="1")
     response = client.post(f"/gorod/{gorod.pk}/setup/", {
         "action": "edit", "level": level.pk, "edit-label": "1", "edit-task": "Мост",
@@ -635,7 +637,7 @@ def test_task_images_are_uploaded_chosen_for_a_level_and_shown(gorod, organizer,
     assert url in response.content.decode()
     shown = client.get(url)
     assert shown.status_code == 200 and shown["Content-Type"] == "image/png"
-    assert shown.content == PNG
+    assert shown.content == bytes(image.data)
     assert login(outsider).get(url).status_code == 403
     # The same name again replaces the image; a shown image cannot be deleted.
     upload_image(client, gorod, "мост.png", JPEG)
@@ -652,6 +654,9 @@ def test_task_images_are_uploaded_chosen_for_a_level_and_shown(gorod, organizer,
 
 @pytest.mark.parametrize("name, content, message", [
     ("notes.png", b"just some text", "notes.png is not a PNG, JPEG, GIF or WebP image."),
+    ("fake.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 32,
+     "fake.png is not a PNG, JPEG, GIF or WebP image."),
+    ("half.jpg", JPEG[: len(JPEG) // 2], "half.jpg is not a PNG, JPEG, GIF or WebP image."),
     ("big.png", PNG + b"\x00" * (5 * 1024 * 1024), "big.png is larger than 5 MB."),
     ("empty.gif", b"", "Image (PNG, JPEG, GIF or WebP, at most 5 MB): The submitted file is empty."),
 ])
@@ -668,7 +673,7 @@ def test_a_level_cannot_show_an_image_not_uploaded(gorod, organizer):
         services.level_add(actor=organizer, game=gorod, codes={"code": "X"},
                            images=["ghost.png"])
     services.image_add(actor=organizer, game=gorod, name="C:\\photos\\webp.webp",
-                       data=b"RIFF\x00\x00\x00\x00WEBPVP8 ")
+                       data=webp())
     level = services.level_add(actor=organizer, game=gorod, codes={"code": "X"},
                                images=["webp.webp"])
     assert level.images == ["webp.webp"]

@@ -101,3 +101,52 @@ def test_a_text_block_without_a_question_is_named_by_its_number():
     with pytest.raises(BankError) as refused:
         parse_file("q.txt", "Вопрос?\nОтвет: да\n\nОтвет: нет\n".encode())
     assert refused.value.problems == ["question 2: the question text is empty"]
+
+
+def huge_xlsx(rows: int) -> bytes:
+    """A workbook whose first sheet has ``rows`` equal one-cell rows, written as a stream (a
+    few hundred KB compressed, tens of MB unpacked)."""
+    from zipfile import ZIP_DEFLATED, ZipFile
+
+    out = io.BytesIO()
+    with ZipFile(io.BytesIO(xlsx([["text"]]))) as source, ZipFile(out, "w", ZIP_DEFLATED) as dest:
+        for part in source.infolist():
+            if part.filename != "xl/worksheets/sheet1.xml":
+                dest.writestr(part.filename, source.read(part))
+                continue
+            with dest.open(part.filename, "w") as sheet:
+                sheet.write(b'<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://'
+                            b'schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>')
+                row = b'<row><c t="inlineStr"><is><t>Q?</t></is></c></row>'
+                for start in range(0, rows, 10_000):
+                    sheet.write(row * min(10_000, rows - start))
+                sheet.write(b"</sheetData></worksheet>")
+    return out.getvalue()
+
+
+def test_a_million_row_xlsx_is_refused_at_the_question_limit_without_reading_it_whole():
+    import time
+
+    data = huge_xlsx(1_500_000)
+    assert len(data) < bank.MAX_BYTES
+    started = time.monotonic()
+    with pytest.raises(BankError) as refused:
+        parse_file("q.xlsx", data)
+    assert refused.value.problems == [f"Too many questions: at most {bank.MAX_QUESTIONS} in one game."]
+    assert time.monotonic() - started < 3  # the whole sheet took 33 s
+
+
+def test_a_csv_of_endless_empty_rows_is_refused_at_the_row_limit():
+    with pytest.raises(BankError, match="Too many questions"):
+        parse_file("q.csv", b"text\nQ?\n" + b",\n" * (bank.MAX_ROWS + 1))
+
+
+@pytest.mark.parametrize("name,data", [
+    ("q.csv", "text,answer\nВопрос?,Пуш\x00кин\n".encode()),
+    ("q.txt", "Вопрос?\nОтвет: Пуш\x00кин\n".encode()),
+])
+def test_text_no_database_stores_is_a_problem_of_its_row(name, data):
+    with pytest.raises(BankError) as refused:
+        parse_file(name, data)
+    problem = refused.value.problems[0]
+    assert problem.startswith(("row 2: a cell contains", "question 1: contains")), problem

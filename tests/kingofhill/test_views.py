@@ -172,3 +172,20 @@ def test_the_question_bank_page_adds_imports_and_refuses_bad_files_with_a_messag
         "Столица Франции?", "Раз?", "Два?"]
     html = client.get(page).content.decode()
     assert "Раз?" in html and "Imported 2 questions." in html
+
+
+def test_a_bank_file_with_a_nul_byte_is_a_400_with_a_message_and_stores_nothing(
+        client, koth, host):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from kingofhill.models import PreparedQuestion
+
+    client.force_login(host)
+    upload = SimpleUploadedFile("q.csv", "text,answer\nВопрос?,Пуш\x00кин\n".encode(),
+                                content_type="text/csv")
+    response = client.post(reverse("kingofhill:bank", args=[koth.pk]),
+                           {"action": "import", "file": upload})
+    html = response.content.decode()
+    assert response.status_code == 400 and "Nothing is imported" in html
+    assert "row 2: a cell contains a NUL character" in html
+    assert not PreparedQuestion.objects.exists()

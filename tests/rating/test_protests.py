@@ -224,3 +224,41 @@ def test_api_round_trip(game, teams, organizer):
                                              format="json")
     assert response.status_code == 400
 
+
+
+def test_a_team_has_at_most_three_open_protests_and_files_again_once_one_is_answered(
+        game, teams, organizer):
+    from rating import rules
+
+    beta = teams[1]
+    for n in range(rules.PROTESTS_OPEN_MAX):
+        file(game, beta, text=f"protest {n}")
+    with pytest.raises(services.DomainError) as refused:
+        file(game, beta, text="one more")
+    assert refused.value.message == (
+        "Your team has 3 protests waiting for the organizer's answer: wait for an answer "
+        "before filing another.")
+    assert file(game, teams[0]).pk  # another team is not limited by Beta's protests
+    services.protest_answer(actor=organizer, protest=Protest.objects.filter(team=beta).first(),
+                            upheld=False, answer="the code came after the deadline")
+    assert file(game, beta, text="one more").pk
+    assert Protest.objects.filter(team=beta).count() == rules.PROTESTS_OPEN_MAX + 1
+
+
+def test_a_captain_casts_or_changes_the_vote_at_most_five_times(organizer, teams):
+    from rating import rules
+    from rating.models import GameResult
+    from tests.rating.helpers import gorod_game
+
+    omega = captained_teams(["Omega"])[0]
+    game = gorod_game(organizer, teams=teams)
+    services.organizer_set(actor=organizer, game=game, team=omega)
+    services.results_publish(actor=organizer, game=game)
+    alpha = teams[0]
+    at = ended(game) + timedelta(hours=1)
+    for value in [100, 75, 50, 25, 0][:rules.VOTES_CAST_MAX]:
+        services.vote_cast(actor=alpha.captain, game=game, team=alpha, value=value, now=at)
+    with pytest.raises(services.DomainError, match="voted 5 times on this game"):
+        services.vote_cast(actor=alpha.captain, game=game, team=alpha, value=100, now=at)
+    assert GameResult.objects.get(game=game).votes.get(team=alpha).value == 0
+    services.vote_cast(actor=teams[1].captain, game=game, team=teams[1], value=50, now=at)
