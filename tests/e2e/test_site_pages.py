@@ -14,36 +14,13 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from tests.conftest import artifacts_dir
+from tests.e2e.layout import SPLIT_WORDS_JS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1440, "height": 900}
 LONG_NAME = "Достопримечательности"
 
-# For every word (split at spaces and hyphens) of every table cell: the line boxes its letters
-# occupy. A word whose letters sit on two lines was split between two letters.
-SPLIT_WORDS_JS = r"""
-() => {
-  const split = [];
-  for (const cell of document.querySelectorAll("td, th")) {
-    if (!cell.getClientRects().length) continue;
-    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const re = /[^\s\-‐–—]+/g;
-      let m;
-      while ((m = re.exec(node.data))) {
-        const range = document.createRange();
-        range.setStart(node, m.index);
-        range.setEnd(node, m.index + m[0].length);
-        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0)
-                                                      .map(r => Math.round(r.bottom)));
-        if (tops.size > 1) split.push(m[0]);
-      }
-    }
-  }
-  return split;
-}
-"""
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
 
 
