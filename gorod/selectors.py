@@ -357,13 +357,36 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def photo_closed(gorod_id: int, whose: Collection[int] | None = None) -> set[tuple[int, str]]:
+    """``(application id, level label)`` of the levels these teams (None: all) closed by an
+    accepted photo: the record has a code event there, the team's screens say «photo»."""
+    from gorod.services import PHOTO_SECTOR  # services import this module
+
+    rows = CodeAttempt.objects.filter(gorod_id=gorod_id, closes_level=True, sector=PHOTO_SECTOR)
+    if whose is not None:
+        rows = rows.filter(application_id__in=list(whose))
+    return set(rows.values_list("application_id", "level__label"))
+
+
+def mark_photos(row: dict, level_ids, application: int | None,
+                photos: set[tuple[int, str]]) -> dict:
+    """A statistics row (``rules.statistics_row``, plain; its cells in ``level_ids`` order)
+    with its photo-closed levels' outcome "photo" instead of "code"."""
+    for label, cell in zip(level_ids, row["cells"], strict=True):
+        if cell and cell["outcome"] == "code" and (application, label) in photos:
+            cell["outcome"] = cell["how"] = "photo"
+    return row
+
+
 def statistics(snap: Snapshot) -> dict | None:
     if snap.results is None:
         return None
     table = _plain(rules.statistics_table(snap.results))
     ids = {name: pk for pk, name in snap.names.items()}
+    photos = photo_closed(snap.gorod.pk)
     for row in table["rows"]:
         row["application"] = ids.get(row["team"])
+        mark_photos(row, snap.results.level_ids, row["application"], photos)
     table["rows"] = Rows(table["rows"], by="application")
     return table
 
@@ -605,11 +628,14 @@ def team_me(snap: Snapshot, application_id: int, data: TeamData | None = None) -
         "minutes": asked.minutes, "reason": asked.reason, "status": asked.status,
         "asked_at": iso(asked.asked_at), "answer": asked.answer}
     me["timeout_taken"] = result.timeout_at is not None
+    photos = photo_closed(snap.gorod.pk, [application_id])
     for number, lr in enumerate(result.levels, start=1):
         if lr.closed_at is not None:
+            photo = lr.outcome == "code" and (application_id, lr.level) in photos
             me["history"].append({"number": number, "level": lr.level,
                                   "received_at": iso(lr.received_at),
-                                  "closed_at": iso(lr.closed_at), "outcome": lr.outcome,
+                                  "closed_at": iso(lr.closed_at),
+                                  "outcome": "photo" if photo else lr.outcome,
                                   "how": lr.how, "duration_s": lr.duration_s,
                                   "hints_shown": lr.hints_shown})
     if result.current_level is not None:
@@ -881,9 +907,11 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     rows = [fresh.get(row["application"], row) for row in rows]
     table = organizer["statistics"]
     new_rows = {}
+    photos = photo_closed(gg.pk, due)
     for pk in due:
         row = _plain(rules.statistics_row(snap.by_name[snap.names[pk]], snap.results.level_ids))
         row["application"] = pk
+        mark_photos(row, snap.results.level_ids, pk, photos)
         new_rows[pk] = row
     before = {row["application"]: row for row in table["rows"]}
     table = {**table, "rows": Rows(_reranked([new_rows.get(r["application"], r)

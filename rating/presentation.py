@@ -209,6 +209,12 @@ def season_chart(data: dict, names: dict[int, str], top: int = CHART_TEAMS) -> S
         parts.append(f'<polyline class="chart-line" data-team="{team}" data-points="{final}" '
                      f'fill="none" stroke="{color}" stroke-width="2" points="{points}">'
                      f'<title>{name}: {final}</title></polyline>')
+        # A dot on every game: a season of one game has no line to draw, only these.
+        for i, after in enumerate(progress):
+            parts.append(f'<circle class="chart-point" data-team="{team}" data-game="{i + 1}" '
+                         f'data-points="{after.get(team, 0)}" cx="{x(i):.1f}" '
+                         f'cy="{y(after.get(team, 0)):.1f}" r="4" fill="{color}">'
+                         f'<title>{name}: {after.get(team, 0)}</title></circle>')
         ly = top_pad + 14 + index * 18
         parts.append(f'<rect x="{left + plot_w + 12}" y="{ly - 9}" width="10" height="10" '
                      f'fill="{color}"/><text class="chart-legend" x="{left + plot_w + 26}" '

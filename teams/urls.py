@@ -40,6 +40,7 @@ api_urls = [
 page_urls = [
     path("", views.my_teams, name="my_teams"),
     path("all/", views.team_list_public, name="public_list"),
+    path("all/<id:pk>/", views.team_public, name="team_public"),
     path("<id:pk>/", views.team_detail, name="team_detail"),
     path("<id:pk>/rename/", views.team_rename, name="team_rename"),
     path("<id:pk>/members/add/", views.member_add, name="member_add"),
@@ -60,6 +61,7 @@ page_urls = [
     ),
     path("games/", views.games, name="games"),
     path("games/<id:pk>/", views.game_manage, name="game_manage"),
+    path("games/<id:pk>/about/", views.game_detail, name="game_detail"),
     path("games/<id:pk>/cancel/", views.game_cancel, name="game_cancel"),
     path("games/<id:pk>/sheet/", views.join_sheet, name="join_sheet"),
     path("games/<id:pk>/pin-budget/lift/", views.pin_budget_lift, name="pin_budget_lift"),

@@ -56,6 +56,33 @@ def team_list_public(request):
     return render(request, "teams/public_list.html", {"teams": teams})
 
 
+def team_public(request, pk: int):
+    """What everybody may know of a team: its name, its players' nicknames and the games it
+    plays (private contacts stay on the captain's page, linked for those who manage it)."""
+    team = get_object_or_404(Team.objects.prefetch_related("members"), pk=pk)
+    entries = selectors.team_applications(team).filter(status=Application.Status.APPROVED)
+    return render(request, "teams/team_public.html", {
+        "team": team, "entries": entries, "manages": can_manage_team(request.user, team)})
+
+
+def game_detail(request, pk: int):
+    """A game's own page for everybody; a captain applies to it from here with each team he
+    manages (the application itself is the team's apply page and service)."""
+    game = get_object_or_404(Game, pk=pk)
+    now = timezone.now()
+    open_now = game in selectors.games_open_for_applications(now=now)
+    statuses = {a.team_id: a for a in Application.objects.filter(game=game)}
+    # [decision] The teams the user captains: an organizer decides others' applications on
+    # the game's organizer page, not here.
+    captained = (Team.objects.filter(captain=request.user).order_by("name")
+                 if request.user.is_authenticated else Team.objects.none())
+    teams = [(team, statuses.get(team.pk)) for team in captained]
+    return render(request, "teams/game_detail.html", {
+        "game": game, "open": open_now, "teams": teams,
+        "closes_at": rules.applications_close_at(game.starts_at),
+        "organizer": is_organizer(request.user)})
+
+
 def games(request):
     """Upcoming games for everybody; organizers also publish new games here."""
     organizer = is_organizer(request.user)
@@ -226,6 +253,9 @@ def apply(request, pk: int, game_pk: int):
                 messages.error(request, exc.message)
             else:
                 messages.success(request, _("The application is sent."))
+                # Back where the captain came from: the game's page or the team's.
+                if request.GET.get("from") == "game":
+                    return redirect("teams:game_detail", pk=game.pk)
                 return redirect("teams:team_detail", pk=team.pk)
         else:
             _form_errors(request, form)

@@ -130,6 +130,8 @@
         el("td", {text: dur(h.duration_s)})]));
     });
     tick();
+    // The boxes show once drawn (gorod.css): nothing visible moves when the first state fills them.
+    $("gorod-play").dataset.ready = "true";
   }
 
   function statusLine(box, text, kind) {

@@ -149,6 +149,8 @@
     renderLast(me.last_move || null);
     renderHistory(me.history || []);
     renderResult(state, me);
+    // The boxes show once drawn (koth.css): nothing visible moves when the first state fills them.
+    $("koth-play").dataset.ready = "true";
   }
 
   function declare(kind) {

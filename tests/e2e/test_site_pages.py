@@ -14,36 +14,13 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from tests.conftest import artifacts_dir
+from tests.e2e.layout import SPLIT_WORDS_JS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1440, "height": 900}
 LONG_NAME = "Достопримечательности"
 
-# For every word (split at spaces and hyphens) of every table cell: the line boxes its letters
-# occupy. A word whose letters sit on two lines was split between two letters.
-SPLIT_WORDS_JS = r"""
-() => {
-  const split = [];
-  for (const cell of document.querySelectorAll("td, th")) {
-    if (!cell.getClientRects().length) continue;
-    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const re = /[^\s\-‐–—]+/g;
-      let m;
-      while ((m = re.exec(node.data))) {
-        const range = document.createRange();
-        range.setStart(node, m.index);
-        range.setEnd(node, m.index + m[0].length);
-        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0)
-                                                      .map(r => Math.round(r.bottom)));
-        if (tops.size > 1) split.push(m[0]);
-      }
-    }
-  }
-  return split;
-}
-"""
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
 
 
@@ -73,8 +50,37 @@ def site(asgi_server):
                                       members=list(long_team.members.all()))
     token = {game: Application.objects.filter(game_id=game, status="approved")
              .exclude(join_token=None).first().join_token for game in (koth.pk, gorod.pk)}
+    # A captain of his own team (not an organizer), applied to the open night.
+    from core.demo import DEMO_PASSWORD
+    from rating import services as rating_services
+
+    captain = User.objects.create_user("captain-pages", password=DEMO_PASSWORD)
+    own = team_services.team_create(captain=captain, name="Краеведы")
+    for nickname in ("Лис", "Ёж", "Сыч"):
+        team_services.member_create(team=own, nickname=nickname)
+    team_services.application_submit(team=own, game=registration, members=list(own.members.all()))
+    # Two played GoRoD nights: one with preliminary results (the organizer's table form), one
+    # final in a season of that one game (its chart).
+    from tests.rating.helpers import finalize, gorod_game
+
+    preliminary = gorod_game(organizer, title="ГоРоД: предварительные итоги")
+    rating_services.results_publish(actor=organizer, game=preliminary)
+    final = gorod_game(organizer, title="ГоРоД: итоги")
+    rating_services.results_publish(actor=organizer, game=final)
+    finalize(organizer, final)
+    season = rating_services.season_create(actor=organizer, title="Сезон", format=final.format)
+    rating_services.season_game_add(actor=organizer, season=season, game=final)
+    koth_team = Application.objects.filter(game=final, status="approved").first().team
+    from gorod import services as gorod_services
+
+    setup = gorod_services.gorod_create(actor=organizer, title="ГоРоД: подготовка",
+                                        starts_at=registration.starts_at, levels=[
+                                            {"label": "1", "task": "Мост", "codes": {"code": "G1R1D"}}])
     return {"base": asgi_server, "koth": koth.pk, "gorod": gorod.pk, "registration": registration.pk,
-            "team": long_team.pk, "token": token}
+            "team": long_team.pk, "token": token, "own": own.pk, "member": own.members.first().pk,
+            "season": season.pk, "season_team": koth_team.pk,
+            "season_member": own.members.first().pk, "setup": setup.pk,
+            "preliminary": preliminary.pk}
 
 
 def pages(site) -> dict[str, list[str]]:
@@ -93,20 +99,54 @@ def pages(site) -> dict[str, list[str]]:
     }
 
 
+def every_page(site) -> dict[str, list[str]]:
+    """Every HTML page of the urlconfs (the teams, gorod, kingofhill, rating, accounts and core
+    page names) by the role that opens it, on the demo's data; downloads, POST-only actions
+    and redirects are not pages."""
+    main = pages(site)
+    return {
+        "guest": main["guest"] + [
+            "/teams/all/", f"/teams/all/{site['team']}/",
+            f"/teams/games/{site['registration']}/about/", "/gorod/", "/koth/",
+            f"/rating/seasons/{site['season']}/",
+            f"/rating/seasons/{site['season']}/teams/{site['season_team']}/",
+            f"/rating/seasons/{site['season']}/players/{site['season_member']}/",
+            f"/rating/games/{site['gorod']}/", f"/rating/games/{site['preliminary']}/",
+            "/accounts/password_reset/done/",
+            "/accounts/reset/done/"],
+        "captain": ["/teams/", f"/teams/{site['own']}/",
+                    f"/teams/{site['own']}/members/{site['member']}/",
+                    f"/teams/{site['own']}/apply/{site['registration']}/",
+                    f"/teams/games/{site['registration']}/about/", "/accounts/profile/",
+                    "/accounts/password_change/", "/accounts/password_change/done/"],
+        "host": ["/koth/", f"/koth/{site['koth']}/host/", "/accounts/profile/"],
+        "organizer": main["organizer"] + [
+            f"/teams/games/{site['registration']}/sheet/", f"/koth/{site['koth']}/questions/",
+            f"/gorod/{site['setup']}/setup/", "/announce/", "/accounts/lockouts/",
+            "/audit/", f"/audit/games/{site['gorod']}/", f"/rating/games/{site['koth']}/",
+            f"/rating/games/{site['preliminary']}/",
+            f"/rating/seasons/{site['season']}/"],
+        "koth phone": main["koth phone"] + [f"/teams/play/{site['koth']}/"],
+        "gorod phone": main["gorod phone"] + [f"/teams/play/{site['gorod']}/"],
+    }
+
+
 def open_as(new_page, site, who: str, viewport: dict):
     from core.demo import DEMO_PASSWORD
 
     page = new_page(viewport=viewport)
     base = site["base"]
-    if who == "organizer":
+    if who in ("organizer", "host", "captain"):
         page.goto(f"{base}/accounts/login/")
-        page.fill("input[name=username]", "organizer")
+        page.fill("input[name=username]", {"captain": "captain-pages"}.get(who, who))
         page.fill("input[name=password]", DEMO_PASSWORD)
         page.locator("main form button[type=submit]").click()
         page.wait_for_url(f"{base}/")
     elif who.endswith("phone"):
         game = site["koth"] if who.startswith("koth") else site["gorod"]
         page.goto(f"{base}/teams/j/{site['token'][game]}/")
+        page.click(".join-button")  # the join link asks before it binds the phone
+        page.wait_for_url(f"{base}/teams/play/{game}/")
     return page
 
 
@@ -148,17 +188,21 @@ def test_the_long_team_name_stays_whole_in_the_organizers_table_on_a_phone(new_p
     assert page.evaluate(OVERFLOW_JS) <= 0
 
 
-def test_the_main_pages_have_no_serious_or_critical_accessibility_violations(new_page, site):
+def test_every_page_of_every_role_has_no_serious_or_critical_accessibility_violations(
+        new_page, site):
     axe = Axe()
     found = []
-    for who, paths in pages(site).items():
+    for who, paths in every_page(site).items():
         page = open_as(new_page, site, who, LAPTOP)
         for path in paths:
-            page.goto(site["base"] + path)
+            response = page.goto(site["base"] + path)
+            if response.status != 200:
+                found.append(f"{who} {path}: HTTP {response.status}")
+                continue
             page.wait_for_load_state("networkidle")
             results = axe.run(page).response
             for violation in results["violations"]:
                 if violation["impact"] in ("serious", "critical"):
                     targets = [node["target"] for node in violation["nodes"]][:3]
-                    found.append(f"{path}: {violation['id']} ({violation['impact']}) {targets}")
+                    found.append(f"{who} {path}: {violation['id']} ({violation['impact']}) {targets}")
     assert found == []

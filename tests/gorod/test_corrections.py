@@ -224,8 +224,30 @@ def test_an_accepted_photo_closes_the_level_at_its_upload_like_a_code(
     state = me(photo_level, alpha, 16)
     assert state["level"]["label"] == "2"
     assert state["history"][0]["closed_at"] == selectors.iso(minutes(10))
-    assert state["history"][0]["outcome"] == "code"
+    # The engine counts it as a code; the team's history says how it was closed.
+    assert state["history"][0]["outcome"] == "photo"
     assert CodeAttempt.objects.get(closes_level=True).at == minutes(10)
+
+
+def test_a_photo_closed_level_reads_photo_in_the_statistics_and_a_code_closed_one_code(
+        photo_level, organizer, alpha, beta):
+    services.game_start(actor=organizer, game=photo_level, now=minutes(0))
+    # The organizer's live table changes row by row: Alpha's row after the photo's decision.
+    organizer_state(photo_level, 1)
+    proof = services.photo_submit(game=photo_level, application=alpha, data=PNG, now=minutes(10))
+    services.photo_decide(actor=organizer, game=photo_level, photo=proof, accept=True,
+                          now=minutes(12))
+    submit(photo_level, beta, "G1R1D", 14)
+
+    def outcomes(table):
+        rows = {row["team"]: row for row in table["rows"]}
+        return rows["Alpha"]["cells"][0]["outcome"], rows["Beta"]["cells"][0]["outcome"]
+
+    assert outcomes(organizer_state(photo_level, 15)["statistics"]) == ("photo", "code")
+    services.game_end(actor=organizer, game=photo_level, now=minutes(20))
+    public = selectors.read_state(photo_level, kind="public")["state"]["statistics"]
+    assert outcomes(public) == ("photo", "code")
+    assert public["rows"][0]["cells"][0]["how"] in ("photo", "code")
 
 
 def test_a_rejected_photo_leaves_the_level_open_and_another_may_follow(

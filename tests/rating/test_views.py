@@ -181,6 +181,18 @@ def test_the_chart_escapes_team_names_and_draws_the_top_teams(organizer):
     assert str(season_chart({"teams": [], "progress": []}, {})) == ""
 
 
+def test_a_one_game_season_chart_draws_each_teams_points_for_that_game(organizer):
+    from rating.presentation import season_chart
+
+    data = {"teams": [{"team": 1}, {"team": 2}], "progress": [{1: 100, 2: 60}]}
+    svg = str(season_chart(data, {1: "Alpha", 2: "Beta"}))
+    dots = re.findall(r'<circle class="chart-point" data-team="(\d+)" data-game="1" '
+                      r'data-points="(\d+)" cx="[\d.]+" cy="([\d.]+)" r="4"', svg)
+    assert [(team, points) for team, points, _cy in dots] == [("1", "100"), ("2", "60")]
+    # Drawn at the heights of their points: more points, higher on the chart.
+    assert float(dots[0][2]) < float(dots[1][2])
+
+
 def test_results_and_season_pages_carry_the_print_stylesheet(client, organizer):
     game = gorod_game(organizer)
     services.results_publish(actor=organizer, game=game)
