@@ -20,6 +20,8 @@ DEMO_USERS = [
     ("host", HOST, False),
 ]
 DEMO_BUILDERS: list[str] = []
+#: The demo teams' captains (login, team): they file protests and vote in the demo season.
+DEMO_CAPTAINS = (("captain1", "Полуночники"), ("captain2", "Следопыты"), ("captain3", "Сталкеры"))
 
 
 @transaction.atomic
@@ -46,4 +48,8 @@ def load_demo() -> list[str]:
     for path in DEMO_BUILDERS:
         module, _, name = path.rpartition(".")
         lines.extend(getattr(importlib.import_module(module), name)())
+    # Last: the season's nights are played by the teams the apps' demos made.
+    from core.demo_season import build_season_demo
+
+    lines.extend(build_season_demo())
     return lines

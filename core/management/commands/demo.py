@@ -2,7 +2,7 @@
 
 from django.urls import reverse
 
-from core.demo import DEMO_PASSWORD, DEMO_USERS, load_demo
+from core.demo import DEMO_CAPTAINS, DEMO_PASSWORD, DEMO_USERS, load_demo
 from core.management.base import ClearCommand
 
 ROLE_SCREENS = {
@@ -46,4 +46,6 @@ class Command(ClearCommand):
         out.write("Demo logins (username / password):")
         for username, group, _ in DEMO_USERS:
             out.write(f"  {username} / {DEMO_PASSWORD}    ({ROLE_SCREENS.get(group, group)})")
+        for username, team in DEMO_CAPTAINS:
+            out.write(f"  {username} / {DEMO_PASSWORD}    (captain of «{team}»: protests, votes)")
         out.write("")
