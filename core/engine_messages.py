@@ -51,34 +51,36 @@ def literal_length(shape: str) -> int:
 
 
 @cache
-def _patterns() -> list[tuple[re.Pattern, str]]:
+def _patterns() -> list[tuple[re.Pattern, str, list[str]]]:
+    """(regex, shape, the placeholder of each group ``g0``, ``g1``, …), the shapes with the
+    most fixed text first (the most specific)."""
     patterns = []
     for shape in SHAPES:
         pieces = PLACEHOLDER.split(shape)
-        regex = []
-        seen: set[str] = set()
+        regex, names = [], []
         for i, piece in enumerate(pieces):
             if i % 2:
-                group = piece if piece not in seen else f"{piece}__{i}"
-                seen.add(piece)
-                regex.append(f"(?P<{group}>.+?)")
+                regex.append(f"(?P<g{len(names)}>.+?)")
+                names.append(piece)
             else:
                 regex.append(re.escape(piece.replace("%%", "%")))
-        # the most specific shapes (the most literal text) first
-        literal = sum(len(p) for p in pieces[::2])
-        patterns.append((literal, re.compile("".join(regex) + r"\Z", re.S), shape))
-    return [(regex, shape) for _n, regex, shape in sorted(patterns, key=lambda p: -p[0])]
+        patterns.append((literal_length(shape), re.compile("".join(regex) + r"\Z", re.S),
+                         shape, names))
+    patterns.sort(key=lambda p: -p[0])
+    return [(regex, shape, names) for _n, regex, shape, names in patterns]
 
 
 def translate(message: object) -> str:
     """An engine's message (or exception) in the active language; unknown text as it is."""
     text = str(message)
-    for regex, shape in _patterns():
+    for regex, shape, names in _patterns():
         match = regex.match(text)
         if match:
             # a value may be another engine message (a wrapper's "why")
-            values = {key.split("__")[0]: translate(value) if len(value) > 12 else value
-                      for key, value in match.groupdict().items()}
+            values = {}
+            for i, name in enumerate(names):
+                value = match.group(f"g{i}")
+                values[name] = translate(value) if len(value) > 12 else value
             return _(shape) % values
     return text
 

@@ -163,3 +163,16 @@ def test_a_refused_gorod_setting_says_why_in_russian():
                               starts_at=timezone.now() + timedelta(days=7))
     assert "вторая подсказка позже первой" in refused.value.message
     assert "hint times" not in refused.value.message
+
+
+def test_a_placeholder_named_with_a_double_underscore_keeps_its_value():
+    english = ("events[3].at: 2026-12-05T22:40:00+03:00 is later than now "
+               "(2026-12-05T22:30:00+03:00)")
+    with translation.override("ru"):
+        assert engine_messages.translate(english) == (
+            "events[3].at: 2026-12-05T22:40:00+03:00 позже текущего момента "
+            "(2026-12-05T22:30:00+03:00)")
+    cap = "events[3].at: 23:10:00 is later than the 6 h cap (22:00:00)"
+    with translation.override("ru"):
+        assert engine_messages.translate(cap) == (
+            "events[3].at: 23:10:00 позже, чем the 6 h cap (22:00:00)")
