@@ -77,6 +77,9 @@ if BACKUP_INTERVAL_S < 0 or BACKUP_KEEP < 1:
 
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SITE_NAME = ENV.get("SITE_NAME", "Клубные игры")
+# `manage.py demo` builds each app's demo games, then this season of two GoRoD nights with
+# published results: it spans a game and the rating, so it lives in the top layer (config).
+DEMO_SEASON_BUILDER = "config.demo_season.build_season_demo"
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -1,11 +1,16 @@
 from django.contrib import admin
+from django.contrib.auth.views import LoginView
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from core.accounts.forms import LoginForm
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     # The site's own account pages first; login, logout and password reset are Django's.
     path("accounts/", include("core.accounts.urls")),
+    # Django's log-in view with the form that tells an unconfirmed account so.
+    path("accounts/login/", LoginView.as_view(authentication_form=LoginForm), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

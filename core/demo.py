@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import importlib
 
+from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.db import transaction
+from django.utils.module_loading import import_string
 
 from core.roles import HOST, ORGANIZER
 
@@ -20,6 +22,10 @@ DEMO_USERS = [
     ("host", HOST, False),
 ]
 DEMO_BUILDERS: list[str] = []
+# Builders that only describe what was made (they run last, after the demo season too).
+DEMO_REPORTS: list[str] = []
+#: The demo teams' captains (login, team): they file protests and vote in the demo season.
+DEMO_CAPTAINS = (("captain1", "Полуночники"), ("captain2", "Следопыты"), ("captain3", "Сталкеры"))
 
 
 @transaction.atomic
@@ -46,4 +52,9 @@ def load_demo() -> list[str]:
     for path in DEMO_BUILDERS:
         module, _, name = path.rpartition(".")
         lines.extend(getattr(importlib.import_module(module), name)())
+    # Last: the season's nights are played by the teams the apps' demos made. The season spans
+    # a game and the rating, so the project's top layer builds it (settings.DEMO_SEASON_BUILDER).
+    lines.extend(import_string(settings.DEMO_SEASON_BUILDER)())
+    for path in DEMO_REPORTS:
+        lines.extend(import_string(path)())
     return lines

@@ -46,3 +46,14 @@ def find_unstorable_text(value) -> str | None:
         elif isinstance(item, list | tuple):
             stack.extend(item)
     return None
+def within(value: str, *, max_length: int, what: str, error: type | None = None) -> str:
+    """``value`` when it fits ``max_length`` characters; otherwise refused with the limit.
+
+    Never cut: a title or a reason silently shortened loses words nobody knows are gone.
+    """
+    from core.errors import DomainError
+
+    if len(value) > max_length:
+        raise (error or DomainError)(_("%(what)s is too long: at most %(max)d characters, got %(len)d.")
+                          % {"what": what, "max": max_length, "len": len(value)})
+    return value

@@ -483,8 +483,9 @@ def parse_codes_text(text: str) -> dict:
     return {"sectors": sectors}
 
 
-def codes_to_text(spec: dict) -> str:
-    """A level's stored codes as the text ``parse_codes_text`` reads (the edit form).
+def codes_to_text(spec: dict, words: dict[str, str] = KIND_NAMES) -> str:
+    """A level's stored codes as the text ``parse_codes_text`` reads (the edit form);
+    ``words`` names the kinds (the page passes its language's words, which the parser reads).
 
     >>> codes_to_text({"sectors": [{"name": "1", "codes": ["A"]}, {"name": "t", "kind": "personal_digit", "codes": ["B"]}]})
     '1: A\\nt (digit): B'
@@ -493,7 +494,6 @@ def codes_to_text(spec: dict) -> str:
         return ""
     if "code" in spec:
         return str(spec["code"])
-    words = KIND_NAMES
     lines = []
     for sector in spec.get("sectors") or ():
         kind = sector.get("kind", "common")
@@ -520,8 +520,9 @@ def keep_personal(new: dict, old: dict) -> dict:
     return new
 
 
-def codes_as_text(spec: dict) -> str:
-    """A level's stored codes shown back in one line (the list of levels on the set-up page).
+def codes_as_text(spec: dict, words: dict[str, str] = KIND_NAMES) -> str:
+    """A level's stored codes shown back in one line (the list of levels on the set-up page);
+    ``words`` names the kinds as in ``codes_to_text``.
 
     >>> codes_as_text({"sectors": [{"name": "north", "codes": ["A", "B"]}, {"name": "2", "codes": ["C"]}]})
     'north: A | B; 2: C'
@@ -535,7 +536,7 @@ def codes_as_text(spec: dict) -> str:
         codes = " | ".join(str(c) for c in sector.get("codes") or ())
         kind = sector.get("kind", "common")
         if kind != "common":
-            codes = f"{codes} ({KIND_NAMES.get(kind, kind)})"
+            codes = f"{codes} ({words.get(kind, kind)})"
         parts.append(f"{sector.get('name')}: {codes}")
     return "; ".join(parts)
 

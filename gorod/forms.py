@@ -9,7 +9,7 @@ import json
 
 from django import forms
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 
 from core.forms import IdChoiceField
 from gorod import rules
@@ -38,6 +38,13 @@ CODES_TEXT_MESSAGES = {
 
 def codes_text_message(exc: CodesTextError) -> str:
     return str(CODES_TEXT_MESSAGES[exc.reason]) % exc.params
+
+
+def kind_words() -> dict[str, str]:
+    """The codes text's kind words in the page's language (``parse_codes_text`` reads the
+    English and the Russian ones), so a Russian page shows «(цифра)», not «(digit)»."""
+    return {"personal": pgettext("codes text kind", "personal"),
+            "personal_digit": pgettext("codes text kind", "digit")}
 
 
 def _whole(value):
@@ -151,7 +158,7 @@ class LevelForm(forms.Form):
             "label": level.label, "task": level.task, "hint1": level.hint1,
             "hint2": level.hint2, "duration_min": _whole(level.duration_min),
             "danger": level.danger, "images": list(level.images or []),
-            "photo_proof": level.photo_proof, "codes": codes_to_text(level.codes)})
+            "photo_proof": level.photo_proof, "codes": codes_to_text(level.codes, kind_words())})
 
     def clean_codes(self) -> dict:
         try:

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import sql
+from core import engine_messages, sql
 from core.errors import DomainError
 from core.records import RecordError
 from gorod import reads, realtime, rules
@@ -271,7 +271,8 @@ def team_snapshot(gg: GorodGame, application_id: int | Collection[int], now: dat
             record = rules.parse_record(snap_record)
             results = tuple(rules.team_result(record, snap.names[pk], moment) for pk in ids)
         except RecordError as exc:
-            raise DomainError(_("The game engine refuses this: %(why)s") % {"why": exc}) from None
+            raise DomainError(_("The game engine refuses this: %(why)s")
+                              % {"why": engine_messages.translate(exc)}) from None
         if key is not None and results[0].next_deadline is not None:
             _remember_timeline(key, _Timeline(known_levels, known_names, moment, record,
                                               results[0]))
@@ -676,7 +677,8 @@ def snapshot_or_refusal(gg: GorodGame, now: datetime, *, end: datetime | None = 
     try:
         return load_snapshot(gg, now, end=end)
     except RecordError as exc:
-        raise DomainError(_("The game engine refuses this: %(why)s") % {"why": exc}) from None
+        raise DomainError(_("The game engine refuses this: %(why)s")
+                              % {"why": engine_messages.translate(exc)}) from None
 
 
 def build_states(w: Write) -> dict[str, dict]:

@@ -3,6 +3,7 @@ services')."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from core.api import (  # noqa: F401 (ErrorSerializer: the shared Error component)
@@ -17,7 +18,8 @@ from gorod.models import GorodGame, Ruling
 
 def _text_list(value, where: str) -> None:
     if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-        raise serializers.ValidationError(f"{where} must be a list of strings, e.g. [\"G1R12345D\"]")
+        raise serializers.ValidationError(
+            _("%(where)s must be a list of strings, e.g. [\"G1R12345D\"]") % {"where": where})
 
 
 class GorodCodesField(serializers.JSONField):
@@ -29,31 +31,33 @@ class GorodCodesField(serializers.JSONField):
         data = super().to_internal_value(data)
         if not isinstance(data, dict):
             raise serializers.ValidationError(
-                'must be an object: {"code": "G1R12345D"} or {"sectors": [...]}')
+                _('must be an object: {"code": "G1R12345D"} or {"sectors": [...]}'))
         if "code" in data:
             if not isinstance(data["code"], str) or not data["code"].strip():
-                raise serializers.ValidationError('"code" must be a non-empty string')
+                raise serializers.ValidationError(_('"code" must be a non-empty string'))
             return data
         sectors = data.get("sectors")
         if not isinstance(sectors, list) or not sectors:
-            raise serializers.ValidationError('needs "code" (a string) or "sectors" (a list)')
+            raise serializers.ValidationError(_('needs "code" (a string) or "sectors" (a list)'))
         for i, sector in enumerate(sectors, 1):
-            where = f"sector {i}"
+            where = _("sector %(n)d") % {"n": i}
             if not isinstance(sector, dict):
-                raise serializers.ValidationError(f"{where} must be an object")
+                raise serializers.ValidationError(_("%(where)s must be an object") % {"where": where})
             if not isinstance(sector.get("name"), str) or not sector["name"].strip():
-                raise serializers.ValidationError(f"{where}: \"name\" must be a non-empty string")
+                raise serializers.ValidationError(
+                    _('%(where)s: "name" must be a non-empty string') % {"where": where})
             if not isinstance(sector.get("kind", "common"), str):
-                raise serializers.ValidationError(f"{where}: \"kind\" must be a string")
-            _text_list(sector.get("codes", []), f"{where}: \"codes\"")
+                raise serializers.ValidationError(
+                    _('%(where)s: "kind" must be a string') % {"where": where})
+            _text_list(sector.get("codes", []), f'{where}: "codes"')
             personal = sector.get("personal", {})
             if not isinstance(personal, dict) or not all(
                 isinstance(part, (str, int)) and not isinstance(part, bool)
                 for part in personal.values()
             ):
                 raise serializers.ValidationError(
-                    f'{where}: "personal" must map each team name to its part, '
-                    'e.g. {"Alpha": "G1A"}')
+                    _('%(where)s: "personal" must map each team name to its part, '
+                      'e.g. {"Alpha": "G1A"}') % {"where": where})
         return data
 
 

@@ -31,11 +31,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from core import audit, formats, images, sql
+from core import audit, engine_messages, formats, images, sql
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.images import ImageRefused, clean_image
 from core.records import RecordError
 from core.roles import is_organizer
+from core.text import within
 from gorod import reads, rules, selectors, signals
 from gorod.codes import (
     DEFAULT_MAX_WRONG,
@@ -129,7 +130,7 @@ def _check_settings(**settings) -> dict:
         return rules.check_settings(**settings)
     except RecordError as exc:
         raise DomainError(_("The game engine refuses these settings: %(why)s")
-                          % {"why": exc}) from None
+                          % {"why": engine_messages.translate(exc)}) from None
 
 
 def _require_setup(gg: GorodGame, message: str) -> None:
@@ -572,7 +573,7 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         match = match_attempt(selectors.setup(gg).spec(level), entry.team.name, text,
                               team_rows.found(level.pk))
     except CodeSpecError as exc:  # pragma: no cover - checked at the start
-        raise DomainError(str(exc)) from None
+        raise DomainError(engine_messages.translate(exc)) from None
     verdict = match.verdict
     if verdict == CodeAttempt.Verdict.WRONG:
         closed = _closed_level_of(snap, result, entry.team.name, text)
@@ -700,7 +701,7 @@ def _correction_reason(reason: str) -> str:
     reason = (reason or "").strip()
     if not reason:
         raise DomainError(_("Say why the ruling is corrected."))
-    return reason[:500]
+    return within(reason, max_length=500, what=_("Reason"))
 
 
 def _note_correction(ruling: Ruling, *, action: str, before: dict, reason: str, actor,
@@ -811,7 +812,8 @@ def timeout_request(w: Write, *, application: Application | int, minutes: float,
         raise DomainError(TIMEOUT_REFUSALS[refusal]())
     w.memo["snapshot"] = snap  # a request changes no result
     return TimeoutRequest.objects.create(gorod=gg, application=entry, minutes=float(minutes),
-                                         reason=reason[:500], asked_at=now)
+                                         reason=within(reason, max_length=500, what=_("Reason")),
+                                         asked_at=now)
 
 
 @LIVE.write
@@ -829,7 +831,8 @@ def timeout_decide(w: Write, *, actor, request: TimeoutRequest | int, confirm: b
         raise DomainError(_("There is no such timeout request in this game."))
     if row.status != TimeoutRequest.Status.PENDING:
         raise DomainError(_("This timeout request has been answered already."))
-    row.decided_at, row.decided_by, row.answer = now, actor, (answer or "").strip()[:500]
+    row.decided_at, row.decided_by, row.answer = now, actor, within(
+        (answer or "").strip(), max_length=500, what=_("Answer"))
     if confirm:
         if _timeout_taken(gg, row.application):
             raise DomainError(_("This team has had its timeout: one per game (rules, 3.10)."))
@@ -902,7 +905,8 @@ def photo_decide(w: Write, *, actor, photo: PhotoProof | int, accept: bool,
         raise DomainError(_("There is no such photo in this game."))
     if row.status != PhotoProof.Status.PENDING:
         raise DomainError(_("This photo has been answered already."))
-    row.decided_at, row.decided_by, row.answer = now, actor, (answer or "").strip()[:500]
+    row.decided_at, row.decided_by, row.answer = now, actor, within(
+        (answer or "").strip(), max_length=500, what=_("Answer"))
     if accept:
         current = selectors.snapshot_or_refusal(gg, now).by_name[
             row.application.team.name].current_level

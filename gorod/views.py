@@ -326,7 +326,7 @@ def setup(request, game_id: int):
         personal = page.personal_forms.get(lv.pk)
         if personal is None and forms.personal_sectors(lv.codes):
             personal = forms.PersonalPartsForm(lv, names)
-        levels.append({"level": lv, "codes": forms.codes_as_text(lv.codes), "personal": personal,
+        levels.append({"level": lv, "codes": forms.codes_as_text(lv.codes, forms.kind_words()), "personal": personal,
                        "editing": page.edit_form is not None and editing == str(lv.pk)})
     routes, stale = _routes(gg, [lv.label for lv in level_rows])
     return render(request, "gorod/setup.html", {

@@ -15,7 +15,7 @@ class RatingConfig(AppConfig):
         # The games tell the rating through the registry when their board changed after the
         # results were published; they never import the rating (core.formats).
         formats.keep_results(PublishedResults())
-        # After the games' demo builders (this app comes after them in INSTALLED_APPS): the
-        # results links name the games they made.
-        if DEMO_BUILDER not in demo.DEMO_BUILDERS:
-            demo.DEMO_BUILDERS.append(DEMO_BUILDER)
+        # After every demo game is made (the apps' builders and the demo season): the results
+        # links name them all.
+        if DEMO_BUILDER not in demo.DEMO_REPORTS:
+            demo.DEMO_REPORTS.append(DEMO_BUILDER)

@@ -18,7 +18,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Prefetch
 
-from core import formats
+from core import engine_messages, formats
 from rating import rules
 from rating.models import GameResult, OrganizerVote, Protest, ResultChange, ResultRow, Season
 from teams.models import Application, Game, Member, Team
@@ -122,7 +122,7 @@ def result_points(result: GameResult) -> list[SeasonPoints]:
             out.append(SeasonPoints(season, rules.game_points(
                 game, rules.scale_from_data(season_scale(season)))))
         except rules.RecordError as exc:
-            out.append(SeasonPoints(season, {}, str(exc)))
+            out.append(SeasonPoints(season, {}, engine_messages.translate(exc)))
     return out
 
 

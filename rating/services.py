@@ -21,13 +21,14 @@ from django.db import transaction
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
-from core import audit
+from core import audit, engine_messages
 from core import formats as game_formats
 from core.errors import DomainError, NotAllowed
 from core.formats import Outcome
 from core.models import AuditEntry
 from core.records import RecordError
 from core.roles import is_organizer
+from core.text import within
 from rating import rules, selectors
 from rating.models import (
     PROTEST_TEXT_MAX,
@@ -59,7 +60,8 @@ def _check_scale(scale: Any) -> list[int]:
     try:
         return list(rules.scale_from_data(scale).points) if isinstance(scale, list) else []
     except RecordError as exc:
-        raise DomainError(_("The points scale is not valid: %(error)s") % {"error": exc}) from None
+        raise DomainError(_("The points scale is not valid: %(error)s")
+                          % {"error": engine_messages.translate(exc)}) from None
 
 
 # --- seasons ---------------------------------------------------------------------------------
@@ -79,7 +81,8 @@ def season_create(*, actor, title: str, format: str, scale: list[int] | None = N
             raise DomainError(_("The points scale must be a list of points."))
     else:
         scale = default_scale(format)
-    return Season.objects.create(title=title[:200], format=format, scale=scale, created_by=actor)
+    title = within(title, max_length=Season._meta.get_field("title").max_length, what=_("Title"))
+    return Season.objects.create(title=title, format=format, scale=scale, created_by=actor)
 
 
 @transaction.atomic
@@ -119,7 +122,7 @@ def game_outcome(game: Game) -> Outcome:
         outcome = game_format.outcome(game)
     except RecordError as exc:
         raise DomainError(_("The game's record cannot be computed: %(error)s")
-                          % {"error": exc}) from None
+                          % {"error": engine_messages.translate(exc)}) from None
     if outcome is None:
         raise _not_finished()
     return outcome

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from core import engine_messages
 from core.formats import finish_label
 from core.records import RecordError
 from core.roles import is_organizer, require_organizer
@@ -239,7 +240,7 @@ def _season_data(request, season: Season) -> dict | None:
         return selectors.season_data(season)
     except RecordError as exc:  # e.g. a scale broken in the admin: say so, do not crash
         messages.error(request, _("The season table cannot be computed: %(error)s")
-                       % {"error": exc})
+                       % {"error": engine_messages.translate(exc)})
         return None
 
 
@@ -297,7 +298,7 @@ def season_export(request, season_id: int, what: str, ext: str):
     try:
         data = selectors.season_data(season)
     except RecordError as exc:
-        return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
+        return HttpResponse(engine_messages.translate(exc), status=409, content_type="text/plain; charset=utf-8")
     if what == "table":
         table = presentation.season_table(season, data)
         title = _("Season table")

@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from core import audit, limits, rights
 from core.errors import DomainError
 from core.net import UNKNOWN, address_bucket
+from core.text import within
 from teams import rules
 from teams.models import DEFAULT_FEE, Application, Ban, Benefit, Game, Member, Notice, Team
 from teams.selectors import (  # the session key and PIN budget are read there, written here
@@ -242,7 +243,7 @@ def game_cancel(*, game: Game, actor, reason: str = "") -> Game:
         raise TeamsError(_("A finished game cannot be cancelled."))
     game.status = Game.Status.CANCELLED
     game.save(update_fields=["status"])
-    note = (reason or "").strip()[:1000]
+    note = within((reason or "").strip(), max_length=1000, what=_("Reason"), error=TeamsError)
     applied = Application.objects.filter(
         game=game, status__in=[Application.Status.PENDING, Application.Status.APPROVED]
     ).select_related("team")
@@ -356,6 +357,7 @@ def application_approve(
 def application_reject(
     *, application: Application, actor, reason: str = "", now: datetime | None = None
 ) -> Application:
+    reason = within((reason or "").strip(), max_length=1000, what=_("Reason"), error=TeamsError)
     now = _now(now)
     application = _lock_application(application.pk, "game", "team")
     if application.status not in (Application.Status.PENDING, Application.Status.APPROVED):
@@ -368,7 +370,7 @@ def application_reject(
         team=application.team,
         game=application.game,
         kind=Notice.Kind.APPLICATION_REJECTED,
-        text=(reason or "").strip()[:1000],
+        text=reason,
     )
     return application
 
@@ -575,7 +577,8 @@ def ban_create(*, team: Team, actor, reason: str, until: datetime) -> Ban:
         raise TeamsError(_("Give the reason for the ban."))
     if timezone.is_naive(until):
         raise TeamsError(_("The end of the ban must carry a time zone."))
-    ban = Ban.objects.create(team=team, reason=reason[:2000], until=until, created_by=actor)
+    ban = Ban.objects.create(team=team, reason=within(reason, max_length=2000, what=_("Reason"), error=TeamsError),
+                             until=until, created_by=actor)
     audit.record(game=None, actor=actor, action="teams.ban", before=None,
                  after=_ban_value(ban), reason=ban.reason)
     Notice.objects.create(team=team, kind=Notice.Kind.BANNED, text=ban.reason)

@@ -3,11 +3,35 @@
 from __future__ import annotations
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from core.accounts import services
 from core.models import RoleChange
+
+
+class LoginForm(AuthenticationForm):
+    """Django's log-in form, which tells an account waiting for its e-mail confirmation so
+    (and mails a new link) instead of calling the right password wrong."""
+
+    def clean(self):
+        try:
+            return super().clean()
+        except ValidationError as error:
+            if error.code != "invalid_login" or self.request is None:
+                raise
+            user = services.unconfirmed_login(
+                username=self.cleaned_data.get("username") or "",
+                password=self.cleaned_data.get("password") or "",
+                site_url=self.request.build_absolute_uri("/"))
+            if user is None:
+                raise
+            raise ValidationError(
+                _("Your e-mail address is not confirmed yet, so you cannot log in. We have "
+                  "sent a new confirmation link to %(email)s: open it, and you are logged in."),
+                code="unconfirmed", params={"email": user.email}) from None
 
 
 class SignupForm(UserCreationForm):

@@ -63,6 +63,22 @@ def account_signup(*, username: str, email: str, password: str, site_url: str) -
     return user
 
 
+def unconfirmed_login(*, username: str, password: str, site_url: str) -> User | None:
+    """The account these credentials would open if its e-mail were confirmed, or None.
+
+    Such an account gets a fresh confirmation link, so the log-in page can say "confirm your
+    e-mail: a new link is on its way" instead of "wrong password" (the first link may be lost
+    or expired, and signing up again is refused: the name is taken). [decision] Only an
+    account that never logged in counts: one an organizer switched off in the admin stays
+    shut and gets the usual answer.
+    """
+    user = User.objects.filter(username=username, is_active=False, last_login=None).first()
+    if user is None or not user.email or not user.check_password(password):
+        return None
+    _send_verification(user, site_url)
+    return user
+
+
 @transaction.atomic
 def account_verify(*, uidb64: str, token: str) -> User:
     """Activate the account the link names; a wrong, used or expired link is refused."""

@@ -157,7 +157,7 @@
     $("timeout-form").hidden = !open;
     if (!asked) { statusLine($("timeout-status"), ""); return; }
     var text = {pending: T.timeoutPending, confirmed: T.timeoutConfirmed, refused: T.timeoutRefused}[asked.status];
-    statusLine($("timeout-status"), text + " (" + asked.minutes + " min)" + (asked.answer ? " — " + asked.answer : ""),
+    statusLine($("timeout-status"), text + " (" + fill(T.minutes, {n: asked.minutes}) + ")" + (asked.answer ? " — " + asked.answer : ""),
                asked.status === "refused" ? "wrong" : "accepted");
   }
 

@@ -20,7 +20,10 @@ def demo_site(db):
     from teams.models import Application
 
     call_command("demo", stdout=open(devnull, "w"))
-    koth, gorod = KothGame.objects.get(), GorodGame.objects.get()
+    from gorod.demo import LIVE_TITLE
+
+    # The demo season's nights are GoRoD games too (config.demo_season): the live one by title.
+    koth, gorod = KothGame.objects.get(), GorodGame.objects.get(game__title=LIVE_TITLE)
     token = {game: Application.objects.filter(game_id=game, status="approved")
              .exclude(join_token=None).first().join_token for game in (koth.pk, gorod.pk)}
     return {"koth": koth.pk, "gorod": gorod.pk, "token": token,

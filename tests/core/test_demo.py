@@ -80,3 +80,73 @@ def test_the_demo_host_hosts_the_demo_king_of_the_hill_game(capsys):
     host = authenticate(username="host", password=DEMO_PASSWORD)
     assert can_host(host, game.pk)
     assert list(game.koth.hosts.values_list("username", flat=True)) == ["host"]
+
+
+# --- the demo season and its captains -------------------------------------------------------------
+
+
+def test_the_demo_has_a_season_with_both_demo_nights_and_published_points(capsys, client):
+    from config.demo_season import NIGHTS, SEASON_TITLE
+    from rating.models import GameResult, Season
+
+    call_command("demo", "--port", "8123")
+    call_command("demo")  # idempotent: one season, two nights
+    season = Season.objects.get(title=SEASON_TITLE)
+    games = list(season.games.order_by("starts_at"))
+    assert [game.title for game in games] == [title for title, _hours in NIGHTS]
+    assert GameResult.objects.filter(game__in=games).count() == 2
+    assert f"http://127.0.0.1:8123/rating/seasons/{season.pk}/" in capsys.readouterr().out
+    page = client.get(f"/rating/seasons/{season.pk}/", HTTP_ACCEPT_LANGUAGE="ru")
+    assert page.status_code == 200
+    text = page.content.decode()
+    for game in games:
+        assert game.title in text
+    # the first night is final, so the table shows its points for each team (the three that
+    # played it and «Совы», which organized it and earns the organizer's points)
+    rows = page.context["data"]["teams"]
+    assert rows and all(row["points"] > 0 for row in rows), rows
+    names = {row.cells[1].text for row in page.context["table"].rows}
+    assert names == {"Полуночники", "Следопыты", "Сталкеры", "Совы"}
+
+
+def test_each_demo_captain_logs_in_and_captains_a_team_of_the_season(client):
+    from core.demo import DEMO_CAPTAINS
+    from teams.models import Team
+
+    call_command("demo")
+    for username, team_name in DEMO_CAPTAINS:
+        user = authenticate(username=username, password=DEMO_PASSWORD)
+        assert user is not None
+        assert Team.objects.get(name=team_name).captain == user
+
+
+def test_a_demo_captain_can_protest_and_vote_on_the_second_night_at_once(client):
+    from config.demo_season import NIGHTS
+    from core.demo import DEMO_CAPTAINS
+    from rating.models import OrganizerVote, Protest
+    from teams.models import Game, Team
+
+    call_command("demo")
+    username, team_name = DEMO_CAPTAINS[0]
+    game = Game.objects.get(title=NIGHTS[1][0])
+    team = Team.objects.get(name=team_name)
+    assert client.login(username=username, password=DEMO_PASSWORD)
+    protest = client.post(f"/rating/api/games/{game.pk}/results/protests/",
+                          {"team": team.pk, "text": "Код принят с опозданием"},
+                          content_type="application/json")
+    assert protest.status_code == 201, protest.content
+    vote = client.post(f"/rating/api/games/{game.pk}/results/votes/{team.pk}/", {"value": 75},
+                       content_type="application/json")
+    assert vote.status_code in (200, 201), vote.content
+    assert Protest.objects.filter(team=team).count() == 1
+    assert OrganizerVote.objects.filter(team=team).count() == 1
+
+
+def test_the_readme_names_each_demo_captain_login_and_team():
+    from pathlib import Path
+
+    from core.demo import DEMO_CAPTAINS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for username, team_name in DEMO_CAPTAINS:
+        assert f"`{username}`" in readme and team_name in readme

@@ -138,6 +138,7 @@ def test_two_teams_play_a_night_from_a_scenario_file_to_the_exports(asgi_server,
     b.fill("#timeout-reason", "участник подвернул ногу")
     b.click("#timeout-send")
     expect(b.locator("#timeout-status")).to_contain_text("ждёт", timeout=WAIT)
+    expect(b.locator("#timeout-status")).to_contain_text("(5 мин)")  # not "(5 min)"
     expect(b.locator("#timeout-note")).to_be_hidden()
     b.screenshot(path=str(artifacts_dir() / "gorod-night-timeout-asked.png"), full_page=True)
     expect(org.locator("#timeout-requests li.request-pending")).to_contain_text(

@@ -30,6 +30,7 @@ def site(asgi_server):
 
     from core.demo import load_demo
     from core.roles import HOST, ORGANIZER
+    from gorod.demo import LIVE_TITLE
     from gorod.models import GorodGame
     from kingofhill.models import KothGame
     from teams import services as team_services
@@ -39,7 +40,7 @@ def site(asgi_server):
         Group.objects.get_or_create(name=name)
     load_demo()
     koth = KothGame.objects.get()
-    gorod = GorodGame.objects.get()
+    gorod = GorodGame.objects.get(game__title=LIVE_TITLE)  # not a demo season's night
     registration = Game.objects.filter(format=Game.Format.GOROD, gorod__isnull=True).get()
     organizer = User.objects.get(username="organizer")
     long_team = team_services.team_create(captain=organizer, name=LONG_NAME)

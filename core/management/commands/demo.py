@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from core.demo import DEMO_PASSWORD, DEMO_USERS, load_demo
+from core.demo import DEMO_CAPTAINS, DEMO_PASSWORD, DEMO_USERS, load_demo
 from core.management.base import ClearCommand
 
 ROLE_SCREENS = {
@@ -52,6 +52,8 @@ class Command(ClearCommand):
             out.write("Demo logins (username / password):")
             for username, group, _ in DEMO_USERS:
                 out.write(f"  {username} / {DEMO_PASSWORD}    ({ROLE_SCREENS.get(group, group)})")
+            for username, team in DEMO_CAPTAINS:
+                out.write(f"  {username} / {DEMO_PASSWORD}    (captain of «{team}»: protests, votes)")
         if settings.HALL:
             out.write(f"Phones: join the same Wi-Fi as this computer and open {base}/")
             out.write(f"Backups: every {settings.BACKUP_INTERVAL_S} s into {settings.BACKUP_DIR}"
