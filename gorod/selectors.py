@@ -7,7 +7,7 @@ time, so a state changes only at an event or at a deadline of the engine's."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 from core import engine_messages, sql
 from core.errors import DomainError
 from core.records import RecordError
-from gorod import reads, realtime, rules
+from gorod import changes, reads, realtime, rules
 from gorod.codes import CodeSpecError, level_codes_from_dict
 from gorod.models import CodeAttempt, GorodGame, Level, PhotoProof, Ruling, TimeoutRequest
 from live import delta
@@ -684,37 +684,59 @@ def snapshot_or_refusal(gg: GorodGame, now: datetime, *, end: datetime | None = 
 def build_states(w: Write) -> dict[str, dict]:
     """The live core's build for GoRoD: settle the game at ``w.now`` (it finishes when the
     engine says it is over; the next deadline is stored for the clock), then the states of the
-    audiences the write can change. Reuses the action's snapshot (``w.memo["snapshot"]``) when
-    it already includes the action's event.
+    audiences the write can change, by what the action says it changed (``gorod.changes``).
+    Reuses the action's snapshot (``Computed``, ``RulingAdded``): it already includes the
+    action's event.
 
-    A write about one team (``w.memo["team"]``: a code, a ruling) changes the organizer's view
-    and that team's own; the other teams' views are the public state plus their own results,
-    which a write about another team cannot change while the game runs (places and totals are
-    shown only once it is over) — so they are rebuilt only when the public state changed. A code
-    that closes no level (``w.memo["team_snapshot"]``) changes no result at all: with no
-    deadline due, its team's view is rebuilt from that team's rows and the organizer's gets the
-    new attempt on its stored statistics, with no recomputation of the game. A code that closes
-    a level, a code past a deadline and the clock's tick move on only the teams they concern
-    (``_advance_states``)."""
+    A write about one team (a ruling: ``RulingAdded``) changes the organizer's view and that
+    team's own; the other teams' views are the public state plus their own results, which a
+    write about another team cannot change while the game runs (places and totals are shown
+    only once it is over) — so they are rebuilt only when the public state changed. A code that
+    closes no level (``CodeChecked``) changes no result at all: with no deadline due, its
+    team's view is rebuilt from that team's rows and the organizer's gets the new attempt on
+    its stored statistics, with no recomputation of the game. A code that closes a level
+    (``LevelClosed``), a code past a deadline and the clock's tick (``Tick``) move on only the
+    teams they concern (``_advance_states``). A change this build does not know is refused."""
     gg = w.game
     calm = _nothing_due(gg, w.now)
-    batch = w.memo.get("batch")
-    if batch is not None:
-        states = _batch_states(w, batch, calm)
-        if states is not None:
-            return states
-    if calm and "team_snapshot" in w.memo:
-        states = _attempt_states(w, [w])
-        if states is not None:
-            return states
-    if "advance" in w.memo or "tick" in w.memo or "team_snapshot" in w.memo:
-        mine = w.memo.get("advance") or w.memo.get("team")
-        states = _advance_states(w, set() if mine is None else {mine})
-        if states is not None:
-            return states
+    team_id, snap, states = None, None, None
+    match w.change:
+        case None:
+            pass
+        case changes.Computed(snapshot=snap):
+            pass
+        case changes.RulingAdded(team=team_id, snapshot=snap):
+            pass
+        case changes.CodeChecked() as code:
+            team_id = code.team
+            if calm:
+                states = _attempt_states(w, [code])
+            if states is None:
+                states = _advance_states(w, {code.team}, team_rows=code.rows,
+                                         like=code.snapshot,
+                                         rows_of=_rows_of(code), attempts=[code.attempt])
+        case changes.LevelClosed() as code:
+            team_id = code.team
+            states = _advance_states(w, {code.team}, team_rows=code.rows, like=code.before,
+                                     rows_of=_rows_of(code), attempts=[code.attempt])
+        case changes.Tick():
+            states = _advance_states(w, set())
+        case changes.CodesApplied(codes=codes):
+            states = _batch_states(w, codes, calm)
+        case _:
+            raise TypeError(f"GoRoD builds no {type(w.change).__name__}: {w.change!r}")
+    if states is not None:
+        return states
     # Another team's view changes by the time alone at a deadline: past one, build them all.
-    team_id = w.memo.get("team") if calm else None
-    snap = w.memo.get("snapshot") or snapshot_or_refusal(gg, w.now)
+    return _built_states(w, team_id if calm else None, snap)
+
+
+def _built_states(w: Write, team_id: int | None, snap: Snapshot | None) -> dict[str, dict]:
+    """Every audience's state from a computation of the game (``snap``, or a new one), the
+    game settled; with ``team_id`` (a write about that team, nothing due) the other teams'
+    views only when the public state changed."""
+    gg = w.game
+    snap = snap or snapshot_or_refusal(gg, w.now)
     fields = ["next_deadline", "clock_failures"]
     results = snap.results
     if gg.status == GorodGame.Status.RUNNING and results is not None and results.game_over:
@@ -751,49 +773,54 @@ def _nothing_due(gg: GorodGame, now: datetime) -> bool:
 
 def merged(writes: list[Write]) -> Write:
     """Several codes applied in one batch (``live.batch``) as the one write ``build_states``
-    takes: the latest moment, and the codes' writes in the order they were applied."""
+    takes: the latest moment, and the codes in the order they were applied. Only codes batch
+    (``services.code_submit``): anything else is refused, and the live core then applies each
+    write alone."""
     last = writes[-1]
-    return Write(game=last.game, now=last.now, memo={"batch": writes})
+    if not all(isinstance(x.change, changes.Code) for x in writes):
+        raise ValueError("only codes are merged")
+    return Write(game=last.game, now=last.now,
+                 change=changes.CodesApplied(tuple(x.change for x in writes)))
 
 
-def _batch_states(w: Write, batch: list[Write], calm: bool) -> dict[str, dict] | None:
+def _batch_states(w: Write, codes: tuple[changes.Code, ...], calm: bool
+                  ) -> dict[str, dict] | None:
     """The states a batch of codes changes: what applying them one by one would leave. Codes
     that closed no level with nothing due change their teams' own parts, rows and the log
     (``_attempt_states``); otherwise every team of the batch moves on at once
     (``_advance_states``, each team's timeline at the batch's latest moment, which is where one
     by one the last of them would have left it). None: everything is built."""
-    if not all("team" in x.memo for x in batch):
-        return None
-    if calm and all("team_snapshot" in x.memo for x in batch):
-        states = _attempt_states(w, batch)
+    if calm and all(isinstance(x, changes.CodeChecked) for x in codes):
+        states = _attempt_states(w, codes)
         if states is not None:
             return states
-    latest = {x.memo["team"]: x for x in batch}  # each team's last code saw its earlier ones
-    last = batch[-1]
-    w.memo["attempts"] = [x.memo["attempt"] for x in batch if x.memo.get("attempt") is not None]
-    w.memo["like"] = last.memo.get("team_before") or last.memo.get("team_snapshot")
-    w.memo["rows_of"] = {pk: x.memo["rows"] for pk, x in latest.items()}
+    latest = {x.team: x for x in codes}  # each team's last code saw its earlier ones
+    last = codes[-1]
     # A team whose last code closed no level keeps that code's view while none of its own
     # deadlines passed since (its results change only at its events and deadlines).
     snapshots = {}
     for pk, x in latest.items():
-        snap = x.memo.get("team_snapshot")
-        result = None if snap is None else snap.by_name.get(snap.names.get(pk))
+        if not isinstance(x, changes.CodeChecked):
+            continue
+        snap = x.snapshot
+        result = snap.by_name.get(snap.names.get(pk))
         if result is not None and result.next_deadline is not None and (
                 result.next_deadline > w.now):
             snapshots[pk] = snap
-    w.memo["snapshots"] = snapshots
-    return _advance_states(w, set(latest))
+    return _advance_states(
+        w, set(latest), attempts=[x.attempt for x in codes],
+        like=last.before if isinstance(last, changes.LevelClosed) else last.snapshot,
+        rows_of={pk: x.rows for pk, x in latest.items()}, given=snapshots)
 
 
-def _attempt_states(w: Write, writes: list[Write]) -> dict[str, dict] | None:
+def _attempt_states(w: Write, codes: Sequence[changes.CodeChecked]) -> dict[str, dict] | None:
     """The states codes that closed no level change (one code, or a batch's): each code's
     team's own part and the organizer's attempt log (the new attempts on top) and those teams'
     rows on the team list (``Parts``: the statistics and the rest are not read). None when a
     stored state is missing (then everything is built)."""
-    if any(_averages_in_force(w.game, x) for x in writes):
+    if any(_averages_in_force(w.game, x.rows) for x in codes):
         return None  # the team's own timeline alone does not give its average-time credit
-    latest = {x.memo["team"]: x for x in writes}  # each team's last code saw its earlier ones
+    latest = {x.team: x for x in codes}  # each team's last code saw its earlier ones
     keys = ["attempts", "teams"]
     # ``as_of`` too: every key the write returns is read here, for the comparison.
     stored = w.read_values({realtime.ORGANIZER: [*keys, "as_of"],
@@ -802,15 +829,15 @@ def _attempt_states(w: Write, writes: list[Write]) -> dict[str, dict] | None:
     if not set(keys) <= set(organizer) or any(
             "me" not in stored.get(team_audience(pk), {}) for pk in latest):
         return None
-    snap: Snapshot = writes[-1].memo["team_snapshot"]
+    snap: Snapshot = codes[-1].snapshot
     labels = {lv.pk: lv.label for lv in snap.levels}
     rows, mine = {}, {}
     for pk, x in latest.items():
-        data = team_data(w.game, only=pk, team_rows=x.memo.get("rows"))
+        data = team_data(w.game, only=pk, team_rows=x.rows)
         recent = data.recent.get(pk) or []
-        rows[pk] = _team_row(x.memo["team_snapshot"], pk, recent[0] if recent else None, labels)
-        mine[team_audience(pk)] = Parts(me=team_me(x.memo["team_snapshot"], pk, data))
-    attempts = [x.memo["attempt"] for x in writes if x.memo.get("attempt") is not None]
+        rows[pk] = _team_row(x.snapshot, pk, recent[0] if recent else None, labels)
+        mine[team_audience(pk)] = Parts(me=team_me(x.snapshot, pk, data))
+    attempts = [x.attempt for x in codes]
     log = organizer["attempts"]
     for attempt in attempts:
         log = _with_attempt(log, attempt, snap, labels)
@@ -845,7 +872,10 @@ def _log_patch(log: list[dict], attempts: list[CodeAttempt]) -> dict:
             "c": {str(a["id"]): {"=": a} for a in log if a["id"] in new}}
 
 
-def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
+def _advance_states(w: Write, teams: set[int], *, team_rows: reads.TeamRows | None = None,
+                    rows_of: dict[int, reads.TeamRows] | None = None,
+                    like: Snapshot | None = None, given: dict[int, Snapshot] | None = None,
+                    attempts: Sequence[CodeAttempt] = ()) -> dict[str, dict] | None:
     """The states a write changes that moves on only some teams' timelines — a code that closed
     a level (its team), a deadline that passed (the teams whose stored next deadline it is), the
     clock's tick (those alone) — rebuilt from those teams' own rows (``rules.team_result``) and
@@ -857,10 +887,15 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     None (then everything is built) when it cannot be exact that way: such a team finished or
     left play (the finished share, the end), the clock ended the game, the leaderboard is public
     (it shows places), an average-time ruling is in force (``_averages_in_force``), or a stored
-    state is missing."""
+    state is missing.
+
+    What the write's codes read comes along: ``team_rows``, a lone code's team rows (they say
+    whether an average-time ruling stands); ``rows_of``, by team, the rows each team's last
+    code read; ``like``, a team snapshot the new ones take their shape from; ``given``, the
+    teams whose last code's view still holds; ``attempts``, the new lines of the log."""
     gg = w.game
     if (gg.status != GorodGame.Status.RUNNING or gg.leaderboard_public or gg.started_at is None
-            or gg.started_at > w.now or _averages_in_force(gg, w)):
+            or gg.started_at > w.now or _averages_in_force(gg, team_rows)):
         return None
     keys = ["statistics", "teams", "attempts"]
     # The write's own teams' streams are asked with the organizer's parts (one query); a team
@@ -885,9 +920,8 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
         return None
     # The write's own teams from the rows their codes read; a team only a deadline made due
     # (or a tick's) from its rows read now, all such teams at once.
-    rows_of = _rows_of(w)
-    like = w.memo.get("team_before") or w.memo.get("team_snapshot") or w.memo.get("like")
-    given = w.memo.get("snapshots", {})
+    rows_of = rows_of or {}
+    given = given or {}
     snaps = [given[pk] if pk in given else team_snapshot(gg, pk, w.now, like=like,
                                                          team_rows=rows_of[pk])
              for pk in sorted(due) if pk in rows_of or pk in given]
@@ -939,8 +973,6 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
                "teams": {"k": "application", "o": [row["application"] for row in rows],
                          "c": _row_changes({row["application"]: row
                                             for row in organizer["teams"]}, fresh.values())}}
-    attempts = w.memo.get("attempts") or (
-        [w.memo["attempt"]] if w.memo.get("attempt") is not None else [])
     if attempts:
         log = organizer["attempts"]
         for attempt in attempts:
@@ -953,14 +985,9 @@ def _advance_states(w: Write, teams: set[int]) -> dict[str, dict] | None:
     return states
 
 
-def _rows_of(w: Write) -> dict[int, reads.TeamRows]:
-    """The teams' rows a write's codes read, by team (a batch's: each team's last code's,
-    read after its earlier ones)."""
-    found = w.memo.get("rows_of")
-    if found is not None:
-        return found
-    rows = w.memo.get("rows")
-    return {} if rows is None else {rows.application_id: rows}
+def _rows_of(code: changes.Code) -> dict[int, reads.TeamRows]:
+    """The team rows a lone code read, by its team."""
+    return {code.rows.application_id: code.rows}
 
 
 def _joined(snaps: list[Snapshot], now: datetime) -> Snapshot:
@@ -1010,10 +1037,9 @@ def _store_deadline(gg: GorodGame, rows: list[dict]) -> None:
     sql.execute(_STORE_DEADLINE, [sql.param(GorodGame, "next_deadline", deadline), gg.pk])
 
 
-def _averages_in_force(gg: GorodGame, w: Write | None = None) -> bool:
+def _averages_in_force(gg: GorodGame, team_rows: reads.TeamRows | None = None) -> bool:
     """An average-time ruling stands: it credits its team from every team's times on its level
     (section 12), which one team's timeline does not hold. A code's rows already say it."""
-    team_rows = w.memo.get("rows") if w is not None else None
     if team_rows is not None:
         return team_rows.averages
     return Ruling.objects.filter(gorod=gg, type=Ruling.Type.AVERAGE_TIME,

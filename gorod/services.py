@@ -7,14 +7,15 @@ of one game are serialised and stamped in the order they are applied), the actio
 ``gorod.rules.compute(record, now)``, settles it (the end of the game, the next deadline for the
 clock) and builds every audience's state; the core stores the changed ones with their versions
 and pushes them after the commit. A write the engine refuses (an impossible ruling) raises
-``DomainError`` with the engine's message and nothing is stored. An action that already
-computed the game after its event hands that snapshot on (``w.memo["snapshot"]``). A write
-about one team names it (``w.memo["team"]``) so only that team's view and the organizer's are
-rebuilt; a code is checked against that team's own timeline (``selectors.team_snapshot``), and
-one that closes no level recomputes nothing else (``w.memo["team_snapshot"]``); a closing code
-(``w.memo["advance"]``) and the clock's tick (``w.memo["tick"]``) move on only the teams they
-concern and re-rank the stored standings (``selectors._advance_states``), falling back to one
-computation of the game where that cannot be exact.
+``DomainError`` with the engine's message and nothing is stored. An action says what it
+changed (``w.change``, one of ``gorod.changes``): one that computed the game after its event
+hands that snapshot on (``Computed``). A ruling about one team names it (``RulingAdded``) so
+only that team's view and the organizer's are rebuilt; a code is checked against that team's
+own timeline (``selectors.team_snapshot``), and one that closes no level recomputes nothing
+else (``CodeChecked``); a closing code (``LevelClosed``) and the clock's tick (``Tick``) move
+on only the teams they concern and re-rank the stored standings
+(``selectors._advance_states``), falling back to one computation of the game where that cannot
+be exact.
 
 Authorization of the request is the caller's job (views, API, consumers); organizer actions
 also check ``core.roles.is_organizer`` here.
@@ -37,7 +38,7 @@ from core.images import ImageRefused, clean_image
 from core.records import RecordError
 from core.roles import is_organizer
 from core.text import within
-from gorod import reads, rules, selectors, signals
+from gorod import changes, reads, rules, selectors, signals
 from gorod.codes import (
     DEFAULT_MAX_WRONG,
     DEFAULT_WINDOW_S,
@@ -456,7 +457,7 @@ def game_end(w: Write, *, actor) -> GorodGame:
     _require_organizer(actor)
     gg = w.game
     _require_running(gg)
-    w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, w.now, end=w.now)
+    w.change = changes.Computed(selectors.snapshot_or_refusal(gg, w.now, end=w.now))
     gg.ended_at = w.now
     gg.status = GorodGame.Status.FINISHED
     gg.save(update_fields=["ended_at", "status"])
@@ -494,7 +495,7 @@ def _tick(w: Write) -> GorodGame | None:
         return None
     # The teams whose deadline passed move on (``selectors._advance_states``); when that cannot
     # be exact, the whole game is built, which also ends it when the engine says it is over.
-    w.memo["tick"] = True
+    w.change = changes.Tick()
     return gg
 
 
@@ -542,7 +543,6 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         raise DomainError(_("A code is at most %(n)d characters.") % {"n": CODE_MAX})
     # The code is checked against the team's own timeline, read from its rows alone.
     snap = selectors.team_snapshot(gg, entry.pk, now, team_rows=team_rows)
-    w.memo["rows"] = team_rows
     if snap.results.game_over:
         raise DomainError(_("The game has ended."))
     result = snap.by_name[entry.team.name]
@@ -565,9 +565,9 @@ def code_submit(w: Write, *, application: Application | int, text: str,
             gorod=gg, application=entry, level=level, text=text[:CODE_MAX],
             normalized=normalized[:CODE_MAX], at=now, verdict=CodeAttempt.Verdict.LIMITED)
         team_rows.add(attempt)
-        w.memo["team"] = entry.pk
-        w.memo["attempt"] = attempt
-        w.memo["team_snapshot"] = snap  # a refused try changes no result
+        # A refused try changes no result.
+        w.change = changes.CodeChecked(team=entry.pk, attempt=attempt, rows=team_rows,
+                                       snapshot=snap)
         return Submitted(attempt, 0, False, limit.wait_s)
     try:
         match = match_attempt(selectors.setup(gg).spec(level), entry.team.name, text,
@@ -585,15 +585,14 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         normalized=normalized[:CODE_MAX], at=now, verdict=verdict,
         sector=match.sector or "", closes_level=closes, client_id=client_id)
     team_rows.add(attempt)
-    w.memo["team"] = entry.pk
-    w.memo["attempt"] = attempt
     if closes:
         # The team's timeline moves on; the others' stand (``selectors._advance_states``).
-        w.memo["advance"] = entry.pk
-        w.memo["team_before"] = snap
+        w.change = changes.LevelClosed(team=entry.pk, attempt=attempt, rows=team_rows,
+                                       before=snap)
     else:
         # Only a level's closing code is an event of the record: the results stand.
-        w.memo["team_snapshot"] = snap
+        w.change = changes.CodeChecked(team=entry.pk, attempt=attempt, rows=team_rows,
+                                       snapshot=snap)
     return Submitted(attempt, match.remaining, False)
 
 
@@ -673,8 +672,8 @@ def ruling_add(w: Write, *, actor, application: Application | int, type: str,
                         "at": at},
                  reason=ruling.reason)
     # The engine's refusal rolls the ruling back.
-    w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
-    w.memo["team"] = entry.pk
+    w.change = changes.RulingAdded(team=entry.pk,
+                                   snapshot=selectors.snapshot_or_refusal(gg, now))
     _confirm_after_results(w, confirm=confirm, what=_("A ruling for %(team)s was added.")
                            % {"team": entry.team.name})
     return ruling
@@ -731,7 +730,7 @@ def ruling_undo(w: Write, *, actor, ruling: Ruling | int, reason: str,
     row.undone_at = now
     _note_correction(row, action="undo", before=before, reason=reason, actor=actor, now=now)
     row.save(update_fields=["undone_at", "history"])
-    w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+    w.change = changes.Computed(selectors.snapshot_or_refusal(gg, now))
     _confirm_after_results(w, confirm=confirm, what=_("A ruling was undone: %(reason)s")
                            % {"reason": reason})
     return row
@@ -769,7 +768,7 @@ def ruling_edit(w: Write, *, actor, ruling: Ruling | int, reason: str, minutes=K
         raise DomainError(_("Nothing to change: the ruling already says this."))
     _note_correction(row, action="edit", before=before, reason=reason, actor=actor, now=now)
     row.save(update_fields=["minutes", "level", "at", "reason", "history"])
-    w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+    w.change = changes.Computed(selectors.snapshot_or_refusal(gg, now))
     _confirm_after_results(w, confirm=confirm, what=_("A ruling was corrected: %(reason)s")
                            % {"reason": reason})
     return row
@@ -810,7 +809,7 @@ def timeout_request(w: Write, *, application: Application | int, minutes: float,
         pending=pending)
     if refusal is not None:
         raise DomainError(TIMEOUT_REFUSALS[refusal]())
-    w.memo["snapshot"] = snap  # a request changes no result
+    w.change = changes.Computed(snap)  # a request changes no result
     return TimeoutRequest.objects.create(gorod=gg, application=entry, minutes=float(minutes),
                                          reason=within(reason, max_length=500, what=_("Reason")),
                                          asked_at=now)
@@ -840,7 +839,7 @@ def timeout_decide(w: Write, *, actor, request: TimeoutRequest | int, confirm: b
             gorod=gg, application=row.application, type=Ruling.Type.TIMEOUT,
             minutes=row.minutes, at=now, reason=row.reason, by=actor, created_at=now)
         row.status = TimeoutRequest.Status.CONFIRMED
-        w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+        w.change = changes.Computed(selectors.snapshot_or_refusal(gg, now))
     else:
         row.status = TimeoutRequest.Status.REFUSED
     row.save(update_fields=["decided_at", "decided_by", "answer", "ruling", "status"])
@@ -882,7 +881,7 @@ def _photo_store(w: Write, *, application: Application | int, kind: str,
     if PhotoProof.objects.filter(application=entry, level=level,
                                  status=PhotoProof.Status.PENDING).exists():
         raise DomainError(_("Your photo of this level waits for the organizer already."))
-    w.memo["snapshot"] = snap  # a photo changes no result until it is accepted
+    w.change = changes.Computed(snap)  # a photo changes no result until it is accepted
     return PhotoProof.objects.create(gorod=gg, application=entry, level=level,
                                      content_type=kind, data=bytes(data), size=len(data),
                                      uploaded_at=now)
@@ -926,7 +925,7 @@ def photo_decide(w: Write, *, actor, photo: PhotoProof | int, accept: bool,
                          "level": row.level.label, "status": PhotoProof.Status.PENDING},
                  after={"photo": row.pk, "status": row.status}, reason=row.answer)
     if accept:
-        w.memo["snapshot"] = selectors.snapshot_or_refusal(gg, now)
+        w.change = changes.Computed(selectors.snapshot_or_refusal(gg, now))
     return row
 
 

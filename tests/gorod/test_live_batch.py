@@ -11,10 +11,13 @@ from datetime import datetime
 
 import pytest
 from django.db import OperationalError
+from django.utils import timezone
 
-from gorod import reads, realtime, services
+from gorod import changes, reads, realtime, selectors, services
 from gorod.live import LIVE
 from gorod.models import CodeAttempt
+from kingofhill.changes import PresenceChanged
+from live.write import Write
 from tests.gorod.fixtures_live import *  # noqa: F401,F403
 from tests.live_checks import HeldBatch, rebuilt, screens_moved_once_per_batch
 from tests.live_checks import stored as versions
@@ -157,8 +160,8 @@ def test_a_batch_the_database_fails_fails_each_of_its_codes_at_once_and_stores_n
     publish, failed = LIVE.publish, []
 
     def publish_failing_for_a_batch(self, w):
-        if "batch" in w.memo:
-            failed.append(len(w.memo["batch"]))
+        if isinstance(w.change, changes.CodesApplied):
+            failed.append(len(w.change.codes))
             raise OperationalError("the connection to the server was lost")
         return publish(w)
 
@@ -192,3 +195,53 @@ def test_a_batch_in_which_a_team_finishes_is_built_whole_and_equals_a_rebuild(
     assert_each_screen_moved_once_per_batch_and_equals_a_rebuild(live.pk, before, pushed, 2)
     me = json.loads(versions(live.pk)[f"team:{alpha.pk}"][1])["me"]
     assert (me["status"], me["levels_closed"]) == ("finished", 3)
+
+
+def test_a_batch_of_codes_is_one_typed_change_and_nothing_else_merges(
+        live, entries, monkeypatch, pushed):
+    alpha, beta, gamma = entries
+    held = held_codes(monkeypatch, live.pk)
+    publish, published = LIVE.publish, []
+
+    def publish_noting_the_change(self, w):
+        published.append(w.change)
+        return publish(w)
+
+    monkeypatch.setattr(type(LIVE), "publish", publish_noting_the_change)
+    held.send("alpha", code(live.pk, alpha, "NOPE1"))
+    held.send("beta closes", code(live.pk, beta, "G1R1D"))
+    held.send("gamma wrong", code(live.pk, gamma, "NOPE2"))
+    held.release()
+
+    # The held code alone, then the two that queued behind it as one change, in their order.
+    lone, batch = published
+    assert isinstance(lone, changes.CodeChecked) and lone.team == alpha.pk
+    assert isinstance(batch, changes.CodesApplied)
+    assert [(type(x), x.team, x.attempt.text) for x in batch.codes] == [
+        (changes.LevelClosed, beta.pk, "G1R1D"), (changes.CodeChecked, gamma.pk, "NOPE2")]
+    # Only codes batch: a write of another kind among them is refused, and the live core
+    # then applies each write alone.
+    with pytest.raises(ValueError, match="only codes"):
+        selectors.merged([Write(game=live, now=timezone.now(), change=batch.codes[0]),
+                          Write(game=live, now=timezone.now(), change=changes.Tick())])
+
+
+@pytest.mark.parametrize("change", [{"team": 1, "team_snapshot": None}, PresenceChanged()],
+                         ids=["an untyped memo", "another game's change"])
+def test_the_build_refuses_a_change_it_does_not_know_loudly_and_stores_nothing(
+        live, organizer, change, pushed):
+    # A leaderboard switch builds every screen: an unknown change must not pass as one.
+    services.leaderboard_set(actor=organizer, game=live.pk, public=True)
+    before = versions(live.pk)
+
+    @LIVE.write
+    def set_unknown(w):
+        w.game.leaderboard_public = False
+        w.game.save(update_fields=["leaderboard_public"])
+        w.change = change
+
+    with pytest.raises(TypeError, match=f"GoRoD builds no {type(change).__name__}"):
+        set_unknown(game=live.pk)
+    assert versions(live.pk) == before
+    live.refresh_from_db()
+    assert live.leaderboard_public  # the write's transaction rolled back
