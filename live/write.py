@@ -60,13 +60,12 @@ log = logging.getLogger(__name__)
 class Write:
     """One live write in progress: the locked game row, the moment it happens (taken after the
     lock), and what the action changed, as the app's ``build`` dispatches on it: ``change``,
-    one of the app's typed changes (``kingofhill.changes``), None for a refresh."""
+    one of the app's typed changes (``kingofhill.changes``, ``gorod.changes``), None for a
+    refresh."""
 
     game: Any
     now: datetime
     change: Any = None
-    # GoRoD's hand-off to its build, until its typed changes replace it (``change``).
-    memo: dict = field(default_factory=dict)
     # The action found nothing to change (a retried submission): no build, no version.
     unchanged: bool = False
     # What the build read of the stored states (``read_values``), which ``publish`` compares
@@ -126,7 +125,7 @@ class LiveGame:
     # The refusal for a game id that has no live game of this format.
     missing: Callable[[int], DomainError]
     # Several writes applied in one batch (``write(batch=True)``) as the one write ``build``
-    # takes: their memos merged, the latest moment. None: this format's writes never batch.
+    # takes: their changes merged, the latest moment. None: this format's writes never batch.
     merge: Callable[[list[Write]], Write] | None = None
     # Writes in one batch at the most: what one push of a batch may carry (``PUSH_LIMIT``).
     batch_most: int = 64

@@ -44,7 +44,7 @@ def rebuilt(app: LiveGame, game_id: int, now) -> dict[str, str]:
     texts: dict[str, str] = {}
     try:
         with transaction.atomic():
-            w = Write(game=app.lock(game_id), now=now, memo={"refresh": True})
+            w = Write(game=app.lock(game_id), now=now)  # no change: a refresh
             texts = {audience: encode(state) for audience, state in app.build(w).items()}
             raise _Rollback
     except _Rollback:

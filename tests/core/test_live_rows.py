@@ -46,14 +46,14 @@ def toy_set(w, **keys):
 
 
 PARTS = LiveGame(name="toy", model=KothGame,
-                 build=lambda w: {"public": Parts(w.memo["parts"])},
+                 build=lambda w: {"public": Parts(w.change)},
                  missing=lambda game_id: DomainError(f"no game {game_id}"))
 
 
 @PARTS.write
 def parts_set(w, **keys):
     STATE.update(keys)
-    w.memo["parts"] = keys
+    w.change = keys  # this toy's change: the keys it sets
 
 
 @pytest.fixture
@@ -171,8 +171,7 @@ def test_a_process_that_did_not_keep_the_head_reads_the_rows_and_gets_the_same_v
     def read_then_change(w):
         found = w.read_values({"public": ["teams"]})["public"]["teams"]
         assert found == team_rows(4)
-        w.memo["parts"] = {"teams": Rows([{**found[0], "score": 9}, *found[1:]],
-                                         by="application")}
+        w.change = {"teams": Rows([{**found[0], "score": 9}, *found[1:]], by="application")}
 
     with CaptureQueriesContext(connection) as queries:
         read_then_change(game=game)
@@ -195,8 +194,7 @@ def test_a_process_that_kept_an_older_head_reads_only_the_rows_that_changed_sinc
 
     @PARTS.write
     def read(w):
-        w.memo["read"] = w.read_values({"public": ["teams"]})["public"]["teams"]
-        w.memo["parts"] = {}
+        w.read_values({"public": ["teams"]})
         w.unchanged = True
 
     with CaptureQueriesContext(connection) as queries:
