@@ -1,6 +1,6 @@
 """The rules engines' messages in the user's language.
 
-The engines (``gorod/rules.py``, ``gorod/codes.py``, ``rating/rules.py``) are pure Python with no
+The engines (``gorod/rules/``, ``gorod/codes.py``, ``rating/rules.py``) are pure Python with no
 Django, so they raise their errors in English, with the values in the text. Here, at the
 boundary where a service turns an engine error into the user's refusal, the text is matched
 against the engine's message shapes and translated with its values kept. Each shape is the
@@ -10,7 +10,7 @@ with non-word characters as ``_``): ``SHAPES`` lists them for the catalogue, and
 changed message without its shape and Russian fails.
 
 [decision] Engines stay as they are (no codes in them): their English stays readable in logs,
-records and replays, and another engineer may reshape ``gorod/rules.py`` without touching this.
+records and replays, and another engineer may reshape ``gorod/rules/`` without touching this.
 """
 
 from __future__ import annotations

@@ -49,8 +49,8 @@ def send_to_groups(messages: list[tuple[str, dict]]) -> int:
     Callers run it from ``transaction.on_commit`` so nobody sees a state that was rolled back.
     In a server (a sync view or consumer step running in a thread of the server's event loop)
     the pairs are handed to that loop's sender and the write's response does not wait for
-    them: a close delivered to 2 000 sockets answered the host only after the layer had taken
-    every delivery (600 ms on Redis). The sender starts on them once the request's response has
+    them: the host's answer should not wait until the layer has taken every delivery of a
+    close to thousands of sockets. The sender starts on them once the request's response has
     gone out (``RESPONSE_SENT``), so the writer hears first. One sender per loop sends batches
     in the order they were handed over, so a screen still gets version N before N + 1.
     Elsewhere (a management command, the clock, a test's plain call) the sends complete before

@@ -22,8 +22,8 @@ import orjson
 
 from core.records import RecordError, find_unstorable_text, one_line
 
-# typing only names types for readers (annotations are not evaluated here), and importing it
-# cost a replay process some 5 ms.
+# typing only names types for readers (annotations are not evaluated here); importing it
+# would slow every replay process's start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
@@ -91,7 +91,7 @@ def main(file: str, stdin: Any = None, stdout: BinaryIO | None = None,
     """``manage.py replay FILE``: the result on standard output, exit 0; or one
     ``error: ...`` line on standard error, exit 2."""
     # The process builds one result and exits: the collector's passes over the record's and
-    # the result's containers (60 for a 200-team night) free nothing it needs, in some 5 ms.
+    # the result's containers (60 for a 200-team night) free nothing it needs and cost time.
     collecting = gc.isenabled()
     gc.disable()
     try:

@@ -171,7 +171,7 @@ def prefetched(instance, name: str, objects: list) -> None:
 class Inserter:
     """Rows of one model inserted with constant SQL: ``insert(**fields)`` answers the saved
     instance, as ``objects.create`` would, without compiling the ``INSERT`` each time (on the
-    hot paths that was a tenth of a GoRoD code's time). Only for models with an automatic id
+    hot paths compiling is a real share of a GoRoD code's time). Only for models with an automatic id
     whose saving runs no code of their own (no overridden ``save``, no ``pre_save`` /
     ``post_save`` receivers): those are skipped here."""
 

@@ -68,8 +68,8 @@ from core.deadlines import (  # noqa: F401
 )
 from core.records import RecordError, check_type, optional, require
 
-# typing only names types for readers (annotations are not evaluated here), and importing it
-# cost a replay process some 5 ms.
+# typing only names types for readers (annotations are not evaluated here); importing it
+# would slow every replay process's start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

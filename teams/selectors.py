@@ -64,7 +64,7 @@ def team_entry_for_session(session, game: Game | int) -> Application | None:
     if binding is None or not (sql.is_key(game_id) and sql.is_key(binding["application"])):
         return None
     # Constant SQL: every code and answer of a night asks this first, and compiling its
-    # queryset was a fifth of a wrong code's time in the server.
+    # queryset would be a large share of a wrong code's time in the server.
     found = _ENTRY.load(_ENTRY_WHERE, [binding["application"], game_id, binding["join_version"],
                                        Application.Status.APPROVED, Game.Status.CANCELLED])
     return found[0] if found else None

@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 
 from gorod.rules.record import TIMEOUT_MIN_RANGE
 
-# typing only names types for readers (annotations are not evaluated here), and importing it
-# cost a replay process some 5 ms.
+# typing only names types for readers (annotations are not evaluated here); importing it
+# would slow every replay process's start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gorod.rules.engine import Results, TeamResult, _Played

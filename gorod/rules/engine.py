@@ -17,8 +17,8 @@ from gorod.rules.deadlines import _team_deadline
 from gorod.rules.instants import _MIN, _US, _from_us, _moments, _to_us
 from gorod.rules.record import CLOSING_TYPES, END_SHARE, HOW, RULING_TYPES, GameRecord, parse_record
 
-# typing only names types for readers (annotations are not evaluated here), and importing it
-# cost a replay process some 5 ms.
+# typing only names types for readers (annotations are not evaluated here); importing it
+# would slow every replay process's start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gorod.rules.record import Event, Level
@@ -135,8 +135,8 @@ class _Played:
     """One level of a team's timeline in instants (µs): received ``r``, failing at ``fail``,
     closed at ``close`` (None: open) with ``outcome``, and the timeout taken on it."""
 
-    # A plain class: a 200-team night makes 6 000 of them, and a dataclass cost the replay
-    # process 1.5 ms to define.
+    # A plain class: a 200-team night makes 6 000 of them, and defining a dataclass slows the
+    # replay process's start.
     __slots__ = ("level", "r", "fail", "close", "outcome", "timeout_us", "timeout_start")
 
     def __init__(self, level: str, r: int, fail: int, close: int | None, outcome: str | None,
@@ -302,7 +302,7 @@ def team_result(record: GameRecord | dict, team: str, now: datetime | None = Non
     game_over = now_us is None or now_us >= game_end
     rows = _play(record, team, events, record.level_by_id, horizon)
     # The times on each level count only for the team's average-time rulings (most teams have
-    # none: a live code computes its team's timeline, and this was a fifth of that).
+    # none, and a live code computes its team's timeline: skip the work when none needs it).
     level_sums: dict[str, list[float]] = {}
     if any(event.type == "average_time" for event in events):
         if sums is None:

@@ -14,8 +14,8 @@ from gorod.rules.engine import _finished_share, _standings
 from gorod.rules.instants import _from_us, _iso_writer
 from gorod.rules.record import parse_record
 
-# typing only names types for readers (annotations are not evaluated here), and importing it
-# cost a replay process some 5 ms.
+# typing only names types for readers (annotations are not evaluated here); importing it
+# would slow every replay process's start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from gorod.rules.engine import Results, TeamResult, _Times

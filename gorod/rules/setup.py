@@ -35,7 +35,7 @@ def generate_routes(level_ids: list[str], team_names: list[str], seed: int | str
         raise ValueError("level_ids must be distinct and not empty")
     if len(set(team_names)) != len(team_names):
         raise ValueError("team_names must be distinct")
-    # Here, not at the top: only the set-up draws routes, and random cost a replay 2 ms to load.
+    # Here, not at the top: only the set-up draws routes, and loading random slows a replay.
     import random
 
     rng = random.Random(seed)

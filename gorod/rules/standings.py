@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-# typing only names types for readers (annotations are not evaluated here), and importing it
-# cost a replay process some 5 ms.
+# typing only names types for readers (annotations are not evaluated here); importing it
+# would slow every replay process's start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
