@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core import exports
-from gorod import rules, services
+from gorod import rules, selectors, services
 
 XLSX = exports.XLSX_TYPE
 TIME_FORMAT = exports.TIME_FORMAT
@@ -33,13 +33,19 @@ def statistics(gg) -> dict:
     record = rules.parse_record(services.game_record(gg))
     table = rules.statistics_table(rules.compute(record))
     table["sliv_penalty_min"] = record.sliv_penalty_min
+    # A level closed by an accepted photo reads «photo» here as on the screens (the record
+    # keeps it as a code event).
+    ids = {name: pk for pk, name in selectors.team_names(gg).items()}
+    photos = selectors.photo_closed(gg.pk, selectors.levels(gg))
+    for row in table["rows"]:
+        selectors.mark_photos(row, table["levels"], ids.get(row["team"]), photos)
     return table
 
 
 def _how(cell: dict | None) -> str:
     if cell is None:
         return ""
-    return {"code": _("code"), "auto_sliv": _("failed (time out)"),
+    return {"code": _("code"), "photo": _("photo"), "auto_sliv": _("failed (time out)"),
             "sliv": _("failed (organizer)"), "force_majeure": _("force majeure (organizer)"),
             None: _("open")}[cell["outcome"]]
 

@@ -7,7 +7,7 @@ time, so a state changes only at an event or at a deadline of the engine's."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -358,10 +358,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def photo_closed(gorod_id: int, whose: Collection[int] | None = None) -> set[tuple[int, str]]:
+def photo_closed(gorod_id: int, levels: Iterable[Level],
+                 whose: Collection[int] | None = None) -> set[tuple[int, str]]:
     """``(application id, level label)`` of the levels these teams (None: all) closed by an
-    accepted photo: the record has a code event there, the team's screens say «photo»."""
+    accepted photo: the record has a code event there, the team's screens say «photo». A game
+    without photo levels asks nothing (a code's write reads only what it needs)."""
     from gorod.services import PHOTO_SECTOR  # services import this module
+
+    if not any(level.photo_proof for level in levels):
+        return set()
 
     rows = CodeAttempt.objects.filter(gorod_id=gorod_id, closes_level=True, sector=PHOTO_SECTOR)
     if whose is not None:
@@ -384,7 +389,7 @@ def statistics(snap: Snapshot) -> dict | None:
         return None
     table = _plain(rules.statistics_table(snap.results))
     ids = {name: pk for pk, name in snap.names.items()}
-    photos = photo_closed(snap.gorod.pk)
+    photos = photo_closed(snap.gorod.pk, snap.levels)
     for row in table["rows"]:
         row["application"] = ids.get(row["team"])
         mark_photos(row, snap.results.level_ids, row["application"], photos)
@@ -629,7 +634,7 @@ def team_me(snap: Snapshot, application_id: int, data: TeamData | None = None) -
         "minutes": asked.minutes, "reason": asked.reason, "status": asked.status,
         "asked_at": iso(asked.asked_at), "answer": asked.answer}
     me["timeout_taken"] = result.timeout_at is not None
-    photos = photo_closed(snap.gorod.pk, [application_id])
+    photos = photo_closed(snap.gorod.pk, snap.levels, [application_id])
     for number, lr in enumerate(result.levels, start=1):
         if lr.closed_at is not None:
             photo = lr.outcome == "code" and (application_id, lr.level) in photos
@@ -943,7 +948,7 @@ def _advance_states(w: Write, teams: set[int], *, team_rows: reads.TeamRows | No
     rows = [fresh.get(row["application"], row) for row in rows]
     table = organizer["statistics"]
     new_rows = {}
-    photos = photo_closed(gg.pk, due)
+    photos = photo_closed(gg.pk, snap.levels, due)
     for pk in due:
         row = _plain(rules.statistics_row(snap.by_name[snap.names[pk]], snap.results.level_ids))
         row["application"] = pk

@@ -352,3 +352,21 @@ def test_every_correction_timeout_answer_photo_answer_and_leaderboard_switch_is_
     assert entries["gorod.photo"].after["status"] == "accepted"
     assert entries["gorod.leaderboard"].before == {"public": False}
     assert entries["gorod.leaderboard"].after == {"public": True}
+
+
+def test_a_photo_closed_level_reads_photo_in_the_statistics_exports_too(
+        photo_level, organizer, alpha, beta):
+    from gorod import exports
+
+    services.game_start(actor=organizer, game=photo_level, now=minutes(0))
+    proof = services.photo_submit(game=photo_level, application=alpha, data=PNG, now=minutes(10))
+    services.photo_decide(actor=organizer, game=photo_level, photo=proof, accept=True,
+                          now=minutes(12))
+    submit(photo_level, beta, "G1R1D", 14)
+    services.game_end(actor=organizer, game=photo_level, now=minutes(20))
+    photo_level.refresh_from_db()  # the statistics page reads the game as stored
+    table = exports.statistics(photo_level)
+    how = exports.header(table).index("Level 1: how")
+    rows = {row[1]: row for row in exports.rows(table)}
+    assert (rows["Alpha"][how], rows["Beta"][how]) == ("photo", "code")
+    assert "photo" in exports.to_csv(table).decode("utf-8-sig")
