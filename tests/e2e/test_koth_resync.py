@@ -34,8 +34,10 @@ FLAKY_SOCKET = """
   window.__offline = false;
   window.__drop = 0;
   function Flaky(url, protocols) {
-    // While "offline" every connection goes to a closed port and fails at once.
-    const ws = new Real(window.__offline ? "ws://127.0.0.1:9/" : url, protocols);
+    // While "offline" every connection goes to a path the server has no socket for and fails
+    // at once (on the page's own origin: the Content-Security-Policy allows no other).
+    const ws = new Real(window.__offline ? new URL("/no-socket-here/", url).href : url,
+                        protocols);
     let handler = null;
     Object.defineProperty(ws, "onmessage", {
       configurable: true, get() { return handler; }, set(h) { handler = h; },
