@@ -49,5 +49,5 @@ def test_the_print_button_prints_without_an_inline_handler(new_page, site):  # n
     page.add_init_script(RECORD_VIOLATIONS)
     visit(page, f"{site['base']}/gorod/{site['gorod']}/statistics/")
     page.locator("#stats-exports [data-print]").click()
-    page.wait_for_function("window.__printed === 1")
+    page.wait_for_function("() => window.__printed === 1")
     assert page.evaluate("window.__violations") == []

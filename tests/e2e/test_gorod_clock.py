@@ -53,7 +53,7 @@ def test_the_server_pushes_a_hint_that_falls_due_to_an_open_organizer_page_by_it
 
     page.on("websocket", on_socket)
     page.goto(f"{asgi_server}/gorod/{gg.pk}/")
-    page.wait_for_function("document.querySelector('#live-status').dataset.status === 'online'")
+    page.wait_for_function("() => document.querySelector('#live-status').dataset.status === 'online'")
     page.on("request", lambda request: requests.append(request.url))
     # The page's own state shows the hint once its socket brought it.
     page.wait_for_function("() => { const s = Live.streams[0].state;"

@@ -34,7 +34,7 @@ def open_projector(asgi_server, new_page):
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.route("**/projector-harness", lambda route: route.fulfill(body=html, content_type="text/html; charset=utf-8"))
         page.goto(asgi_server + "/projector-harness")
-        page.wait_for_function("document.querySelectorAll('#koth-board .kp-slope').length > 0")
+        page.wait_for_function("() => document.querySelectorAll('#koth-board .kp-slope').length > 0")
         page.errors = errors
         return page
 
@@ -206,7 +206,7 @@ def test_tokens_glide_to_their_new_step_and_a_new_king_is_crowned(open_projector
     apply(page, moved, 2)
     token = page.locator(f'#koth-board .kp-token[data-team="{climber}"]')
     expect(token).to_have_attribute("data-step", str(new_step))
-    page.wait_for_function("window.__glides > 0", timeout=5000)
+    page.wait_for_function("() => window.__glides > 0", timeout=5000)
     page.evaluate("""(team) => new Promise(done => {
         const t = [...document.querySelectorAll('#koth-board .kp-token')].find(t => t.dataset.team === team);
         t.addEventListener('transitionend', () => done(), {once: true});

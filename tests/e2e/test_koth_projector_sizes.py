@@ -76,7 +76,7 @@ def test_the_projector_fits_three_screens_with_8_24_and_64_teams(asgi_server, ne
             "seconds": 60, "ends_at": (datetime.now(UTC) + timedelta(seconds=45)).isoformat()}
         html["body"] = render_projector(mid, version)
         page.goto(asgi_server + "/projector-harness")
-        page.wait_for_function("document.querySelectorAll('#koth-board .kp-slope').length > 0")
+        page.wait_for_function("() => document.querySelectorAll('#koth-board .kp-slope').length > 0")
         for width, height in SIZES:
             where = f"{n} teams at {width}x{height}"
             page.set_viewport_size({"width": width, "height": height})
@@ -118,7 +118,7 @@ def test_a_revealed_question_and_its_answer_show_after_the_close(asgi_server, ne
     page.route("**/projector-harness", lambda route: route.fulfill(
         body=html, content_type="text/html; charset=utf-8"))
     page.goto(asgi_server + "/projector-harness")
-    page.wait_for_function("document.querySelectorAll('#koth-board .kp-slope').length > 0")
+    page.wait_for_function("() => document.querySelectorAll('#koth-board .kp-slope').length > 0")
     reveal = page.locator("#koth-reveal")
     assert reveal.is_visible()
     assert "Вопрос 12" in reveal.inner_text() and "Ответ: Пушкин" in reveal.inner_text()

@@ -113,7 +113,7 @@ def harness(asgi_server, new_page):
         page.on("pageerror", lambda exc: page.errors.append(str(exc)))
         page.route("**/projector-harness", lambda route: route.fulfill(body=html, content_type="text/html; charset=utf-8"))
         page.goto(asgi_server + "/projector-harness")
-        page.wait_for_function("document.querySelectorAll('#koth-board .kp-slope').length > 0")
+        page.wait_for_function("() => document.querySelectorAll('#koth-board .kp-slope').length > 0")
         return page
 
     return open_
