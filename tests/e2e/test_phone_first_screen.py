@@ -122,6 +122,9 @@ def test_the_gorod_code_form_is_in_the_first_screen_in_every_state_and_nothing_s
     page.click("#code-send")
     expect(page.locator("#code-result")).to_have_attribute("data-kind", "accepted", timeout=WAIT)
     expect(page.locator("#level-task")).to_have_text("Найдите башню.", timeout=WAIT)
+    # The next level's two hints fall due within a moment of its start and reach the stored
+    # state by the clock's push: wait for them, or a fresh load may race that push.
+    expect(page.locator("#level-hints li")).to_have_count(2, timeout=WAIT)
     assert_code_form_in_first_screen(page, "short task with a verdict")
     assert_steady(page, "short task with a verdict")
     page = phone(alpha, path)
