@@ -686,7 +686,7 @@ def snapshot_or_refusal(gg: GorodGame, now: datetime, *, end: datetime | None = 
                               % {"why": engine_messages.translate(exc)}) from None
 
 
-def build_states(w: Write) -> dict[str, dict]:
+def build_states(w: Write, settled: None = None) -> dict[str, dict]:
     """The live core's build for GoRoD: settle the game at ``w.now`` (it finishes when the
     engine says it is over; the next deadline is stored for the clock), then the states of the
     audiences the write can change, by what the action says it changed (``gorod.changes``).

@@ -767,7 +767,7 @@ def audience(kind: str, application_id: int | None = None) -> str:
     return team_audience(application_id) if kind == "team" else kind
 
 
-def build_states(w: Write) -> dict[str, dict]:
+def build_states(w: Write, settled: None = None) -> dict[str, dict]:
     """The live core's build for King of the Hill: settle the game when its closed questions
     may have changed, then every audience's state (``kingofhill.realtime`` documents them).
 

@@ -3,8 +3,10 @@
 Every live write goes through ``LiveGame.write``: it opens the game's transaction, locks the game
 row, and only then takes ``now`` (so a write that waited for the lock is stamped when it really
 happens, never before a write that was applied earlier). The app's action appends its event;
-then the app's ``build`` settles the game with its pure rules module and returns the states of
-the audiences the write can change (every audience, or only the few it touched: the others
+then the app's ``settle`` (its services) makes the stored game follow its pure rules at ``now``
+(a game the engine says is over finishes, the next question opens, the clock's next deadline is
+stored) and hands what it computed to the app's ``build`` (its states module), which only
+renders: it returns the states of the audiences the write can change (every audience, or only the few it touched: the others
 keep their stored state), each whole or as ``Parts`` (only the top-level keys the write changed:
 a GoRoD code gives the organizer's attempt log and team list, never its statistics table).
 States are stored key by key (``live.models.LiveStream`` and ``LivePart``; ``live.store``): each key's value is
@@ -26,7 +28,7 @@ Reads (HTTP resync, a socket's first message) serve the stored keys joined; they
 recompute.
 
 An app supplies only its adapter (``LiveGame``): its name (group and message prefix), its game
-model, its ``build`` and the error for an unknown game; it registers the adapter for its
+model, its ``settle`` and ``build`` and the error for an unknown game; it registers the adapter for its
 ``teams.Game`` format so a change outside the game (a team renamed) can refresh its screens.
 """
 
@@ -37,7 +39,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
@@ -113,15 +115,22 @@ class Write:
 
 
 
+Settled = TypeVar("Settled")
+
+
 @dataclass(frozen=True)
-class LiveGame:
+class LiveGame(Generic[Settled]):
     """A game format's adapter to the live core."""
 
     name: str  # "koth", "gorod": the group prefix; the pushed type is "<name>.state"
     model: type
-    # Settle the game (status, derived fields) and return {audience: state} for every audience
-    # the write may have changed (all of them, or only the ones it touched).
-    build: Callable[[Write], dict[str, dict]]
+    # The app's services: make the locked game follow its rules at ``w.now`` (the only writes
+    # after the action: status, the next question, the clock's deadline) and return what was
+    # computed for it (a snapshot, the moved teams' rows) for ``build``.
+    settle: Callable[[Write], Settled]
+    # The app's states: {audience: state} for every audience the write may have changed (all
+    # of them, or only the ones it touched), rendered from what ``settle`` computed. Only reads.
+    build: Callable[[Write, Settled], dict[str, dict]]
     # The refusal for a game id that has no live game of this format.
     missing: Callable[[int], DomainError]
     # Several writes applied in one batch (``write(batch=True)``) as the one write ``build``
@@ -279,12 +288,16 @@ class LiveGame:
             return self.publish(w)
 
 
+    def states(self, w: Write) -> dict[str, dict]:
+        """Settle the game, then build the states of the audiences the write may change."""
+        return self.build(w, self.settle(w))
+
     def publish(self, w: Write) -> dict[str, int]:
-        """Build, compare with the stored states and store the changed ones with version + 1
-        (``live.store``), and push them after the commit; returns ``{audience: new version}``
-        of what changed."""
+        """Settle and build, compare with the stored states and store the changed ones with
+        version + 1 (``live.store``), and push them after the commit; returns ``{audience: new
+        version}`` of what changed."""
         game_id = w.game.pk
-        changes = store.compare_and_store(game_id, self.build(w), w.read, w.asked)
+        changes = store.compare_and_store(game_id, self.states(w), w.read, w.asked)
         if changes:
             transaction.on_commit(functools.partial(messages.broadcast, [
                 (self.group(game_id, audience), self.message(version, text, change))

@@ -45,7 +45,7 @@ def rebuilt(app: LiveGame, game_id: int, now) -> dict[str, str]:
     try:
         with transaction.atomic():
             w = Write(game=app.lock(game_id), now=now)  # no change: a refresh
-            texts = {audience: encode(state) for audience, state in app.build(w).items()}
+            texts = {audience: encode(state) for audience, state in app.states(w).items()}
             raise _Rollback
     except _Rollback:
         pass

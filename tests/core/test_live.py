@@ -34,11 +34,11 @@ pytestmark = pytest.mark.django_db
 STATES: dict[str, dict] = {}
 
 
-def toy_build(w):
+def toy_build(w, _settled):
     return {audience: dict(state) for audience, state in STATES.items()}
 
 
-TOY = LiveGame(name="toy", model=KothGame, build=toy_build,
+TOY = LiveGame(name="toy", model=KothGame, settle=lambda w: None, build=toy_build,
                missing=lambda game_id: DomainError(f"no game {game_id}"))
 
 
@@ -302,7 +302,8 @@ def test_parts_may_add_a_key_the_stored_state_lacks_and_it_goes_last(
     with django_capture_on_commit_callbacks(execute=True):
         TOY.refresh(game=toy_game)
     sent.clear()
-    adds = LiveGame(name="toy", model=KothGame, build=lambda w: {"public": Parts(extra=[1])},
+    adds = LiveGame(name="toy", model=KothGame, settle=lambda w: None,
+                    build=lambda w, _settled: {"public": Parts(extra=[1])},
                     missing=TOY.missing)
     with django_capture_on_commit_callbacks(execute=True):
         adds.refresh(game=toy_game)
@@ -327,3 +328,24 @@ def test_a_value_every_audience_shares_is_encoded_once_per_write(
                                   for i, a in enumerate(["public", "team:1", "team:2"])})
     assert encoded.count(True) == 1
     assert json.loads(TOY.read(toy_game, "team:2").text)["board"] == board
+
+
+def test_a_write_settles_the_game_before_its_states_are_built_from_what_settling_computed(
+        toy_game, monkeypatch, django_capture_on_commit_callbacks):
+    seen: list[str] = []
+
+    def settle(w):
+        seen.append("settle")
+        return {"n": w.game.pk}
+
+    def build(w, settled):
+        seen.append("build")
+        return {"public": settled}
+
+    settled = LiveGame(name="toy", model=KothGame, settle=settle, build=build,
+                       missing=TOY.missing)
+    captured(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True):
+        settled.refresh(game=toy_game)
+    assert seen == ["settle", "build"]
+    assert settled.read(toy_game, "public").data()["state"] == {"n": toy_game}

@@ -32,11 +32,11 @@ pytestmark = pytest.mark.django_db
 STATE: dict = {}
 
 
-def _build(w):
+def _build(w, _settled):
     return {"public": dict(STATE)}
 
 
-TOY = LiveGame(name="toy", model=KothGame, build=_build,
+TOY = LiveGame(name="toy", model=KothGame, settle=lambda w: None, build=_build,
                missing=lambda game_id: DomainError(f"no game {game_id}"))
 
 
@@ -45,8 +45,8 @@ def toy_set(w, **keys):
     STATE.update(keys)
 
 
-PARTS = LiveGame(name="toy", model=KothGame,
-                 build=lambda w: {"public": Parts(w.change)},
+PARTS = LiveGame(name="toy", model=KothGame, settle=lambda w: None,
+                 build=lambda w, _settled: {"public": Parts(w.change)},
                  missing=lambda game_id: DomainError(f"no game {game_id}"))
 
 
