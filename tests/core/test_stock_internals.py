@@ -21,6 +21,7 @@ from channels.testing import WebsocketCommunicator
 from django.core.exceptions import ImproperlyConfigured
 
 from core import realtime
+from tests.core.test_realtime import _push
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = {"DATABASE_URL", "REDIS_URL", "PGDATABASE", "PGHOST", "PGPORT", "PGUSER",
@@ -122,10 +123,6 @@ def layer(monkeypatch):
     plain = Layer()
     monkeypatch.setattr(realtime, "get_channel_layer", lambda: plain)
     return plain
-
-
-def _push(version: int) -> dict:
-    return {"type": "koth.state", "version": version, "text": f'{{"version":{version}}}'}
 
 
 @pytest.mark.parametrize("stock", [False, True], ids=["fast paths", "stock internals"])
