@@ -2,9 +2,14 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-from core.handlers import get_asgi_application  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.core.asgi import get_asgi_application as stock_asgi_application  # noqa: E402
 
-django_asgi_app = get_asgi_application()
+from core.handlers import get_asgi_application as pooled_asgi_application  # noqa: E402
+
+# Django's own handler with STOCK_INTERNALS (config.settings); else the pooled one.
+django_asgi_app = (stock_asgi_application if settings.STOCK_INTERNALS
+                   else pooled_asgi_application)()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -48,11 +48,12 @@ def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.envi
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def database_config(environ: Mapping[str, str], base_dir) -> dict:
-    """SQLite by default; PostgreSQL from ``DATABASE_URL`` or the libpq ``PG*`` variables."""
+def database_config(environ: Mapping[str, str], base_dir, *, stock: bool = False) -> dict:
+    """SQLite by default; PostgreSQL from ``DATABASE_URL`` or the libpq ``PG*`` variables.
+    ``stock`` (``STOCK_INTERNALS``): SQLite through Django's own backend."""
     url = environ.get("DATABASE_URL", "").strip()
     if url:
-        return _database_from_url(url, environ)
+        return _database_from_url(url, environ, stock=stock)
     if environ.get("PGDATABASE") or environ.get("PGHOST"):
         return {
             "ENGINE": "django.db.backends.postgresql",
@@ -63,7 +64,8 @@ def database_config(environ: Mapping[str, str], base_dir) -> dict:
             "PORT": environ.get("PGPORT", ""),
             **postgres_connections(environ, {}),
         }
-    return sqlite_config(environ.get("SQLITE_PATH", "") or str(base_dir / "db.sqlite3"))
+    return sqlite_config(environ.get("SQLITE_PATH", "") or str(base_dir / "db.sqlite3"),
+                         stock=stock)
 
 
 # The embedded default serves a whole evening from one file, with the clock and management
@@ -74,16 +76,19 @@ SQLITE_BUSY_TIMEOUT_S = 20
 SQLITE_INIT = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"
 
 
-def sqlite_config(path: str) -> dict:
+def sqlite_config(path: str, *, stock: bool = False) -> dict:
     """The SQLite file at ``path``, set up so concurrent writes wait their turn.
 
     Its connections persist (``CONN_MAX_AGE=None``): a request's thread is pooled
     (``core.handlers``), so each thread keeps its one connection instead of opening the file
-    and setting it up again per request."""
+    and setting it up again per request. ``stock`` (``STOCK_INTERNALS``): Django's own backend,
+    whose writers wait in SQLite's busy handler, and a connection per request, as Django
+    advises under ASGI (its handler starts a new thread for each request, so a persistent
+    connection would outlive the thread that could reuse it)."""
     return {
-        "ENGINE": "core.backends.sqlite3",
+        "ENGINE": "django.db.backends.sqlite3" if stock else "core.backends.sqlite3",
         "NAME": path,
-        "CONN_MAX_AGE": None,
+        "CONN_MAX_AGE": 0 if stock else None,
         "OPTIONS": {"timeout": SQLITE_BUSY_TIMEOUT_S, "transaction_mode": "IMMEDIATE",
                     "init_command": SQLITE_INIT},
     }
@@ -121,7 +126,8 @@ def postgres_connections(environ: Mapping[str, str], options: dict) -> dict:
     return {"CONN_MAX_AGE": 0, "CONN_HEALTH_CHECKS": True, "OPTIONS": options}
 
 
-def _database_from_url(url: str, environ: Mapping[str, str] = os.environ) -> dict:
+def _database_from_url(url: str, environ: Mapping[str, str] = os.environ, *,
+                       stock: bool = False) -> dict:
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql", "pgsql"):
         name = unquote(parts.path.lstrip("/"))
@@ -146,7 +152,7 @@ def _database_from_url(url: str, environ: Mapping[str, str] = os.environ) -> dic
         path = unquote(url[len("sqlite:///"):]) if url.startswith("sqlite:///") else ""
         if not path:
             raise ImproperlyConfigured(f"DATABASE_URL={url!r}: write sqlite:///path/to/file.db")
-        return sqlite_config(path)
+        return sqlite_config(path, stock=stock)
     raise ImproperlyConfigured(
         f"DATABASE_URL={url!r}: unsupported scheme {parts.scheme!r}; use postgresql:// or sqlite:///"
     )
@@ -212,11 +218,15 @@ REDIS_MAX_CONNECTIONS = 200
 REDIS_POOL_WAIT_S = 20
 
 
-def channel_layers_config(environ: Mapping[str, str]) -> dict:
-    """In-memory layer by default (one process); Redis from ``REDIS_URL`` (several workers)."""
+def channel_layers_config(environ: Mapping[str, str], *, stock: bool = False) -> dict:
+    """In-memory layer by default (one process); Redis from ``REDIS_URL`` (several workers).
+    ``stock`` (``STOCK_INTERNALS``): Channels' own in-memory layer. The Redis layer stays
+    ``config.layers``' own: its resync after an outage and its waiting pool are behaviour the
+    stock layer lacks, not only speed."""
     url = environ.get("REDIS_URL", "").strip()
     if not url:
-        return {"default": {"BACKEND": "config.layers.InMemoryChannelLayer"}}
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer" if stock
+                            else "config.layers.InMemoryChannelLayer"}}
     scheme = urlsplit(url).scheme
     if scheme not in ("redis", "rediss", "unix"):
         raise ImproperlyConfigured(

@@ -52,7 +52,11 @@ class InMemoryChannelLayer(layers.InMemoryChannelLayer):
     just emptied. Here expired messages are swept once a second (they expire after a minute;
     a page sees no difference), a channel's queue lives while somebody waits on it or it holds
     messages (the sweep drops the others), and a message whose values are all immutable is
-    copied shallowly, which is all a deep copy would do with it."""
+    copied shallowly, which is all a deep copy would do with it.
+
+    It overrides Channels' ``_clean_expired`` and reads ``asyncio.Queue``'s waiters, so it
+    sits behind ``STOCK_INTERNALS`` (``config.settings``): with it on, the settings name
+    Channels' own layer."""
 
     SWEEP_S = 1.0
     _swept = float("-inf")

@@ -45,7 +45,15 @@ if HALL and DEBUG:
     raise ImproperlyConfigured("HALL=true runs with DEBUG off (phones see the product's pages); "
                                "unset DEBUG or run `make run` to debug")
 PRODUCTION = not HALL and not DEBUG and bool(ENV.get("DEBUG", "").strip())
-DATABASES = {"default": database_config(ENV, BASE_DIR)}
+# The framework's internals (issue 31).
+# The measured fast paths override Django's, Channels' and asgiref's internals: the pooled ASGI
+# handler (core.handlers), the SQLite write lock (core.backends.sqlite3), pushes handed to the
+# server's loop (core.realtime), Channels' dispatch without its connection sweep (core.sockets),
+# the cheap in-memory layer (config.layers) and the constant-SQL session read (core.sessions).
+# STOCK_INTERNALS=true runs the stock parts instead, the way to check an upgrade of Django,
+# Channels or asgiref (or to rule the overrides out): same behaviour, slower (`make test-stock`).
+STOCK_INTERNALS = env_bool("STOCK_INTERNALS", False)
+DATABASES = {"default": database_config(ENV, BASE_DIR, stock=STOCK_INTERNALS)}
 SECRET_KEY = ENV.get("SECRET_KEY", "").strip()
 # Where hall mode keeps its generated key (core.backups copies it beside the snapshots).
 HALL_KEY_FILE = hall_secret_key_path(DATABASES["default"], BASE_DIR) if HALL else None
@@ -142,7 +150,7 @@ TEMPLATES = [
 # 2 cores (``make bench``): on the embedded default it doubles /healthz and the reads; beside
 # PostgreSQL with 2 workers it cost a fifth of the code and answer throughput of one game and
 # doubled the fan-out's p95, so there Django's own chain runs (see README "Requests in pooled
-# threads").
+# threads"). A finer switch of the pooled handler: no effect with STOCK_INTERNALS.
 REQUEST_CHAIN_IN_ONE_CALL = env_bool(
     "REQUEST_CHAIN_IN_ONE_CALL", DATABASES["default"]["ENGINE"].endswith("sqlite3"))
 # A game's phone writes (GoRoD codes, King of the Hill answers) that arrive while its previous
@@ -153,7 +161,7 @@ LIVE_BATCH = env_bool("LIVE_BATCH", True)
 # its own process can reach its pages (the in-memory layer); beside several workers on Redis,
 # run one `manage.py gorod_clock` instead (see README: Running on PostgreSQL + Redis).
 SCHEDULER_IN_PROCESS = env_bool("SCHEDULER_IN_PROCESS", not ENV.get("REDIS_URL", "").strip())
-CHANNEL_LAYERS = channel_layers_config(ENV)
+CHANNEL_LAYERS = channel_layers_config(ENV, stock=STOCK_INTERNALS)
 CACHES = cache_config(ENV)
 # The host's console learns which phones are connected at most this often: one refresh for
 # however many sockets opened or closed meanwhile (core.coalesce); 0 refreshes on every one.
@@ -290,8 +298,8 @@ SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 2 * 24 * 3600)
 # memory (the database only on a miss; writes go to both). With Redis it stays in the database:
 # a Redis round trip would cost what a PostgreSQL one does, and a Redis outage must not turn
 # every request into an error (tests/core/test_redis_layer.py); it is read with constant SQL.
-SESSION_ENGINE = ("core.sessions" if ENV.get("REDIS_URL", "").strip()
-                  else "django.contrib.sessions.backends.cached_db")
+SESSION_ENGINE = ("django.contrib.sessions.backends.db" if STOCK_INTERNALS else "core.sessions"
+                  ) if ENV.get("REDIS_URL", "").strip() else "django.contrib.sessions.backends.cached_db"
 
 LOGGING = {
     "version": 1,

@@ -22,6 +22,10 @@ doubled the rate of /healthz and the reads. Beside PostgreSQL with two workers i
 code and answer rate of one game by a fifth (``make bench``, two runs each way; not yet
 explained — one guess: with every request's whole chain runnable at once, the thread that holds
 the game's lock gets less of the interpreter), so there Django's chain runs, in pooled threads.
+
+It calls Django's internals (``BaseHandler.__init__`` instead of ``ASGIHandler``'s, and
+``load_middleware`` itself), so it sits behind ``STOCK_INTERNALS`` (``config.settings``): with
+it on, ``config.asgi`` serves Django's own ``ASGIHandler`` and none of this runs.
 """
 
 from __future__ import annotations

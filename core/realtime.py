@@ -5,6 +5,11 @@ name by hand. Messages carry a prefixed ``type`` (``site.*``) and a documented s
 
 - ``site.hello``    sent to one socket on connect: ``{"type", "server_time"}``
 - ``site.announce`` broadcast to everyone: ``{"type", "text", "sent_at"}``
+
+Finding the server's loop from a request's thread reads asgiref's ``SyncToAsync.threadlocal``
+(``_server_loop``), an internal: it sits behind ``STOCK_INTERNALS`` (``config.settings``).
+With it on, a write's pushes go the public way, ``async_to_sync`` on the layer, delivered
+before ``send_to_groups`` returns.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import weakref
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.utils import timezone
 
 log = logging.getLogger(__name__)
@@ -54,7 +60,8 @@ def send_to_groups(messages: list[tuple[str, dict]]) -> int:
     gone out (``RESPONSE_SENT``), so the writer hears first. One sender per loop sends batches
     in the order they were handed over, so a screen still gets version N before N + 1.
     Elsewhere (a management command, the clock, a test's plain call) the sends complete before
-    it returns.
+    it returns. So do they everywhere with ``STOCK_INTERNALS``; there a failing layer is
+    logged, not raised, as the server's sender does: the write is stored, screens resync.
     """
     layer = get_channel_layer()
     if layer is None:
@@ -67,6 +74,13 @@ def send_to_groups(messages: list[tuple[str, dict]]) -> int:
         # A sync write called inside a running loop (a browser-driving test harness) cannot
         # block on it; hand the sends to that loop instead.
         _sender(loop).put_nowait((layer, messages, None))
+        return len(messages)
+    if settings.STOCK_INTERNALS:
+        try:
+            async_to_sync(_send_all)(layer, messages)
+        except Exception:  # noqa: BLE001 - any layer failure (Redis down, full channel) is the same
+            _lost(messages)
+            return 0
         return len(messages)
     server = _server_loop()
     if server is not None:
@@ -85,6 +99,10 @@ async def _send_all(layer, messages) -> None:
     for group, message in messages:
         await layer.group_send(group, message)
         await asyncio.sleep(0)  # other requests' answers between two groups' deliveries
+
+
+def _lost(messages) -> None:
+    log.exception("live broadcast of %d messages failed; screens resync", len(messages))
 
 
 def _server_loop() -> asyncio.AbstractEventLoop | None:
@@ -125,7 +143,7 @@ async def _drain(queue: asyncio.Queue) -> None:
         try:
             await _send_all(layer, messages)
         except Exception:  # noqa: BLE001 - any layer failure (Redis down, full channel) is the same
-            log.exception("live broadcast of %d messages failed; screens resync", len(messages))
+            _lost(messages)
         finally:
             queue.task_done()
 

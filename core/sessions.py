@@ -4,6 +4,9 @@ Every team phone's request reads its session; with Redis the sessions stay in th
 (``config.settings``), and building the ORM's ``get`` for it took a GoRoD code on PostgreSQL
 about a twentieth of its server time. The read is the same query as Django's: the session of
 that key that has not expired, or none.
+
+It overrides the store's ``_get_session_from_db``, so it sits behind ``STOCK_INTERNALS``
+(``config.settings``): with it on, the settings name Django's own database sessions.
 """
 
 from __future__ import annotations

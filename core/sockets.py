@@ -6,6 +6,7 @@ import logging
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +55,14 @@ class ThreadFreeDispatch:
     then 1 000 turns of the thread that also serves the HTTP views and the sockets' connects,
     each waiting behind them (most of a worker's time in the fan-out, ``make bench``). The
     sweep has nothing to do here: ``database_sync_to_async`` closes stale connections before
-    and after each of these consumers' database steps, and a forward touches no database."""
+    and after each of these consumers' database steps, and a forward touches no database.
+
+    It replaces Channels' ``dispatch``, so it sits behind ``STOCK_INTERNALS``
+    (``config.settings``): with it on, Channels' own runs."""
 
     async def dispatch(self, message):
+        if settings.STOCK_INTERNALS:
+            return await super().dispatch(message)
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")

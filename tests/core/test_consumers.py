@@ -35,6 +35,7 @@ async def test_a_socket_gets_a_hello_and_then_a_group_broadcast():
     await communicator.disconnect()
 
 
+@pytest.mark.fast_internals  # Channels' own dispatch takes that thread (STOCK_INTERNALS)
 async def test_a_push_reaches_a_socket_while_the_workers_sync_thread_is_busy():
     """Forwarding a push needs no turn of the worker's one sync thread (the thread of the
     views and the connects): Channels' default dispatch queued every delivery there
@@ -57,6 +58,7 @@ async def test_a_push_reaches_a_socket_while_the_workers_sync_thread_is_busy():
     await communicator.disconnect()
 
 
+@pytest.mark.fast_internals  # Channels' in-memory layer drops every emptied queue
 async def test_repeated_health_probes_share_one_channel_of_the_layer():
     """A long-lived worker answers /healthz many times: no probe leaves a channel behind, and
     none subscribes a channel of its own."""

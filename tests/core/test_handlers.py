@@ -21,6 +21,9 @@ from config.asgi import application
 from core import realtime
 from core.handlers import PooledASGIHandler
 
+# The pooled handler's own effects: not what Django's handler does (STOCK_INTERNALS).
+pytestmark = pytest.mark.fast_internals
+
 seen: list[dict] = []
 events: list[str] = []
 barrier: dict[str, threading.Barrier] = {}

@@ -36,6 +36,7 @@ def _push(version: int) -> dict:
     return {"type": "koth.state", "version": version, "text": f'{{"version":{version}}}'}
 
 
+@pytest.mark.fast_internals
 async def test_a_write_in_a_server_thread_returns_before_its_pushes_are_delivered(layer):
     channel = await layer.new_channel()
     await layer.group_add("koth.1.public", channel)
@@ -50,6 +51,7 @@ async def test_a_write_in_a_server_thread_returns_before_its_pushes_are_delivere
     assert (await layer.receive(channel))["version"] == 1
 
 
+@pytest.mark.fast_internals
 async def test_batches_from_several_writes_reach_a_screen_in_the_order_they_were_handed_over(
         layer):
     channel = await layer.new_channel()

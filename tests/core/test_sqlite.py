@@ -63,6 +63,7 @@ def _write_in_thread(connections, events: list, name: str, *, fail: bool = False
     return thread
 
 
+@pytest.mark.fast_internals
 def test_a_second_writer_waits_for_the_first_to_commit_before_it_even_asks_sqlite(handler):
     """Without the lock B's ``BEGIN`` goes to SQLite at once and sleeps in its busy handler,
     waking up to 100 ms after A committed."""
@@ -76,6 +77,7 @@ def test_a_second_writer_waits_for_the_first_to_commit_before_it_even_asks_sqlit
                       "B commits"]
 
 
+@pytest.mark.fast_internals
 def test_a_writer_that_fails_gives_the_lock_back(handler):
     events: list[str] = []
     _write_in_thread(handler, events, "A", fail=True).join(5)

@@ -8,6 +8,10 @@ a GoRoD code at 32 connections waited ~40 % of its time in ``BEGIN``). Here a th
 file's lock before ``BEGIN`` and gives it back when the transaction ends, so the next writer
 starts the moment the last one commits. Other processes on the same file (the clock, a
 management command) still meet SQLite's own lock and busy timeout.
+
+It overrides the transaction internals of Django's backend, so it sits behind
+``STOCK_INTERNALS`` (``config.settings``): with it on, ``config.env.sqlite_config`` names
+Django's own ``django.db.backends.sqlite3``.
 """
 
 from __future__ import annotations
