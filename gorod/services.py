@@ -50,6 +50,7 @@ from gorod.codes import (
 )
 from gorod.live import LIVE
 from gorod.models import (
+    PHOTO_SECTOR,
     CodeAttempt,
     GorodGame,
     Level,
@@ -66,8 +67,6 @@ from teams.selectors import playing_entry
 CODE_MAX = 200
 # Every code stores its attempt: constant SQL (``sql.Inserter``).
 NEW_ATTEMPT = sql.Inserter(CodeAttempt)
-#: the sector an accepted photo "finds": the whole level
-PHOTO_SECTOR = "photo"
 
 
 # --- plumbing ---------------------------------------------------------------------------------
