@@ -17,7 +17,7 @@ state is missing) falls back to ``Whole``. The only writes are the game row's (a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -274,7 +274,7 @@ def _rows_of(code: changes.Code) -> dict[int, reads.TeamRows]:
 
 
 def _next_deadline(rows: list[dict], snap: Snapshot | None = None,
-                   due: set[int] = frozenset()) -> datetime | None:
+                   due: Collection[int] = ()) -> datetime | None:
     """``rules.next_deadline`` from the organizer's stored team rows, the earliest of the
     teams' own, and for the ``due`` teams from their new results in ``snap`` (a team has a
     deadline while it is on a level: what its row on the team list will show)."""
