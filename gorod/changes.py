@@ -1,5 +1,5 @@
-"""What a GoRoD action changed, as its build needs to know it: the action sets one of these as
-``Write.change`` and ``selectors.build_states`` dispatches on it with ``match``. No change
+"""What a GoRoD action changed, as settling it needs to know it: the action sets one of these as
+``Write.change`` and ``gorod.settle.settle`` dispatches on it with ``match``. No change
 (None): a refresh, or an action whose every audience is built from a computation of the game
 (the start, the leaderboard switch, a refused timeout or photo)."""
 
@@ -59,7 +59,7 @@ class Tick:
 
 @dataclass(frozen=True, slots=True)
 class CodesApplied:
-    """Several codes applied in one batch (``selectors.merged``), in the order they were."""
+    """Several codes applied in one batch (``settle.merged``), in the order they were."""
 
     codes: tuple[CodeChecked | LevelClosed, ...]
 

@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core import exports
-from gorod import rules, selectors, services
+from gorod import rules, selectors, services, states
 
 XLSX = exports.XLSX_TYPE
 TIME_FORMAT = exports.TIME_FORMAT
@@ -38,7 +38,7 @@ def statistics(gg) -> dict:
     ids = {name: pk for pk, name in selectors.team_names(gg).items()}
     photos = selectors.photo_closed(gg.pk, selectors.levels(gg))
     for row in table["rows"]:
-        selectors.mark_photos(row, table["levels"], ids.get(row["team"]), photos)
+        states.mark_photos(row, table["levels"], ids.get(row["team"]), photos)
     return table
 
 

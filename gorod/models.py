@@ -18,6 +18,9 @@ from django.utils.translation import gettext_lazy as _
 from gorod import codes, rules
 from teams.models import Application, Game
 
+#: the sector an accepted photo "finds": the whole level (its ``CodeAttempt`` closes it)
+PHOTO_SECTOR = "photo"
+
 
 def _default_offsets() -> list:
     return list(rules.DEFAULT_HINT_OFFSETS_MIN)

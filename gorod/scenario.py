@@ -53,8 +53,9 @@ from core.errors import DomainError
 from core.parsers import json_depth_exceeds
 from core.records import RecordError
 from core.text import find_unstorable_text
-from gorod import rules
+from gorod import rules, selectors
 from gorod.codes import CodeSpecError, level_codes_from_dict
+from gorod.models import Route
 
 FORMAT = "gorod-scenario"
 VERSION = 1
@@ -474,9 +475,6 @@ def _whole(value: float) -> float | int:
 
 def scenario_of(gg) -> Scenario:
     """The scenario of a GoRoD game as it is set up now (the export)."""
-    from gorod import selectors
-    from gorod.models import Route
-
     gg = selectors.gorod_game(gg.pk)  # as committed, not as some caller last saw it
     levels = tuple({"id": lv.label, "task": lv.task, "hint1": lv.hint1, "hint2": lv.hint2,
                     "duration_min": _whole(lv.duration_min), "danger": lv.danger,

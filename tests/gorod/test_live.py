@@ -112,8 +112,8 @@ QUICK_RULINGS = ({"type": "penalty", "minutes": 5}, {"type": "bonus", "minutes":
 def test_codes_and_ticks_minutes_apart_keep_every_view_equal_to_a_rebuild_on_the_cheap_paths(
         running, organizer, entries, monkeypatch, django_capture_on_commit_callbacks, steps):
     """Codes and clock ticks a few minutes apart go the paths that rebuild only some teams'
-    timelines and re-rank the stored statistics (``selectors._attempt_states``,
-    ``_advance_states``); whatever they mix with, what they store equals a rebuild of the whole
+    timelines and re-rank the stored statistics (``states._attempt_states``,
+    ``_moved_states``); whatever they mix with, what they store equals a rebuild of the whole
     game."""
     def act(kind, entry, choice, now):
         if kind == "tick":

@@ -13,7 +13,7 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 
-from gorod import changes, reads, realtime, selectors, services
+from gorod import changes, reads, realtime, services, settle
 from gorod.live import LIVE
 from gorod.models import CodeAttempt
 from kingofhill.changes import PresenceChanged
@@ -222,7 +222,7 @@ def test_a_batch_of_codes_is_one_typed_change_and_nothing_else_merges(
     # Only codes batch: a write of another kind among them is refused, and the live core
     # then applies each write alone.
     with pytest.raises(ValueError, match="only codes"):
-        selectors.merged([Write(game=live, now=timezone.now(), change=batch.codes[0]),
+        settle.merged([Write(game=live, now=timezone.now(), change=batch.codes[0]),
                           Write(game=live, now=timezone.now(), change=changes.Tick())])
 
 

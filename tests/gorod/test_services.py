@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from gorod import realtime, rules, selectors, services
+from gorod import realtime, rules, selectors, services, states
 from gorod.models import CodeAttempt, GorodGame, Ruling
 from live.delta import patch
 from teams.models import Game
@@ -330,7 +330,7 @@ def test_the_record_of_a_running_game_replays_to_the_live_statistics(
     played_night(running, organizer, alpha, beta)
     record = services.game_record(running, now=minutes(80))
     live = stats(running, 80)
-    replayed = selectors._plain(rules.statistics_table(rules.compute(rules.parse_record(record))))
+    replayed = states._plain(rules.statistics_table(rules.compute(rules.parse_record(record))))
     for row in replayed["rows"]:
         row["application"] = next(r["application"] for r in live["rows"] if r["team"] == row["team"])
     assert replayed == live

@@ -1,0 +1,166 @@
+"""The organizer's rulings (rules: penalty, bonus, fail, force majeure, timeout, average time,
+disqualification) and their corrections: each is checked by the engine on the whole record, and
+one made after the night's results are published needs the organizer's confirmation."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.utils.translation import gettext as _
+
+from core import audit
+from core.errors import DomainError
+from core.text import within
+from gorod import changes, rules, selectors
+from gorod.guards import KEEP, confirm_after_results, entry_of, require_organizer, require_started
+from gorod.live import LIVE
+from gorod.models import GorodGame, Level, Ruling
+from live.write import Write
+from teams.models import Application
+
+
+@LIVE.write
+def ruling_add(w: Write, *, actor, application: Application | int, type: str,
+               minutes: float | None = None, level: str | None = None,
+               at: datetime | None = None, reason: str = "", confirm: bool = False) -> Ruling:
+    """Record an organizer ruling (rules: penalty, bonus, sliv, force majeure, timeout,
+    average time, disqualify). Fail, force majeure and timeout take effect at ``at`` (default
+    now); a fail or force majeure without a level applies to the team's current level. The
+    whole record is replayed through the engine: a ruling it refuses is not stored. After the
+    night, once results are published, it needs ``confirm`` (``confirm_after_results``)."""
+    require_organizer(actor)
+    gg, now = w.game, w.now
+    require_started(gg)
+    entry = entry_of(gg, application)
+    if type not in Ruling.Type.values:
+        raise DomainError(_("Unknown ruling %(type)s.") % {"type": type})
+    if type in rules.MINUTE_RULINGS:
+        if minutes is None:
+            raise DomainError(_("Give the minutes."))
+    else:
+        minutes = None
+    level_row = None
+    if type in rules.LEVEL_RULINGS:
+        if not level:
+            if type == "average_time":
+                raise DomainError(_("Choose the level."))
+            current = selectors.team_snapshot(gg, entry.pk, now).by_name[
+                entry.team.name].current_level
+            if current is None:
+                raise DomainError(_("The team is not on a level now; choose the level."))
+            level = current
+        level_row = Level.objects.filter(gorod=gg, label=str(level)).first()
+        if level_row is None:
+            raise DomainError(_("There is no level %(level)s.") % {"level": level})
+    at = (at or now) if type in rules.TIMED_RULINGS else None
+    if at is not None and at > now:
+        raise DomainError(_("A ruling cannot take effect in the future."))
+    ruling = Ruling.objects.create(
+        gorod=gg, application=entry, type=type, minutes=minutes, level=level_row, at=at,
+        reason=(reason or "").strip(), by=actor, created_at=now)
+    audit.record(game=gg, actor=actor, action="gorod.ruling", at=now, before=None,
+                 after={"ruling": ruling.pk, "team": entry.team.name, "type": type,
+                        "minutes": minutes, "level": level_row.label if level_row else None,
+                        "at": at},
+                 reason=ruling.reason)
+    # The engine's refusal rolls the ruling back.
+    w.change = changes.RulingAdded(team=entry.pk,
+                                   snapshot=selectors.snapshot_or_refusal(gg, now))
+    confirm_after_results(w, confirm=confirm, what=_("A ruling for %(team)s was added.")
+                           % {"team": entry.team.name})
+    return ruling
+
+
+def _ruling_of(gg: GorodGame, ruling: Ruling | int) -> Ruling:
+    ruling_id = ruling if isinstance(ruling, int) else ruling.pk
+    found = Ruling.objects.filter(gorod=gg, pk=ruling_id).select_related("level").first()
+    if found is None:
+        raise DomainError(_("There is no such ruling in this game."))
+    if found.undone_at is not None:
+        raise DomainError(_("This ruling has been undone already."))
+    return found
+
+
+def _ruling_value(ruling: Ruling) -> dict:
+    """What a correction changes, as the history (and the audit log) keeps it."""
+    return {"type": ruling.type, "minutes": ruling.minutes,
+            "level": ruling.level.label if ruling.level_id else None,
+            "at": selectors.iso(ruling.at), "reason": ruling.reason}
+
+
+def _correction_reason(reason: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise DomainError(_("Say why the ruling is corrected."))
+    return within(reason, max_length=500, what=_("Reason"))
+
+
+def _note_correction(ruling: Ruling, *, action: str, before: dict, reason: str, actor,
+                     now: datetime) -> None:
+    after = None if action == "undo" else _ruling_value(ruling)
+    ruling.history = [*(ruling.history or []), {
+        "action": action, "before": before, "after": after,
+        "reason": reason, "by": actor.get_username(), "at": selectors.iso(now)}]
+    audit.record(game=ruling.gorod_id, actor=actor, action=f"gorod.ruling_{action}", at=now,
+                 before={"ruling": ruling.pk, **before},
+                 after=None if after is None else {"ruling": ruling.pk, **after}, reason=reason)
+
+
+@LIVE.write
+def ruling_undo(w: Write, *, actor, ruling: Ruling | int, reason: str,
+                confirm: bool = False) -> Ruling:
+    """Undo a ruling with a reason: it leaves the game's record (the engine replays the game
+    without it and refuses an undo that makes the game impossible, e.g. a failed level the team
+    has played past), its history keeps what it was, who undid it, when and why. After the
+    night, once results are published, it needs ``confirm`` (``confirm_after_results``)."""
+    require_organizer(actor)
+    gg, now = w.game, w.now
+    require_started(gg)
+    row = _ruling_of(gg, ruling)
+    reason = _correction_reason(reason)
+    before = _ruling_value(row)
+    row.undone_at = now
+    _note_correction(row, action="undo", before=before, reason=reason, actor=actor, now=now)
+    row.save(update_fields=["undone_at", "history"])
+    w.change = changes.Computed(selectors.snapshot_or_refusal(gg, now))
+    confirm_after_results(w, confirm=confirm, what=_("A ruling was undone: %(reason)s")
+                           % {"reason": reason})
+    return row
+
+
+@LIVE.write
+def ruling_edit(w: Write, *, actor, ruling: Ruling | int, reason: str, minutes=KEEP,
+                level=KEEP, at=KEEP, ruling_reason=KEEP, confirm: bool = False) -> Ruling:
+    """Correct a ruling's minutes, level, moment or stated reason (its type and team stay: undo
+    it and rule anew for another). Checked as a new ruling is: by the engine, on the whole
+    record; the history keeps the previous value, who, when and why. After the night, once
+    results are published, it needs ``confirm`` (``confirm_after_results``)."""
+    require_organizer(actor)
+    gg, now = w.game, w.now
+    require_started(gg)
+    row = _ruling_of(gg, ruling)
+    reason = _correction_reason(reason)
+    before = _ruling_value(row)
+    if minutes is not KEEP and row.type in rules.MINUTE_RULINGS:
+        if minutes is None:
+            raise DomainError(_("Give the minutes."))
+        row.minutes = minutes
+    if level is not KEEP and row.type in rules.LEVEL_RULINGS:
+        level_row = Level.objects.filter(gorod=gg, label=str(level or "")).first()
+        if level_row is None:
+            raise DomainError(_("There is no level %(level)s.") % {"level": level})
+        row.level = level_row
+    if at is not KEEP and row.type in rules.TIMED_RULINGS and at is not None:
+        if at > now:
+            raise DomainError(_("A ruling cannot take effect in the future."))
+        row.at = at
+    if ruling_reason is not KEEP:
+        row.reason = str(ruling_reason or "").strip()
+    if _ruling_value(row) == before:
+        raise DomainError(_("Nothing to change: the ruling already says this."))
+    _note_correction(row, action="edit", before=before, reason=reason, actor=actor, now=now)
+    row.save(update_fields=["minutes", "level", "at", "reason", "history"])
+    w.change = changes.Computed(selectors.snapshot_or_refusal(gg, now))
+    confirm_after_results(w, confirm=confirm, what=_("A ruling was corrected: %(reason)s")
+                           % {"reason": reason})
+    return row
