@@ -13,7 +13,7 @@ from django.utils import translation
 
 from core.models import AuditEntry
 from core.records import RecordError
-from kingofhill import rules, selectors, services
+from kingofhill import rules, selectors, services, states
 from kingofhill.models import Answer, KothGame, Question
 from tests.kingofhill.test_services import (
     announce,
@@ -49,7 +49,7 @@ def beta_revolts_on_q3(koth, host, alpha, beta, gamma, played: int) -> None:
 
 def history(koth) -> dict[int, dict]:
     snap = selectors.load_snapshot(koth)
-    return {h["number"]: h for h in selectors.host_state(snap)["host"]["history"]}
+    return {h["number"]: h for h in states.host_state(snap)["host"]["history"]}
 
 
 def test_a_change_that_ends_the_game_earlier_takes_the_later_questions_out_once_confirmed(

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from kingofhill import realtime, rules, selectors, services
+from kingofhill import realtime, rules, selectors, services, states
 from kingofhill.models import Answer, KothGame, PartnerChange, Question, VerdictChange
 from kingofhill.services import DomainError, NotAllowed
 from live.store import stream_versions
@@ -306,7 +306,7 @@ def test_a_correct_revolution_deposes_a_king_who_answers_incorrectly(running, ho
                                                                       gamma):
     crown_alpha(running, host, alpha, beta, gamma)
     snap = selectors.load_snapshot(running)
-    assert selectors.team_state(snap, beta.pk)["me"]["allowed"]["revolution"] is True
+    assert states.team_state(snap, beta.pk)["me"]["allowed"]["revolution"] is True
     play(running, host, {alpha: False, beta: True, gamma: True}, {beta: "revolution"})
     assert board(running)["king"] == "Beta"
     assert team(running, "Alpha")["step"] == 2
@@ -456,7 +456,7 @@ def test_a_kept_board_is_not_used_for_another_board_version(
     koth = KothGame.objects.get(pk=running.pk)
     kept = selectors.load_snapshot(koth, reuse=True)
     assert kept.reused and kept.board == selectors.load_snapshot(koth).board
-    assert selectors.public_board(koth.board) == selectors.public_state(kept)["board"]
+    assert states.public_board(koth.board) == states.public_state(kept)["board"]
     koth.board_generation += 1  # as if another process had recomputed since
     assert not selectors.load_snapshot(koth, reuse=True).reused
 
@@ -497,7 +497,7 @@ def test_a_whole_game_replays_to_exactly_the_live_board(scheduled, organizer, ho
     # The public state the screens show carries that same board.
     state = selectors.read_state(koth, kind="public")
     assert state["version"] == stream_versions(koth.pk)["public"]
-    assert state["state"]["board"] == selectors.public_board(koth.board)
+    assert state["state"]["board"] == states.public_board(koth.board)
     assert state["state"]["board"] == {k: v for k, v in koth.board.items() if k != "moves"}
 
 
@@ -525,7 +525,7 @@ def test_a_close_reads_a_fixed_number_of_queries_however_many_teams(
 
 
 def me(koth, entry) -> dict:
-    return selectors.team_state(selectors.load_snapshot(koth), entry.pk)["me"]
+    return states.team_state(selectors.load_snapshot(koth), entry.pk)["me"]
 
 
 def test_after_a_close_each_team_sees_its_own_verdict_and_move(running, host, alpha, beta):
@@ -613,10 +613,10 @@ def test_the_host_state_counts_the_unjudged_answers_that_keep_close_disabled(run
     announce(running, host, answer_key="Пушкин")
     answer(running, alpha, "Пушкин")
     answer(running, beta, "Гоголь")
-    state = selectors.host_state(selectors.load_snapshot(running))["host"]
+    state = states.host_state(selectors.load_snapshot(running))["host"]
     assert (state["unjudged"], state["can"]["close"], state["unanswered"]) == (1, False, ["Gamma"])
     judge_all(running, host, 1, {"гоголь": False})
-    state = selectors.host_state(selectors.load_snapshot(running))["host"]
+    state = states.host_state(selectors.load_snapshot(running))["host"]
     assert (state["unjudged"], state["can"]["close"]) == (0, True)
 
 
