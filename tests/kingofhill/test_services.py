@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.errors import NeedsConfirmation
 from kingofhill import realtime, rules, selectors, services, states
 from kingofhill.models import Answer, KothGame, PartnerChange, Question, VerdictChange
 from kingofhill.services import DomainError, NotAllowed
@@ -356,7 +357,7 @@ def test_a_verdict_change_that_would_end_the_game_before_a_played_move_waits_for
     play(running, host, {alpha: True, beta: False, gamma: False})
     before = snapshot_of(running)
     beta_q3 = Answer.objects.get(question__number=3, application=beta)
-    with pytest.raises(services.NeedsConfirmation, match="Question 4 no longer counts"):
+    with pytest.raises(NeedsConfirmation, match="Question 4 no longer counts"):
         services.verdict_set(actor=host, game=running, answer=beta_q3.pk, verdict=False)
     assert snapshot_of(running) == before
 
@@ -721,7 +722,7 @@ def test_a_past_verdict_that_re_opens_the_finished_game_is_refused_until_confirm
     assert (running.status, running.board["winner"]) == (KothGame.Status.FINISHED, "Alpha")
     before = snapshot_of(running)
     jump = answer_of(running, alpha, 2)
-    with pytest.raises(services.NeedsConfirmation) as refused:
+    with pytest.raises(NeedsConfirmation) as refused:
         services.verdict_set(actor=host, game=running, answer=jump.pk, verdict=False)
     change = refused.value.extra["change"]
     assert change["reopens"] and change["winner_before"] == "Alpha"
@@ -751,7 +752,7 @@ def test_after_publication_a_past_change_marks_the_results_out_of_date_until_pub
     finish(running, host, alpha, beta, gamma)
     rating_services.results_publish(actor=organizer, game=running.game)
     # A partner mark keeps the winner but changes the points the results show.
-    with pytest.raises(services.NeedsConfirmation) as refused:
+    with pytest.raises(NeedsConfirmation) as refused:
         services.partner_set(actor=host, game=running, question=1, partner=True)
     assert refused.value.extra["change"]["results_published"]
     assert "publish them again" in refused.value.message
