@@ -5,7 +5,8 @@ before its states are built (``live.write.LiveGame.settle``).
 (``kingofhill.selectors``) and, when the board was recomputed, makes the stored game follow it
 at the write's moment (``follow_board``: it finishes, opens its next question, stores the board
 under a new generation); it hands the snapshot to ``kingofhill.states.build_states``, which
-only renders. These are the only writes of a King of the Hill write besides its action.
+only renders. Besides the action's, these are the only writes a King of the Hill write makes to
+the game's own rows (the live core then stores the states).
 """
 
 from __future__ import annotations

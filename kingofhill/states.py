@@ -5,7 +5,8 @@ computed and made the stored game follow. ``build_states`` is the live core's bu
 
 Only rendering: nothing here writes (no save, create, update, delete, no ``on_commit``); the
 few reads a state needs besides the snapshot (the bank's next question, the connected phones)
-are the selectors'. The state shapes are documented in ``kingofhill.realtime``.
+are the selectors'. What is derived from the closed questions alone (the host's history, each
+team's moves) is memoised in ``Snapshot.memo``, in memory, and kept with the board. The state shapes are documented in ``kingofhill.realtime``.
 """
 
 from __future__ import annotations
@@ -378,8 +379,8 @@ def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
     have changed, rendered from what ``kingofhill.settle.settle`` computed.
 
     A write about some teams (``AnswerAdded``, ``AnswersAdded``) on a kept board (the
-    snapshot ``reused`` the closed questions) builds only those teams' views of the teams';
-    any other write builds every audience.
+    snapshot ``reused`` the closed questions) builds, of the teams' views, only theirs; any
+    other write builds every audience.
     """
     if isinstance(settled, StoredHost):
         return presence_states(w, settled.host)
