@@ -1,5 +1,5 @@
 """What a King of the Hill action changed, as its build needs to know it: the action sets one
-of these as ``Write.change`` and ``selectors.build_states`` dispatches on it with ``match``.
+of these as ``Write.change`` and ``kingofhill.settle`` and ``kingofhill.states`` dispatch on it with ``match``.
 No change (None): a refresh, or an action that moves nothing the board is computed from."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class AnswerAdded:
 
 @dataclass(frozen=True, slots=True)
 class AnswersAdded:
-    """Several answers applied in one batch (``selectors.merged``)."""
+    """Several answers applied in one batch (``kingofhill.live.merged``)."""
 
     teams: frozenset[int]
     current: Question  # the last answer's open question: it holds every answer before it

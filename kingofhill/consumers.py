@@ -4,7 +4,7 @@ and forwards ``koth.state`` (see ``live.consumers.GameStateConsumer``)."""
 from __future__ import annotations
 
 from core.consumers import in_thread
-from kingofhill import realtime, selectors, services
+from kingofhill import presence, realtime, selectors
 from kingofhill.live import LIVE
 from live.consumers import GameStateConsumer
 from live.messages import PUBLIC
@@ -28,7 +28,7 @@ class HostConsumer(_KothConsumer):
 
 class TeamConsumer(_KothConsumer):
     """A team phone; its open sockets are the team's presence on the host console, which
-    learns of them through one coalesced refresh (``services.PRESENCE``), not a write each."""
+    learns of them through one coalesced refresh (``presence.PRESENCE``), not a write each."""
 
     present = False
     refresh_due = False
@@ -37,18 +37,18 @@ class TeamConsumer(_KothConsumer):
         return self.authorise_team()
 
     def joined(self) -> None:
-        self.refresh_due = services.phone_opened(
+        self.refresh_due = presence.phone_opened(
             game=self.game_id, application=self.application_id, channel=self.channel_name)
         self.present = True
 
     async def after_welcome(self) -> None:
         if self.refresh_due:
-            services.PRESENCE.schedule(self.game_id)
+            presence.PRESENCE.schedule(self.game_id)
 
     async def disconnect(self, code):
         if self.present:
             self.present = False
-            if await in_thread(services.phone_closed)(game=self.game_id,
+            if await in_thread(presence.phone_closed)(game=self.game_id,
                                                       channel=self.channel_name):
-                services.PRESENCE.schedule(self.game_id)
+                presence.PRESENCE.schedule(self.game_id)
         await super().disconnect(code)

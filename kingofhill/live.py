@@ -1,23 +1,31 @@
 """King of the Hill's adapter to the live core (``live``): every write of
-``kingofhill.services`` goes through ``LIVE.write``; ``kingofhill.selectors.build_states``
-builds the audiences' states."""
+``kingofhill.services`` goes through ``LIVE.write``; ``kingofhill.settle.settle`` makes the
+locked game follow its rules, then ``kingofhill.states.build_states`` renders the audiences'
+states."""
 
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError, NotFound
-from kingofhill import realtime, selectors
+from kingofhill import changes, realtime, settle, states
 from kingofhill.models import KothGame
-from live.write import LiveGame
+from live.write import LiveGame, Write
 
 
 def _missing(game_id: int) -> DomainError:
     return NotFound(_("No King of the Hill game with id %(id)s.") % {"id": game_id})
 
 
-def _unsettled(w) -> None:
-    # Until settling moves out of ``build_states``, it settles there (issue 31).
-    return None
+def merged(writes: list[Write]) -> Write:
+    """Answers applied in one batch (``live.batch``) as the one write settled and built: the
+    last answer's open question (read after every answer before it, so it holds them all) and
+    every answering team. Only answers batch (``services.answer_submit``): anything else is
+    refused, and the live core then applies each write alone."""
+    last = writes[-1]
+    if not all(isinstance(x.change, changes.AnswerAdded) for x in writes):
+        raise ValueError("only answers are merged")
+    return Write(game=last.game, now=last.now, change=changes.AnswersAdded(
+        teams=frozenset(x.change.team for x in writes), current=last.change.current))
 
 
-LIVE = LiveGame(name=realtime.NAME, model=KothGame, settle=_unsettled, build=selectors.build_states, missing=_missing,
-                merge=selectors.merged)
+LIVE = LiveGame(name=realtime.NAME, model=KothGame, settle=settle.settle,
+                build=states.build_states, missing=_missing, merge=merged)

@@ -2,12 +2,14 @@
 
 Every write goes through the live core (``kingofhill.live.LIVE.write``, see ``live``): one
 transaction that locks the ``KothGame`` row first and takes ``now`` after the lock, the action
-below, then ``kingofhill.selectors.build_states`` builds every audience's state; the core
-stores the changed ones with their versions and pushes them after the commit. An action that
-changes the closed questions (a close, a verdict or partner mark on a played question, the
-start) sets ``changes.BoardChanged``: the board is then recomputed from the record with the pure
-``kingofhill.rules`` and the game settles (finishes, or opens its next question); the others
-(declarations, the announcement, answers, judging the open question) cannot change the board.
+below, then ``kingofhill.settle.settle`` settles the game and ``kingofhill.states.build_states``
+renders every audience's state; the core stores the changed ones with their versions and pushes
+them after the commit. An action that changes the closed questions (a close, a verdict or
+partner mark on a played question, the start) sets ``changes.BoardChanged``: the board is then
+recomputed from the record with the pure ``kingofhill.rules`` and the game settles (finishes,
+or opens its next question); the others (declarations, the announcement, answers, judging the
+open question) cannot change the board. A change of a played question is checked first
+(``kingofhill.past``).
 A refusal raises a ``DomainError`` before anything is committed.
 
 Authorization of the request is the caller's job (views, API, consumers); host actions also
@@ -20,28 +22,21 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.db import transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
-from core import audit, formats, rights, sql
-from core.coalesce import Coalesced
-from core.errors import DomainError, NeedsConfirmation, NotAllowed
-from core.formats import finish_label
-from core.records import RecordError
+from core import audit, rights, sql
+from core.errors import DomainError, NotAllowed
 from core.roles import is_host, is_organizer
-from kingofhill import bank, changes, rules, selectors
+from kingofhill import bank, changes, past, rules, selectors
 from kingofhill.live import LIVE
 from kingofhill.models import (
     Answer,
     Declaration,
     KothGame,
     PartnerChange,
-    PhoneSocket,
     PreparedQuestion,
     Question,
     VerdictChange,
@@ -424,119 +419,6 @@ def bank_question_delete(w: Write, *, actor, prepared: int) -> None:
     row.delete()
 
 
-def _nobody(name: str | None) -> str:
-    return name if name is not None else _("nobody yet")
-
-
-@dataclass(frozen=True)
-class _Moved:
-    """Which played questions a change of the past takes out of the game or brings back."""
-
-    voided: tuple[int, ...]  # played (or open and announced), no longer counted
-    revived: tuple[int, ...]  # voided before, counted again
-
-
-def _numbers(numbers: Sequence[int]) -> str:
-    return ", ".join(str(n) for n in numbers)
-
-
-def _moved_text(moved: _Moved, after: rules.Board) -> list[str]:
-    parts = []
-    if moved.voided:
-        parts.append(ngettext(
-            "Question %(list)s no longer counts: the game ends after question %(n)d "
-            "(%(reason)s); its answers and verdicts stay in the history and the audit log.",
-            "Questions %(list)s no longer count: the game ends after question %(n)d "
-            "(%(reason)s); their answers and verdicts stay in the history and the audit log.",
-            len(moved.voided)) % {"list": _numbers(moved.voided), "n": after.question,
-                                  "reason": finish_label(after.finish_reason or "")})
-    if moved.revived:
-        parts.append(ngettext("Question %(list)s counts again.", "Questions %(list)s count again.",
-                              len(moved.revived)) % {"list": _numbers(moved.revived)})
-    return parts
-
-
-def _effect_text(effect: rules.ChangeEffect, after: rules.Board, published: bool,
-                 moved: _Moved = _Moved((), ())) -> str:
-    """What a change of the past will change, in the host's words."""
-    parts = _moved_text(moved, after)
-    if effect.changes_winner:
-        parts.append(_("The winner changes: %(before)s → %(after)s.") % {
-            "before": _nobody(effect.winner_before), "after": _nobody(effect.winner_after)})
-    if effect.reopens:
-        parts.append(_("The finished game re-opens: play goes on with question %(n)d.")
-                     % {"n": after.question + 1})
-    elif effect.king_before != effect.king_after:
-        parts.append(_("The King changes: %(before)s → %(after)s.") % {
-            "before": _nobody(effect.king_before), "after": _nobody(effect.king_after)})
-    if effect.teams:
-        parts.append(_("Places: %(list)s.") % {"list": ", ".join(
-            f"{t.team} {t.place_before} → {t.place_after}" for t in effect.teams)})
-    if published:
-        parts.append(_("The published results become out of date: the organizer must "
-                       "publish them again."))
-    return " ".join(parts)
-
-
-def _effect_data(effect: rules.ChangeEffect, published: bool, moved: _Moved) -> dict:
-    return {
-        "winner_before": effect.winner_before, "winner_after": effect.winner_after,
-        "king_before": effect.king_before, "king_after": effect.king_after,
-        "reopens": effect.reopens, "results_published": published,
-        "voided": list(moved.voided), "revived": list(moved.revived),
-        "teams": [{"team": t.team, "place_before": t.place_before,
-                   "place_after": t.place_after, "step_before": t.step_before,
-                   "step_after": t.step_after, "points_before": t.points_before,
-                   "points_after": t.points_after} for t in effect.teams],
-    }
-
-
-def _change_past(w: Write, question: Question, *, verdicts: dict | None = None,
-                 partner: bool | None = None, confirm: bool) -> None:
-    """Before a verdict or partner mark of a played question changes: the engine projects the
-    new outcome from every played question, the voided ones too; one that changes the winner,
-    re-opens a finished game, ends it earlier (later questions no longer count: they stay
-    stored, out of the record) or later (voided questions count again), or alters published
-    results is refused until confirmed, and once applied marks the published results out of
-    date. A change the engine cannot replay is left to the recompute, which refuses it."""
-    koth = w.game
-    snap = selectors.load_snapshot(koth, reuse=True)
-    if snap.board is None or question.closed_at is None:
-        return
-    try:
-        record = rules.parse_record(selectors.played_record(snap))
-        named = {snap.names[app]: v for app, v in (verdicts or {}).items() if app in snap.names}
-        after = rules.compute(rules.record_with(record, question.number, verdicts=named,
-                                                partner=partner), until_end=True)
-    except RecordError:
-        return
-    moved = _moved(snap, after)
-    effect = rules.change_effect(snap.board, after)
-    published = effect.changes_results and formats.results_published(koth.pk)
-    text = _effect_text(effect, after, published, moved)
-    if (effect.needs_confirmation or published or moved.voided or moved.revived) \
-            and not confirm:
-        raise NeedsConfirmation(
-            _("This changes the outcome of the game. %(what)s Confirm to apply it.")
-            % {"what": text}, change=_effect_data(effect, published, moved))
-    if published:
-        formats.board_changed(
-            game_id=koth.pk, now=w.now,
-            reason=_("Question %(n)d changed. %(what)s") % {"n": question.number, "what": text})
-
-
-def _moved(snap: selectors.Snapshot, after: rules.Board) -> _Moved:
-    counted = snap.board.question
-    voided = list(range(after.question + 1, counted + 1))
-    current = snap.current
-    # The open question goes with an earlier end: kept (and listed) once it was announced or
-    # declared for, as ``selectors.settle`` keeps it.
-    if after.finished and current is not None and current.closed_at is None and (
-            current.announced_at is not None or current.declarations.all()):
-        voided.append(current.number)
-    return _Moved(tuple(voided), tuple(range(counted + 1, after.question + 1)))
-
-
 def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *,
                   confirm: bool = False) -> int:
     judged = [answer for answer in answers if answer.verdict is not verdict]
@@ -544,7 +426,7 @@ def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *
         w.unchanged = True
         return 0
     if question.closed_at is not None:
-        _change_past(w, question, verdicts={a.application_id: verdict for a in judged},
+        past.change_past(w, question, verdicts={a.application_id: verdict for a in judged},
                      confirm=confirm)
     # A group of answers is judged in three statements, whatever its size: the verdict
     # changes, their audit entries, the answers.
@@ -575,7 +457,7 @@ def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: b
                   confirm: bool = False) -> int:
     """Judge every answer of ``question`` whose normalised text is ``normalized`` at once;
     returns how many verdicts changed. Works on a closed question too (the board is then
-    recomputed; a change of the outcome needs ``confirm``, see ``_change_past``)."""
+    recomputed; a change of the outcome needs ``confirm``, see ``past.change_past``)."""
     _require_host(actor, w.game)
     verdict = _check_verdict(verdict)
     koth = w.game
@@ -592,7 +474,7 @@ def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: b
 @LIVE.write
 def verdict_set(w: Write, *, actor, answer: int, verdict: bool, confirm: bool = False) -> Answer:
     """Change one answer's verdict, of the open question or any earlier one (a change of the
-    outcome needs ``confirm``, see ``_change_past``)."""
+    outcome needs ``confirm``, see ``past.change_past``)."""
     _require_host(actor, w.game)
     verdict = _check_verdict(verdict)
     try:
@@ -607,7 +489,7 @@ def verdict_set(w: Write, *, actor, answer: int, verdict: bool, confirm: bool = 
 def partner_set(w: Write, *, actor, question: int, partner: bool,
                 confirm: bool = False) -> Question:
     """Mark or unmark a partner question, at any time (2.2.6); on a played question a change
-    of the outcome needs ``confirm`` (see ``_change_past``)."""
+    of the outcome needs ``confirm`` (see ``past.change_past``)."""
     _require_host(actor, w.game)
     if not isinstance(partner, bool):
         raise DomainError(_("The partner mark is true or false."))
@@ -619,7 +501,7 @@ def partner_set(w: Write, *, actor, question: int, partner: bool,
         w.unchanged = True
         return q
     if q.closed_at is not None:
-        _change_past(w, q, partner=partner, confirm=confirm)
+        past.change_past(w, q, partner=partner, confirm=confirm)
     PartnerChange.objects.create(question=q, old=q.partner, new=partner, changed_by=actor,
                                  changed_at=w.now)
     audit.record(game=koth, actor=actor, action="kingofhill.partner", at=w.now,
@@ -682,41 +564,6 @@ def host_assign(*, actor, game: KothGame | int, user, assigned: bool = True) -> 
                  before={"host": user.get_username(), "assigned": has},
                  after={"host": user.get_username(), "assigned": assigned})
     return True
-
-
-# --- presence ---------------------------------------------------------------------------------
-
-
-def phone_opened(*, game: int, application: int, channel: str) -> bool:
-    """A team phone's socket opened (the consumer calls this after authorising it): its row is
-    stored without the game's lock and the host's console is refreshed soon (``PRESENCE``).
-    True when the caller must schedule that refresh (``core.coalesce``)."""
-    try:
-        with transaction.atomic():
-            PhoneSocket.objects.get_or_create(
-                channel=channel, defaults={"koth_id": game, "application_id": application,
-                                           "opened_at": timezone.now()})
-    except IntegrityError:  # the game or the team was deleted meanwhile
-        return False
-    return PRESENCE.ask(game)
-
-
-def phone_closed(*, game: int, channel: str) -> bool:
-    """A team phone's socket closed: the team stays connected while another is open. True
-    when the caller must schedule the host's refresh — always after the socket is gone, never
-    in its own call (see ``consumers.TeamConsumer.disconnect``)."""
-    deleted, _kinds = PhoneSocket.objects.filter(koth_id=game, channel=channel).delete()
-    return bool(deleted) and PRESENCE.ask(game, now=False)
-
-
-@LIVE.write
-def presence_refresh(w: Write) -> None:
-    """The host's list of connected teams follows the stored phone sockets (one write for
-    however many opened or closed since the last)."""
-    w.change = changes.PresenceChanged()
-
-
-PRESENCE = Coalesced("koth-presence", lambda game_id: presence_refresh(game=game_id))
 
 
 def game_record(game: KothGame | int) -> dict:

@@ -136,7 +136,7 @@ def test_a_write_on_a_worker_that_keeps_no_board_stores_no_new_generation(
             write(now + timedelta(seconds=40 + i))
         running.refresh_from_db()
         assert running.board_generation == closed
-        assert selectors._kept(running) is not None
+        assert selectors.kept_closed(running) is not None
     # What the cold writes stored is what a rebuild from scratch stores: a refresh changes
     # no screen.
     before = stream_versions(running.pk)
@@ -149,8 +149,8 @@ def test_a_batch_of_answers_is_one_typed_change_and_nothing_else_merges():
     from datetime import UTC, datetime
 
     from kingofhill import changes
+    from kingofhill.live import merged
     from kingofhill.models import Question
-    from kingofhill.selectors import merged
     from live.write import Write
 
     first, last = Question(number=3), Question(number=3)

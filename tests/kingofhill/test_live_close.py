@@ -1,5 +1,5 @@
 """The host's close plays the closed question's one move on the board this process kept
-(``selectors.closed_snapshot``) instead of reading and replaying every played question, and
+(``settle.closed_snapshot``) instead of reading and replaying every played question, and
 leaves exactly what the full recomputation leaves."""
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
+from core.errors import NeedsConfirmation
 from core.models import AuditEntry
 from core.records import RecordError
-from kingofhill import rules, selectors, services
+from kingofhill import rules, selectors, services, states
 from kingofhill.models import Answer, KothGame, Question
 from tests.kingofhill.test_services import (
     announce,
@@ -49,7 +50,7 @@ def beta_revolts_on_q3(koth, host, alpha, beta, gamma, played: int) -> None:
 
 def history(koth) -> dict[int, dict]:
     snap = selectors.load_snapshot(koth)
-    return {h["number"]: h for h in selectors.host_state(snap)["host"]["history"]}
+    return {h["number"]: h for h in states.host_state(snap)["host"]["history"]}
 
 
 def test_a_change_that_ends_the_game_earlier_takes_the_later_questions_out_once_confirmed(
@@ -57,7 +58,7 @@ def test_a_change_that_ends_the_game_earlier_takes_the_later_questions_out_once_
     no_challenger_after_q3(running, host, alpha, beta, gamma)
     q4 = {a.pk: a.verdict for a in Answer.objects.filter(question__number=4)}
     beta_q3 = answer_of(running, beta, 3)
-    with pytest.raises(services.NeedsConfirmation) as asked:
+    with pytest.raises(NeedsConfirmation) as asked:
         services.verdict_set(actor=host, game=running, answer=beta_q3.pk, verdict=False)
     assert asked.value.extra["change"]["voided"] == [4]
     assert ("Question 4 no longer counts: the game ends after question 3 (no team could "
@@ -88,7 +89,7 @@ def test_undoing_that_change_makes_the_voided_questions_count_again_after_confir
     beta_q3 = answer_of(running, beta, 3)
     services.verdict_set(actor=host, game=running, answer=beta_q3.pk, verdict=False, confirm=True)
     before = snapshot_of(running)
-    with pytest.raises(services.NeedsConfirmation, match="Question 4 counts again.") as asked:
+    with pytest.raises(NeedsConfirmation, match="Question 4 counts again.") as asked:
         services.verdict_set(actor=host, game=running, answer=beta_q3.pk, verdict=True)
     assert asked.value.extra["change"]["revived"] == [4]
     assert snapshot_of(running) == before
@@ -105,7 +106,7 @@ def test_a_change_that_ends_the_game_later_re_opens_it_with_the_question_after_t
     played = board(running)["question"]
     # Without Alpha's jump on q2 nobody holds the summit long enough: the game goes on.
     jump = answer_of(running, alpha, 2)
-    with pytest.raises(services.NeedsConfirmation,
+    with pytest.raises(NeedsConfirmation,
                        match=f"play goes on with question {played + 1}"):
         services.verdict_set(actor=host, game=running, answer=jump.pk, verdict=False)
 
@@ -125,7 +126,7 @@ def test_an_earlier_end_keeps_the_announced_open_question_with_its_answers_out_o
     sent = answer(running, alpha, "Пушкин")
     revolution = answer_of(running, beta, 3)
     # Had Beta's revolution failed, Alpha's hold completes after question 5.
-    with pytest.raises(services.NeedsConfirmation) as asked:
+    with pytest.raises(NeedsConfirmation) as asked:
         services.verdict_set(actor=host, game=running, answer=revolution.pk, verdict=False)
     assert asked.value.extra["change"]["voided"] == [6]
     assert "Question 6 no longer counts: the game ends after question 5" in asked.value.message
@@ -145,7 +146,7 @@ def test_an_earlier_end_drops_an_open_question_nobody_declared_for_and_does_not_
         running, host, alpha, beta, gamma):
     beta_revolts_on_q3(running, host, alpha, beta, gamma, played=5)
     revolution = answer_of(running, beta, 3)
-    with pytest.raises(services.NeedsConfirmation) as asked:
+    with pytest.raises(NeedsConfirmation) as asked:
         services.verdict_set(actor=host, game=running, answer=revolution.pk, verdict=False)
     assert asked.value.extra["change"]["voided"] == []
     services.verdict_set(actor=host, game=running, answer=revolution.pk, verdict=False,
@@ -163,7 +164,7 @@ def latin_words(text: str, names=("Alpha", "Beta", "Gamma")) -> list[str]:
 def test_a_confirmation_of_an_earlier_end_reads_fully_in_russian(running, host, alpha, beta,
                                                                  gamma):
     no_challenger_after_q3(running, host, alpha, beta, gamma)
-    with translation.override("ru"), pytest.raises(services.NeedsConfirmation) as asked:
+    with translation.override("ru"), pytest.raises(NeedsConfirmation) as asked:
         services.verdict_set(actor=host, game=running, answer=answer_of(running, beta, 3).pk,
                              verdict=False)
     assert "Вопрос 4 больше не засчитывается" in asked.value.message

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from config.asgi import application
 from core import coalesce
-from kingofhill import realtime, selectors, services
+from kingofhill import presence, realtime, selectors
 from kingofhill.live import LIVE
 from kingofhill.models import PhoneSocket
 from live.messages import PUBLIC, team_audience
@@ -98,16 +98,16 @@ async def test_a_phone_that_stays_keeps_its_team_connected_when_another_phone_le
 
 def test_a_phone_opening_takes_no_lock_and_asks_for_one_refresh_per_window(
         running, alpha, window):
-    assert services.phone_opened(game=running.pk, application=alpha.pk, channel="c1") is True
+    assert presence.phone_opened(game=running.pk, application=alpha.pk, channel="c1") is True
     # Within the window the refresh is already asked for.
-    assert services.phone_opened(game=running.pk, application=alpha.pk, channel="c2") is False
-    assert services.phone_closed(game=running.pk, channel="c2") is False
+    assert presence.phone_opened(game=running.pk, application=alpha.pk, channel="c2") is False
+    assert presence.phone_closed(game=running.pk, channel="c2") is False
     # The same socket twice is one row.
-    assert services.phone_opened(game=running.pk, application=alpha.pk, channel="c1") is False
+    assert presence.phone_opened(game=running.pk, application=alpha.pk, channel="c1") is False
     assert PhoneSocket.objects.count() == 1
     # The refresh releases the claim before it reads: the next change asks again.
-    services.PRESENCE._release_and_run(running.pk)
-    assert services.phone_opened(game=running.pk, application=alpha.pk, channel="c3") is True
+    presence.PRESENCE._release_and_run(running.pk)
+    assert presence.phone_opened(game=running.pk, application=alpha.pk, channel="c3") is True
 
 
 def test_a_presence_refresh_changes_only_the_hosts_list_and_pushes_only_it(
@@ -117,7 +117,7 @@ def test_a_presence_refresh_changes_only_the_hosts_list_and_pushes_only_it(
     PhoneSocket.objects.create(koth=running, application=beta, channel="b1",
                                opened_at=running.started_at)
     with CaptureQueriesContext(connection) as queries:
-        services.presence_refresh(game=running.pk)
+        presence.presence_refresh(game=running.pk)
     after = stream_versions(running.pk)
     assert after[realtime.HOST] == before[realtime.HOST] + 1
     assert {a: v for a, v in after.items() if a != realtime.HOST} == {
@@ -126,7 +126,7 @@ def test_a_presence_refresh_changes_only_the_hosts_list_and_pushes_only_it(
     # Lock, the stored host part, the teams, the sockets, the stream's parts, replace, bump.
     assert len(queries) <= 10, [q["sql"] for q in queries]
     # Nothing changed since: no version.
-    services.presence_refresh(game=running.pk)
+    presence.presence_refresh(game=running.pk)
     assert stream_versions(running.pk) == after
     assert PUBLIC in after and team_audience(alpha.pk) in after
 
@@ -134,7 +134,7 @@ def test_a_presence_refresh_changes_only_the_hosts_list_and_pushes_only_it(
 def test_the_hosts_list_after_a_refresh_is_what_a_full_build_gives(running, host, alpha, beta):
     PhoneSocket.objects.create(koth=running, application=alpha, channel="a1",
                                opened_at=running.started_at)
-    services.presence_refresh(game=running.pk)
+    presence.presence_refresh(game=running.pk)
     patched = selectors.read_state(running, kind="host")["state"]
     LIVE.refresh(game=running.pk)
     assert selectors.read_state(running, kind="host")["state"] == patched
@@ -146,7 +146,7 @@ def test_a_refresh_without_a_cache_happens_at_once(running, alpha, window, monke
 
     monkeypatch.setattr(cache, "add", down)
     before = stream_versions(running.pk)[realtime.HOST]
-    assert services.phone_opened(game=running.pk, application=alpha.pk, channel="c1") is False
+    assert presence.phone_opened(game=running.pk, application=alpha.pk, channel="c1") is False
     state = selectors.read_state(running, kind="host")
     assert state["version"] == before + 1 and state["state"]["host"]["connected"] == ["Alpha"]
 
@@ -154,5 +154,5 @@ def test_a_refresh_without_a_cache_happens_at_once(running, alpha, window, monke
 def test_a_refresh_of_a_game_that_is_gone_is_quiet(running, window, caplog):
     game = running.pk
     running.game.delete()
-    services.PRESENCE.run(game)
+    presence.PRESENCE.run(game)
     assert "failed" not in caplog.text

@@ -26,7 +26,7 @@ ANSWER = 12
 # whatever the group's size (test_a_group_of_any_size_is_judged_in_the_same_queries).
 JUDGE = 17
 # A close reads the closed question alone and plays its move on the board this process kept
-# (``selectors.closed_snapshot``): no played question, no team row is read again.
+# (``settle.closed_snapshot``): no played question, no team row is read again.
 CLOSE = 18
 # The user, the stored state (public: only the state); the session too where it is read from
 # the database (with Redis: config.settings.SESSION_ENGINE).

@@ -10,7 +10,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from kingofhill import realtime, rules, selectors, services
+from core.errors import NeedsConfirmation
+from kingofhill import realtime, rules, selectors, services, states
 from kingofhill.models import Answer, KothGame, PartnerChange, Question, VerdictChange
 from kingofhill.services import DomainError, NotAllowed
 from live.store import stream_versions
@@ -306,7 +307,7 @@ def test_a_correct_revolution_deposes_a_king_who_answers_incorrectly(running, ho
                                                                       gamma):
     crown_alpha(running, host, alpha, beta, gamma)
     snap = selectors.load_snapshot(running)
-    assert selectors.team_state(snap, beta.pk)["me"]["allowed"]["revolution"] is True
+    assert states.team_state(snap, beta.pk)["me"]["allowed"]["revolution"] is True
     play(running, host, {alpha: False, beta: True, gamma: True}, {beta: "revolution"})
     assert board(running)["king"] == "Beta"
     assert team(running, "Alpha")["step"] == 2
@@ -356,7 +357,7 @@ def test_a_verdict_change_that_would_end_the_game_before_a_played_move_waits_for
     play(running, host, {alpha: True, beta: False, gamma: False})
     before = snapshot_of(running)
     beta_q3 = Answer.objects.get(question__number=3, application=beta)
-    with pytest.raises(services.NeedsConfirmation, match="Question 4 no longer counts"):
+    with pytest.raises(NeedsConfirmation, match="Question 4 no longer counts"):
         services.verdict_set(actor=host, game=running, answer=beta_q3.pk, verdict=False)
     assert snapshot_of(running) == before
 
@@ -456,7 +457,7 @@ def test_a_kept_board_is_not_used_for_another_board_version(
     koth = KothGame.objects.get(pk=running.pk)
     kept = selectors.load_snapshot(koth, reuse=True)
     assert kept.reused and kept.board == selectors.load_snapshot(koth).board
-    assert selectors.public_board(koth.board) == selectors.public_state(kept)["board"]
+    assert states.public_board(koth.board) == states.public_state(kept)["board"]
     koth.board_generation += 1  # as if another process had recomputed since
     assert not selectors.load_snapshot(koth, reuse=True).reused
 
@@ -497,7 +498,7 @@ def test_a_whole_game_replays_to_exactly_the_live_board(scheduled, organizer, ho
     # The public state the screens show carries that same board.
     state = selectors.read_state(koth, kind="public")
     assert state["version"] == stream_versions(koth.pk)["public"]
-    assert state["state"]["board"] == selectors.public_board(koth.board)
+    assert state["state"]["board"] == states.public_board(koth.board)
     assert state["state"]["board"] == {k: v for k, v in koth.board.items() if k != "moves"}
 
 
@@ -525,7 +526,7 @@ def test_a_close_reads_a_fixed_number_of_queries_however_many_teams(
 
 
 def me(koth, entry) -> dict:
-    return selectors.team_state(selectors.load_snapshot(koth), entry.pk)["me"]
+    return states.team_state(selectors.load_snapshot(koth), entry.pk)["me"]
 
 
 def test_after_a_close_each_team_sees_its_own_verdict_and_move(running, host, alpha, beta):
@@ -613,10 +614,10 @@ def test_the_host_state_counts_the_unjudged_answers_that_keep_close_disabled(run
     announce(running, host, answer_key="Пушкин")
     answer(running, alpha, "Пушкин")
     answer(running, beta, "Гоголь")
-    state = selectors.host_state(selectors.load_snapshot(running))["host"]
+    state = states.host_state(selectors.load_snapshot(running))["host"]
     assert (state["unjudged"], state["can"]["close"], state["unanswered"]) == (1, False, ["Gamma"])
     judge_all(running, host, 1, {"гоголь": False})
-    state = selectors.host_state(selectors.load_snapshot(running))["host"]
+    state = states.host_state(selectors.load_snapshot(running))["host"]
     assert (state["unjudged"], state["can"]["close"]) == (0, True)
 
 
@@ -721,7 +722,7 @@ def test_a_past_verdict_that_re_opens_the_finished_game_is_refused_until_confirm
     assert (running.status, running.board["winner"]) == (KothGame.Status.FINISHED, "Alpha")
     before = snapshot_of(running)
     jump = answer_of(running, alpha, 2)
-    with pytest.raises(services.NeedsConfirmation) as refused:
+    with pytest.raises(NeedsConfirmation) as refused:
         services.verdict_set(actor=host, game=running, answer=jump.pk, verdict=False)
     change = refused.value.extra["change"]
     assert change["reopens"] and change["winner_before"] == "Alpha"
@@ -751,7 +752,7 @@ def test_after_publication_a_past_change_marks_the_results_out_of_date_until_pub
     finish(running, host, alpha, beta, gamma)
     rating_services.results_publish(actor=organizer, game=running.game)
     # A partner mark keeps the winner but changes the points the results show.
-    with pytest.raises(services.NeedsConfirmation) as refused:
+    with pytest.raises(NeedsConfirmation) as refused:
         services.partner_set(actor=host, game=running, question=1, partner=True)
     assert refused.value.extra["change"]["results_published"]
     assert "publish them again" in refused.value.message

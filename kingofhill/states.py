@@ -1,0 +1,402 @@
+"""King of the Hill's states: what each screen shows, rendered from a snapshot of the game
+(``selectors.Snapshot``) that the live pipeline's settling step (``kingofhill.settle``) read,
+computed and made the stored game follow. ``build_states`` is the live core's build
+(``live.write.LiveGame.build``).
+
+Only rendering: nothing here writes (no save, create, update, delete, no ``on_commit``); the
+few reads a state needs besides the snapshot (the bank's next question, the connected phones)
+are the selectors'. What is derived from the closed questions alone (the host's history, each
+team's moves) is memoised in ``Snapshot.memo``, in memory, and kept with the board. The state shapes are documented in ``kingofhill.realtime``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.records import format_time
+from kingofhill import changes, realtime, rules
+from kingofhill.models import Answer, Declaration, KothGame, Question, team_colour
+from kingofhill.selectors import (
+    NOT_DECLARING,
+    NOT_STARTED,
+    Snapshot,
+    bank_summary,
+    connected_teams,
+    game_entries,
+    kept_closed,
+)
+from live.messages import PUBLIC, team_audience
+from live.rows import Rows
+from live.store import Parts
+from live.write import Write
+
+
+def _time(value: datetime | None) -> str | None:
+    return format_time(value)
+
+
+def _declaration_status(snap: Snapshot, question: Question, d: Declaration) -> str | None:
+    """Why ``d`` does not count (None when it does), from the engine."""
+    name = snap.names.get(d.application_id)
+    if name is None or snap.board is None:
+        return NOT_STARTED
+    if question.closed_at is not None:
+        move = snap.board.moves[question.number - 1]
+        return move.ignored.get(name)
+    if question.announced_at is not None and d.at >= question.announced_at:
+        return rules.LATE
+    allowed = rules.allowed_declarations(snap.board, name)
+    return allowed.jump_reason if d.kind == rules.JUMP else allowed.revolution_reason
+
+
+def _counting(snap: Snapshot, question: Question, kind: str) -> list[str]:
+    if question.closed_at is not None and snap.board is not None:
+        effective = snap.board.moves[question.number - 1].effective
+        return [n for n in snap.names.values() if effective.get(n) == kind]
+    found = {snap.names.get(d.application_id) for d in question.declarations.all()
+             if d.kind == kind and _declaration_status(snap, question, d) is None}
+    return [n for n in snap.names.values() if n in found]
+
+
+def public_board(board: dict) -> dict:
+    """The stored board as the screens get it: without ``moves`` (no page reads them; they grow
+    with every question and went to every phone on every push). The record has them."""
+    return {key: value for key, value in board.items() if key != "moves"}
+
+
+def public_state(snap: Snapshot) -> dict:
+    koth = snap.koth
+    question = snap.current
+    q = None
+    if question is not None:
+        q = {
+            "number": question.number,
+            "phase": question.phase,
+            "partner": question.partner,
+            "answered": sum(1 for a in question.answers.all() if a.application_id in snap.names),
+            "total": len(snap.entries),
+            "revolutions": _counting(snap, question, rules.REVOLUTION),
+            "jumps": _counting(snap, question, rules.JUMP),
+            # The host's countdown: screens count down to ``ends_at`` from ``server_time``.
+            "countdown": {"seconds": question.countdown_seconds,
+                          "ends_at": _time(question.countdown_ends_at)}
+            if question.countdown_ends_at is not None and question.closed_at is None else None,
+        }
+    return {
+        "game": {
+            "id": koth.pk,
+            "title": koth.game.title,
+            "status": koth.status,
+            "summit": koth.summit,
+            "main_questions": koth.main_questions,
+            "reserve_questions": koth.reserve_questions,
+            "holds_to_win": rules.KING_HOLD_MOVES,
+        },
+        "teams": [{"name": a.team.name, "colour": team_colour(i)}
+                  for i, a in enumerate(snap.entries)],
+        "board": public_board(snap.board_dict()),
+        "question": q,
+        "reveal": _reveal(snap),
+    }
+
+
+def _reveal(snap: Snapshot) -> dict | None:
+    """The last closed question's text and answer, once the host reveals them, until the next
+    question is announced (or for good after the end)."""
+    current = snap.current
+    if current is not None and current.closed_at is None and current.announced_at is not None:
+        return None
+    closed = [q for q in snap.questions if q.closed_at is not None]
+    last = closed[-1] if closed else None
+    if last is None or last.revealed_at is None:
+        return None
+    return {"number": last.number, "text": last.text, "answer_key": last.answer_key,
+            "variants": list(last.variants or [])}
+
+
+def _answer_row(snap: Snapshot, answer: Answer) -> dict:
+    return {"id": answer.pk, "team": snap.names.get(answer.application_id), "text": answer.text,
+            "normalized": answer.normalized, "at": _time(answer.at), "verdict": answer.verdict}
+
+
+def _keys(question: Question) -> set[str]:
+    return rules.answer_keys(question.answer_key, question.variants)
+
+
+def answer_groups(snap: Snapshot, question: Question) -> list[dict]:
+    """Answers grouped by normalised text, biggest group first (then the earliest arrival)."""
+    keys = _keys(question)
+    groups: dict[str, dict] = {}
+    for answer in sorted(question.answers.all(), key=lambda a: (a.at, a.pk)):
+        if answer.application_id not in snap.names:
+            continue
+        group = groups.setdefault(answer.normalized, {
+            "key": answer.normalized, "texts": [], "teams": [], "answers": [],
+            "matches_key": answer.normalized in keys, "verdicts": set(),
+        })
+        if answer.text not in group["texts"]:
+            group["texts"].append(answer.text)
+        group["teams"].append(snap.names[answer.application_id])
+        group["answers"].append(answer.pk)
+        group["verdicts"].add(answer.verdict)
+    ordered = sorted(groups.values(), key=lambda g: -len(g["answers"]))
+    for index, group in enumerate(ordered, start=1):
+        verdicts = group.pop("verdicts")
+        group["index"] = index
+        group["count"] = len(group["answers"])
+        group["verdict"] = verdicts.pop() if len(verdicts) == 1 else "mixed"
+    return ordered
+
+
+def _history(snap: Snapshot) -> list[dict]:
+    """Every closed question with its answers, newest first: the same for every write until
+    the board is recomputed, so built once per board."""
+    if "history" in snap.memo:
+        return snap.memo["history"]
+    closed = [q for q in snap.questions if q.closed_at is not None] + snap.voided
+    history = [history_entry(snap, q) for q in reversed(closed)]
+    snap.memo["history"] = history
+    return history
+
+
+def history_entry(snap: Snapshot, q: Question) -> dict:
+    counts = snap.board is not None and q.number <= len(snap.board.moves)
+    move = snap.board.moves[q.number - 1] if counts else None
+    return {
+        "number": q.number, "partner": q.partner, "text": q.text, "counts": counts,
+        "answer_key": q.answer_key,
+        "ignored": dict(move.ignored) if move else {},
+        "answers": [_answer_row(snap, a)
+                    for a in sorted(q.answers.all(), key=lambda a: (a.at, a.pk))],
+    }
+
+
+def host_state(snap: Snapshot, public: dict | None = None) -> dict:
+    state = dict(public or public_state(snap))
+    question = snap.current
+    current = None
+    declarations: list[dict] = []
+    groups: list[dict] = []
+    unanswered: list[str] = []
+    if question is not None:
+        current = {
+            "number": question.number, "phase": question.phase, "text": question.text,
+            "answer_key": question.answer_key, "variants": list(question.variants or []),
+            "partner": question.partner, "announced_at": _time(question.announced_at),
+            "closed_at": _time(question.closed_at), "note": question.note,
+        }
+        for d in sorted(question.declarations.all(), key=lambda d: (d.at, d.pk)):
+            reason = _declaration_status(snap, question, d)
+            declarations.append({"team": snap.names.get(d.application_id), "kind": d.kind,
+                                 "at": _time(d.at), "counts": reason is None,
+                                 "reason": reason})
+        groups = answer_groups(snap, question)
+        answered = {a.application_id for a in question.answers.all()}
+        unanswered = [snap.names[a.pk] for a in snap.entries if a.pk not in answered]
+    history = _history(snap)
+    phase = question.phase if question is not None else None
+    judged = all(g["verdict"] in (True, False) for g in groups)
+    status = snap.koth.status
+    state["host"] = {
+        "question": current,
+        "declarations": declarations,
+        "groups": groups,
+        "answered": sum(g["count"] for g in groups),
+        "total": len(snap.entries),
+        "unanswered": unanswered,
+        # Why "close" may be disabled: the answers still waiting for a verdict.
+        "unjudged": sum(1 for a in question.answers.all()
+                        if a.application_id in snap.names and a.verdict is None)
+        if question is not None else 0,
+        # Stored row by row (``Rows``): an answer rewrites the console's few changed fields,
+        # not every closed question's answers.
+        "history": Rows(history, by="number"),
+        "bank": bank_summary(snap.koth),
+        # Teams with at least one phone socket open, in registration order.
+        "connected": connected_teams(snap.koth, snap.entries, snap.names),
+        "challengers": list(rules.challengers(snap.board)) if snap.board is not None else [],
+        "can": {
+            "start": status == KothGame.Status.SETUP and len(snap.entries) >= 2,
+            "announce": status == KothGame.Status.RUNNING and phase == Question.Phase.DECLARING,
+            "close": status == KothGame.Status.RUNNING and phase == Question.Phase.ANSWERING
+            and judged,
+            "countdown": status == KothGame.Status.RUNNING and phase == Question.Phase.ANSWERING,
+            "reveal": any(q.closed_at is not None for q in snap.questions),
+        },
+        "revealed": state.get("reveal") is not None,
+    }
+    return state
+
+
+def _outcome(outcome: rules.Outcome) -> dict:
+    # ``note`` is the engine's stable code ("" for none); the page shows its label.
+    return {"step": outcome.step, "points": outcome.points, "note": outcome.code}
+
+
+def _team_moves(snap: Snapshot) -> dict[str, list[dict]]:
+    """Every closed question as each team played it, oldest first: its answer and verdict, the
+    kind that counted (and why a declaration was ignored), step, points and the summit before
+    and after. Only the closed questions go in, so it is built once per board."""
+    if "team_moves" in snap.memo:
+        return snap.memo["team_moves"]
+    moves: dict[str, list[dict]] = {name: [] for name in snap.names.values()}
+    if snap.board is not None:
+        closed = {q.number: q for q in snap.questions if q.closed_at is not None}
+        before = None
+        for move in snap.board.moves:
+            for name, played in move_played(snap, move, before, closed.get(move.question)):
+                moves.setdefault(name, []).append(played)
+            before = move.snapshot
+    snap.memo["team_moves"] = moves
+    return moves
+
+
+def move_played(snap: Snapshot, move: rules.MoveResult, before: rules.Snapshot | None,
+            question: Question | None) -> list[tuple[str, dict]]:
+    """How each team played one closed question (``_team_moves``), from the board before it."""
+    after = move.snapshot
+    texts: dict[str, str] = {}
+    declared: dict[str, str] = {}
+    if question is not None:
+        texts = {snap.names.get(a.application_id): a.text for a in question.answers.all()}
+        declared = {snap.names.get(d.application_id): d.kind
+                    for d in question.declarations.all()}
+    played = []
+    for i, name in enumerate(after.names):
+        was_king = before is not None and before.king == i
+        is_king = after.king == i
+        played.append((name, {
+            "number": move.question, "partner": move.partner,
+            "answer": texts.get(name), "correct": name in move.correct,
+            "declared": declared.get(name),
+            "kind": move.effective.get(name, rules.ORDINARY),
+            "ignored_reason": move.ignored.get(name),
+            "before": {"step": before.step[i] if before else 0,
+                       "points": before.points[i] if before else 0, "king": was_king},
+            "after": {"step": after.step[i], "points": after.points[i], "king": is_king},
+            "crowned": is_king and not was_king, "deposed": was_king and not is_king,
+        }))
+    return played
+
+
+def team_state(snap: Snapshot, application_id: int, public: dict | None = None) -> dict:
+    """The public state plus this team's own view; never another team's answer."""
+    state = dict(public or public_state(snap))
+    if state.get("question"):
+        # Other teams' answers are not this team's news: they push nothing to it, so its
+        # state does not count them either (one version, one state).
+        state["question"] = {k: v for k, v in state["question"].items() if k != "answered"}
+    name = snap.names.get(application_id)
+    me: dict = {"application": application_id, "team": name}
+    if name is None:
+        state["me"] = me
+        return state
+    index = [a.pk for a in snap.entries].index(application_id)
+    me["colour"] = team_colour(index)
+    question = snap.current
+    row = next((t for t in state["board"]["teams"] if t["team"] == name), None) or {}
+    me.update({"place": row.get("place"), "step": row.get("step", 0),
+               "points": row.get("points", 0),
+               "revolution_right": row.get("revolution_right", True),
+               "is_king": state["board"]["king"] == name})
+    allowed = {"jump": False, "jump_reason": NOT_STARTED,
+               "revolution": False, "revolution_reason": NOT_STARTED}
+    projection = {}
+    if snap.board is not None and snap.koth.status != KothGame.Status.SETUP:
+        engine = rules.allowed_declarations(snap.board, name)
+        allowed = {"jump": engine.jump, "jump_reason": engine.jump_reason,
+                   "revolution": engine.revolution, "revolution_reason": engine.revolution_reason}
+        if question is not None and question.phase != Question.Phase.DECLARING \
+                and not snap.board.finished:
+            allowed = {"jump": False, "jump_reason": NOT_DECLARING,
+                       "revolution": False, "revolution_reason": NOT_DECLARING}
+        if not snap.board.finished:
+            partner = bool(question and question.partner and question.closed_at is None)
+            for kind in (rules.ORDINARY, rules.JUMP, rules.REVOLUTION):
+                p = rules.projected_outcome(snap.board, name, kind, partner=partner)
+                projection[kind] = {"kind": p.kind, "ignored_reason": p.ignored_reason,
+                                    "correct": _outcome(p.correct),
+                                    "incorrect": _outcome(p.incorrect)}
+    me["allowed"] = allowed
+    me["projection"] = projection
+    played = _team_moves(snap).get(name, [])
+    # The close opens the next question at once, so the verdict lives here, not in ``answer``.
+    me["last_move"] = played[-1] if played else None
+    me["history"] = [
+        {"number": m["number"], "answer": m["answer"], "correct": m["correct"],
+         "kind": m["kind"], "ignored": m["ignored_reason"] is not None,
+         "partner": m["partner"], "step": m["after"]["step"], "points": m["after"]["points"],
+         "king": m["after"]["king"]}
+        for m in reversed(played)]
+    me["declaration"] = None
+    me["answer"] = None
+    if question is not None:
+        for d in question.declarations.all():
+            if d.application_id == application_id:
+                reason = _declaration_status(snap, question, d)
+                me["declaration"] = {"kind": d.kind, "at": _time(d.at),
+                                     "counts": reason is None, "reason": reason}
+        for a in question.answers.all():
+            if a.application_id == application_id:
+                me["answer"] = {
+                    "text": a.text, "at": _time(a.at), "client_id": str(a.client_id),
+                    # The verdict is news only once the move is played.
+                    "verdict": a.verdict if question.closed_at is not None else None,
+                }
+    state["me"] = me
+    return state
+
+
+@dataclass(frozen=True)
+class StoredHost:
+    """What settling a presence refresh hands the build: nothing to settle, only the host's
+    stored ``host`` part (read only), which the build patches with the connected teams."""
+
+    host: dict
+
+
+def presence_states(w: Write, stored: dict) -> dict[str, dict]:
+    """The build of a presence refresh: only the host's list of connected teams changes, so
+    its stored ``host`` part is patched (one or two queries, no snapshot)."""
+    koth = w.game
+    kept = kept_closed(koth)
+    if kept is not None:
+        entries, names = kept.entries, kept.names
+    else:
+        entries = game_entries(koth)
+        names = {a.pk: a.team.name for a in entries}
+    connected = connected_teams(koth, entries, names)
+    if stored.get("connected") == connected:
+        return {}
+    host = {**stored, "connected": connected}  # the stored value is read only (``shared``)
+    return {realtime.HOST: Parts({"host": host},
+                                 patches={"host": {"d": {"connected": {"=": connected}}}})}
+
+
+def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
+    """The live core's build for King of the Hill: the states of the audiences the write may
+    have changed, rendered from what ``kingofhill.settle.settle`` computed.
+
+    A write about some teams (``AnswerAdded``, ``AnswersAdded``) on a kept board (the
+    snapshot ``reused`` the closed questions) builds, of the teams' views, only theirs; any
+    other write builds every audience.
+    """
+    if isinstance(settled, StoredHost):
+        return presence_states(w, settled.host)
+    snap = settled
+    teams = None
+    match w.change:
+        case changes.AnswerAdded(team=team):
+            teams = {team}
+        case changes.AnswersAdded(teams=teams):
+            pass
+    public = public_state(snap)
+    states = {PUBLIC: public, realtime.HOST: host_state(snap, public)}
+    # A write about some teams on an unchanged board (an answer, a batch of answers) changes
+    # only those teams' own views: the others see the public state without the answer count.
+    touched = teams if snap.reused else None
+    for entry in snap.entries:
+        if touched is None or entry.pk in touched:
+            states[team_audience(entry.pk)] = team_state(snap, entry.pk, public)
+    return states
