@@ -42,7 +42,6 @@ from rating.models import (
 from teams.models import Application, Game, Notice, Team
 from teams.services import benefits_grant
 
-UNSET: Any = object()
 
 def _require_organizer(actor) -> None:
     if not is_organizer(actor):
