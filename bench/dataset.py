@@ -69,7 +69,7 @@ def _user_session(user) -> str:
 
 
 def _phone_sessions(applications, per_team: int) -> dict[int, list[str]]:
-    """``per_team`` joined phones per team, bound as ``teams.services._bind`` binds them."""
+    """``per_team`` joined phones per team, bound as ``teams.joins._bind`` binds them."""
     from django.contrib.sessions.backends.db import SessionStore
     from django.contrib.sessions.models import Session
     from django.utils import timezone

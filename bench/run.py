@@ -67,7 +67,7 @@ ROWS: list[dict] = []
 
 def row(setup: str, measure: str, value: float | None, unit: str, *, p50=None, p95=None,
         baseline: str = "", base: float | None = None, goal: str = "", met: bool | None = None,
-        higher_is_better: bool = True, extra: dict | None = None) -> dict:
+        extra: dict | None = None) -> dict:
     ratio = None
     if value is not None and base:
         ratio = value / base
@@ -238,7 +238,7 @@ def http_scenario(setup: str, urls: list[str], manifest: dict, *, endpoints: lis
         row(setup, f"server CPU per request: {label}", value, "ms",
             baseline="/healthz CPU ms" if key != "healthz" else "itself",
             base=base_cpu, goal=f"< {CTFD_FLAG_CPU_MS} (CTFd's wrong flag)" if write else "-",
-            met=value < CTFD_FLAG_CPU_MS if write else None, higher_is_better=False)
+            met=value < CTFD_FLAG_CPU_MS if write else None)
     return out
 
 
@@ -280,7 +280,7 @@ def night_scenario(setup: str, urls: list[str], manifest: dict, base_latency: fl
     largest = max(sizes.values())
     row(setup, "GoRoD night: largest pushed message (organizer / team)", largest / 1024, "KiB",
         baseline="16 KiB", base=16, goal="<= 16 KiB", met=largest <= 16 * 1024,
-        higher_is_better=False, extra={k: round(v / 1024, 1) for k, v in sizes.items()})
+        extra={k: round(v / 1024, 1) for k, v in sizes.items()})
     if storm:
         s = r["storm"]
         times = s["times"]
@@ -319,7 +319,7 @@ def fanout_scenario(setup: str, urls: list[str], manifest: dict, base_latency: f
         baseline="fan-out p50", base=ms(deliveries),
         goal="answers before half the sockets have the change",
         met=response is not None and deliveries is not None and response < deliveries
-        and r["write_errors"] == 0, higher_is_better=False)
+        and r["write_errors"] == 0)
     return r
 
 
@@ -380,7 +380,7 @@ def replay_scenario(work: Path) -> None:
                 p50=ms(value), p95=ms(client.pct(values, 95)),
                 baseline="json.loads + json.dumps round trip", base=ms(base),
                 goal="<= 8x" if gorod_process else "-",
-                met=(value / base <= 8) if gorod_process else None, higher_is_better=False,
+                met=(value / base <= 8) if gorod_process else None,
                 extra={"record_kib": round(len(text.encode()) / 1024, 1)})
 
 
@@ -389,7 +389,7 @@ def replay_scenario(work: Path) -> None:
 
 def serve(setup: str, server: str, env: dict, workers: int, work: Path, manifest: dict, *,
           endpoints: list[str], night: bool, fanout: bool, storm: bool,
-          extra_processes: list | None = None, nginx_check: bool = False) -> dict:
+          nginx_check: bool = False) -> dict:
     app = start_app(server, env, workers, work, setup.replace(" ", "-").replace("/", ""))
     sampler = RssSampler(app.pids())
     manifest = fresh(manifest)  # the client moves the teams on, in this set-up's database only
@@ -415,7 +415,7 @@ def serve(setup: str, server: str, env: dict, workers: int, work: Path, manifest
     row(setup, "peak RSS per worker", max(peaks), "MiB", baseline="", goal="-",
         extra={"per_worker": [round(p, 1) for p in peaks]})
     row(setup, "server errors logged (tracebacks, MaxConnectionsError)", errors, "",
-        goal="0", met=errors == 0, higher_is_better=False)
+        goal="0", met=errors == 0)
     return out
 
 
@@ -495,7 +495,7 @@ def run(work: Path) -> None:
         fd, fu = (client.pct(x["fanout"]["all"], 95) for x in (d, u))
         row("uvicorn vs daphne", "fan-out p95, uvicorn / daphne (lower is faster)", ms(fu),
             "ms", baseline="daphne", base=ms(fd), goal="< 1x: uvicorn faster",
-            met=fu is not None and fd is not None and fu < fd, higher_is_better=False)
+            met=fu is not None and fd is not None and fu < fd)
     if "postgres" in only:
         pg, redis = Postgres(work), Redis(work)
         clock = None

@@ -83,11 +83,6 @@ class Postgres:
             args += ["-T", template]
         subprocess.run([*args, name], check=True, capture_output=True)
 
-    def dropdb(self, name: str) -> None:
-        subprocess.run([str(pg_bin() / "dropdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U",
-                        "postgres", "--if-exists", "--force", name], check=True,
-                       capture_output=True)
-
     def stop(self) -> None:
         if (self.data / "postmaster.pid").exists():
             try:

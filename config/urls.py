@@ -4,6 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from core.accounts.forms import LoginForm
+from core.accounts.views import PasswordResetView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -11,6 +12,8 @@ urlpatterns = [
     path("accounts/", include("core.accounts.urls")),
     # Django's log-in view with the form that tells an unconfirmed account so.
     path("accounts/login/", LoginView.as_view(authentication_form=LoginForm), name="login"),
+    # Django's reset, its mailed link built on PUBLIC_URL when set.
+    path("accounts/password_reset/", PasswordResetView.as_view(), name="password_reset"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

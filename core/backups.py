@@ -20,7 +20,6 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
-import time
 from datetime import datetime
 from pathlib import Path
 
@@ -174,16 +173,18 @@ def _pg_dump(database: dict, target: Path) -> None:
 
 # --- the scheduler's job ---------------------------------------------------------------------
 
-_last_run: float | None = None
+_last_run: datetime | None = None
 
 
 def scheduled(now: datetime) -> None:
-    """A snapshot every ``BACKUP_INTERVAL_S`` seconds (the first with the first round)."""
+    """A snapshot every ``BACKUP_INTERVAL_S`` seconds of ``now`` (the first with the first
+    round; a clock set back also takes one rather than wait for the lost time)."""
     global _last_run
     interval = settings.BACKUP_INTERVAL_S
-    if not interval or (_last_run is not None and time.monotonic() - _last_run < interval):
+    if not interval or (_last_run is not None
+                        and 0 <= (now - _last_run).total_seconds() < interval):
         return
-    _last_run = time.monotonic()
+    _last_run = now
     path = snapshot(now=now)
     log.info("snapshot written: %s", path)
 

@@ -1,6 +1,6 @@
 """The rules engines' messages in the user's language.
 
-The engines (``gorod/rules/``, ``gorod/codes.py``, ``rating/rules.py``) are pure Python with no
+The engines (``gorod/rules/``, ``gorod/codes.py``, ``rating/rules/``) are pure Python with no
 Django, so they raise their errors in English, with the values in the text. Here, at the
 boundary where a service turns an engine error into the user's refusal, the text is matched
 against the engine's message shapes and translated with its values kept. Each shape is the

@@ -42,7 +42,6 @@ from rating.models import (
 from teams.models import Application, Game, Notice, Team
 from teams.services import benefits_grant
 
-UNSET: Any = object()
 
 def _require_organizer(actor) -> None:
     if not is_organizer(actor):
@@ -372,7 +371,7 @@ def results_mark_outdated(*, game: Game | int, reason: str, now=None) -> GameRes
     if result is None:
         return None
     result.outdated_at = now or timezone.now()
-    result.outdated_reason = reason[:2000]
+    result.outdated_reason = reason
     result.save(update_fields=["outdated_at", "outdated_reason"])
     return result
 

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from core.accounts import services
 from core.models import RoleChange
+from core.net import public_url
 
 
 class LoginForm(AuthenticationForm):
@@ -25,7 +26,7 @@ class LoginForm(AuthenticationForm):
             user = services.unconfirmed_login(
                 username=self.cleaned_data.get("username") or "",
                 password=self.cleaned_data.get("password") or "",
-                site_url=self.request.build_absolute_uri("/"))
+                site_url=public_url(self.request, "/"))
             if user is None:
                 raise
             raise ValidationError(

@@ -1,17 +1,20 @@
 """Account pages: sign-up and its e-mail link, the profile, the organizers' roles page.
 
-Login, logout and password reset are Django's views (``django.contrib.auth.urls``)."""
+Login, logout and password reset are Django's views (``django.contrib.auth.urls``); the reset
+only builds its mailed link on the site's public address (``PasswordResetView``)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from core.accounts import forms, selectors, services
+from core.net import public_url
 from core.roles import require_organizer
 
 
@@ -30,13 +33,24 @@ def signup(request):
             services.account_signup(
                 username=form.cleaned_data["username"], email=form.cleaned_data["email"],
                 password=form.cleaned_data["password1"],
-                site_url=request.build_absolute_uri("/"))
+                site_url=public_url(request, "/"))
         except services.AccountError as exc:
             messages.error(request, exc.message)
         else:
             return render(request, "registration/signup_done.html",
                           {"email": form.cleaned_data["email"]})
     return render(request, "registration/signup.html", {"form": form})
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's password reset, its mailed link on the site's public address: behind a proxy or
+    on a hall laptop the Host the request came with may be a name only the server knows."""
+
+    def form_valid(self, form):
+        scheme, _sep, domain = public_url(self.request, "/").removesuffix("/").partition("://")
+        self.extra_email_context = {**(self.extra_email_context or {}),
+                                    "protocol": scheme, "domain": domain}
+        return super().form_valid(form)
 
 
 def verify(request, uidb64: str, token: str):

@@ -157,6 +157,54 @@ def test_a_reset_for_an_unknown_address_sends_nothing_and_tells_nothing(client):
     assert response.status_code == 302 and mail.outbox == []
 
 
+# --- the links in the mail -------------------------------------------------------------------
+# Behind a proxy or on a hall laptop the Host a request came with ("testserver" here) may be a
+# name only the server knows: the mailed links are on PUBLIC_URL when it is set.
+
+PUBLIC = "https://club.example.org"
+
+
+def mailed_link(message) -> str:
+    return re.search(r"https?://\S+", message.body).group(0)
+
+
+@pytest.mark.parametrize(("public_url", "base"), [
+    pytest.param(PUBLIC, PUBLIC, id="on PUBLIC_URL when it is set"),
+    pytest.param("", "http://testserver", id="on the address asked when it is not"),
+])
+def test_the_verification_link_is_on_the_sites_public_address(client, captured, settings,
+                                                             public_url, base):
+    settings.PUBLIC_URL = public_url
+    signup(client, captured)
+    link = mailed_link(mail.outbox[0])
+    assert link.startswith(base + "/accounts/verify/")
+    response = client.get(link.removeprefix(base), follow=True)
+    assert response.context["user"].username == "lisa"
+
+
+@pytest.mark.parametrize(("public_url", "base"), [
+    pytest.param(PUBLIC, PUBLIC, id="on PUBLIC_URL when it is set"),
+    pytest.param("", "http://testserver", id="on the address asked when it is not"),
+])
+def test_the_password_reset_link_is_on_the_sites_public_address(client, settings, public_url,
+                                                               base):
+    settings.PUBLIC_URL = public_url
+    User.objects.create_user("lisa", "lisa@example.org", "old-Password-2026")
+    client.post("/accounts/password_reset/", {"email": "lisa@example.org"})
+    link = mailed_link(mail.outbox[0])
+    assert link.startswith(base + "/accounts/reset/")
+    form_page = client.get(link.removeprefix(base), follow=True)
+    assert 'id="reset-form"' in form_page.content.decode()
+
+
+def test_the_new_link_an_unconfirmed_login_mails_is_on_public_url(client, captured, settings):
+    settings.PUBLIC_URL = PUBLIC
+    signup(client, captured)
+    mail.outbox.clear()
+    client.post("/accounts/login/", {"username": "lisa", "password": GOOD_PASSWORD})
+    assert mailed_link(mail.outbox[0]).startswith(PUBLIC + "/accounts/verify/")
+
+
 # --- the profile ---------------------------------------------------------------------------------
 
 

@@ -180,27 +180,43 @@ def test_only_an_organizer_backs_up_and_only_by_post(snapshots_here):
 
 
 @pytest.mark.django_db
-def test_the_scheduler_takes_a_snapshot_every_interval(snapshots_here, settings, monkeypatch):
+def test_the_scheduler_takes_a_snapshot_every_interval(snapshots_here, settings):
+    from datetime import timedelta
+
     from django.utils import timezone
 
     from core import scheduler
 
     settings.BACKUP_INTERVAL_S = 60
-    monkeypatch.setattr(backups, "_last_run", None)
-    scheduler.run_jobs(timezone.now())
-    scheduler.run_jobs(timezone.now())  # within the minute: no second one
+    # A day ahead of any round an earlier test ran: this one starts a new interval.
+    start = timezone.now() + timedelta(days=1)
+    scheduler.run_jobs(start)
+    scheduler.run_jobs(start + timedelta(seconds=59))  # within the minute: no second one
     assert len(backups.snapshots(snapshots_here)) == 1
-    monkeypatch.setattr(backups, "_last_run", backups._last_run - 61)
-    scheduler.run_jobs(timezone.now())
+    scheduler.run_jobs(start + timedelta(seconds=61))
     assert len(backups.snapshots(snapshots_here)) == 2
 
 
 @pytest.mark.django_db
-def test_without_an_interval_the_scheduler_takes_none(snapshots_here, settings, monkeypatch):
+def test_a_clock_set_back_takes_a_snapshot_rather_than_wait(snapshots_here, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from core import scheduler
+
+    settings.BACKUP_INTERVAL_S = 60
+    start = timezone.now() + timedelta(days=2)
+    scheduler.run_jobs(start)
+    scheduler.run_jobs(start - timedelta(hours=1))
+    assert len(backups.snapshots(snapshots_here)) == 2
+
+
+@pytest.mark.django_db
+def test_without_an_interval_the_scheduler_takes_none(snapshots_here, settings):
     from core import scheduler
 
     settings.BACKUP_INTERVAL_S = 0
-    monkeypatch.setattr(backups, "_last_run", None)
     scheduler.run_jobs()
     assert backups.snapshots(snapshots_here) == []
 

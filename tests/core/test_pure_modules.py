@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ["gorod.rules", "kingofhill.rules"]  # pure packages: the package and each of its modules
+PACKAGES = ["gorod.rules", "kingofhill.rules", "rating.rules"]  # pure packages: the package and each of its modules
 PURE = ["core.records", "live.delta", "core.deadlines", "gorod.codes",
-        "rating.rules", "teams.rules",
+        "teams.rules",
         *PACKAGES, *sorted(f"{package}.{path.stem}" for package in PACKAGES
                            for path in (ROOT / package.replace(".", "/")).glob("*.py")
                            if path.stem != "__init__")]
@@ -23,6 +23,7 @@ def source_of(module: str) -> Path:
 def test_every_module_of_a_pure_package_is_guarded():
     assert "gorod.rules.engine" in PURE and "gorod.rules.output" in PURE
     assert "kingofhill.rules.board" in PURE and "kingofhill.rules.past" in PURE
+    assert "rating.rules.standings" in PURE and "rating.rules.bonuses" in PURE
 
 
 @pytest.mark.parametrize("module", PURE)

@@ -1,5 +1,5 @@
 """The GoRoD set-up page: the codes-text parser, creating a GoRoD, adding and deleting levels,
-routes, and who may use it when."""
+routes, and who may use it when (its task images: ``test_setup_images``)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from core.records import RecordError
-from gorod import rules, services
+from gorod import services
 from gorod.codes import level_codes_from_dict
 from gorod.forms import CodesTextError, parse_codes_text
 from gorod.models import GorodGame, Level, Route
 from teams.models import Game
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import make_teams
+from tests.gorod.setup_pages import login, messages_of
 
 # --- the codes text ---------------------------------------------------------------------------
 
@@ -98,16 +98,6 @@ SETTINGS = {"hint1_min": "25", "hint2_min": "50", "sliv_penalty_min": "15",
 # --- the pages --------------------------------------------------------------------------------
 
 pytestmark = pytest.mark.django_db
-
-
-def login(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def messages_of(response) -> list[str]:
-    return [str(m) for m in response.context["messages"]]
 
 
 def test_the_setup_pages_are_for_organizers_only(scheduled, gorod, outsider):
@@ -548,139 +538,3 @@ def test_the_setup_page_warns_about_what_will_go_wrong(gorod, organizer, alpha):
     ):
         assert text in html, text
     assert 'id="no-warnings"' not in html
-
-
-# --- the pure checks: rules.check_settings and rules.setup_warnings -------------------------------
-
-@pytest.mark.parametrize("values, message", [
-    ({"hint_offsets_min": [50, 25]}, "hint_offsets_min: the hint times must increase"),
-    ({"hint_offsets_min": [-1]}, "hint_offsets_min[0]: -1 is outside [0, 10080]"),
-    ({"hint_offsets_min": "25"}, "hint_offsets_min: expected"),
-    ({"sliv_penalty_min": -15}, "sliv_penalty_min: -15 is outside [0, 1440]"),
-    ({"max_duration_h": 0}, "max_duration_h: 0 is outside (0, 1000]"),
-    ({"max_duration_h": 10**9}, "max_duration_h: 1000000000 is outside (0, 1000]"),
-    ({"max_duration_h": "24"}, "max_duration_h: expected a number, got a string"),
-    ({"max_wrong": 2.5}, "max_wrong: expected a whole number"),
-    ({"wrong_window_s": True}, "wrong_window_s: expected a number, got a boolean"),
-])
-def test_check_settings_refuses_what_the_engine_cannot_play(values, message):
-    with pytest.raises(RecordError) as caught:
-        rules.check_settings(**values)
-    assert message in str(caught.value)
-
-
-def test_check_settings_is_what_parse_record_applies():
-    record = {"format": "gorod", "start": "2026-12-05T22:00:00+03:00", "levels": [{"id": "1"}],
-              "teams": ["A"], "hint_offsets_min": [50, 25]}
-    with pytest.raises(RecordError, match="must increase"):
-        rules.parse_record(record)
-    assert rules.check_settings(max_wrong=3, wrong_window_s=30)["max_wrong"] == 3
-
-
-@pytest.mark.parametrize("levels, routes, kinds", [
-    ([{"id": "1", "codes": {"code": "A"}}], None, []),
-    ([{"id": "1", "duration_min": 50, "codes": {"code": "A"}}], None, [("hint_after_limit", "1")]),
-    ([{"id": "1", "duration_min": 20, "codes": {"code": "A"}}], None,
-     [("hint_after_limit", "1"), ("hint_after_limit", "1")]),
-    ([{"id": "1", "codes": {}}], None, [("no_code", "1")]),
-    ([{"id": "1", "codes": {"code": None}}], None, [("no_code", "1")]),
-    ([{"id": "1", "codes": {"sectors": [{"name": "d", "kind": "personal_digit", "codes": ["A"],
-                                         "personal": {"T1": "1"}}]}}], None,
-     [("no_personal_code", "1")]),
-    ([{"id": "1", "codes": {"code": "ОРЕХ"}}, {"id": "2", "codes": {"code": "opex"}}], None,
-     [("duplicate_code", None)]),
-    ([{"id": "1", "codes": {"sectors": [{"name": "a", "codes": ["X"]},
-                                        {"name": "b", "codes": ["x"]}]}}], None,
-     [("duplicate_code", None)]),
-    ([{"id": "1", "codes": {"sectors": [{"name": "a", "codes": ["X", "x"]}]}}], None, []),
-    ([{"id": "1", "codes": {"code": "A"}}, {"id": "2", "codes": {"code": "B"}}],
-     {"T1": ["2", "1"], "T2": ["1", "2"]}, []),
-    ([{"id": "1", "codes": {"code": "A"}}, {"id": "2", "codes": {"code": "B"}}],
-     {"T1": ["2", "9"]}, [("route", None), ("no_route", None)]),
-])
-def test_setup_warnings(levels, routes, kinds):
-    found = rules.setup_warnings(levels=levels, teams=["T1", "T2"], routes=routes)
-    assert [(w.kind, w.level) for w in found] == kinds
-
-
-# --- task images --------------------------------------------------------------------------------
-
-from tests.images import PNG, phone_jpeg, webp  # noqa: E402
-
-JPEG = phone_jpeg()
-
-
-def upload_image(client, gg, name: str, content: bytes):
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    return client.post(f"/gorod/{gg.pk}/setup/", {
-        "action": "image", "image": SimpleUploadedFile(name, content)}, follow=True)
-
-
-def test_task_images_are_uploaded_chosen_for_a_level_and_shown(gorod, organizer, outsider):
-    from gorod.models import TaskImage
-
-    client = login(organizer)
-    response = upload_image(client, gorod, "мост.png", PNG)
-    assert "The image мост.png is uploaded." in messages_of(response)
-    image = TaskImage.objects.get(gorod=gorod)
-    assert (image.name, image.content_type, image.size) == ("мост.png", "image/png",
-                                                            len(image.data))
-    level = Level.objects.get(gorod=gorod, label="1")
-    response = client.post(f"/gorod/{gorod.pk}/setup/", {
-        "action": "edit", "level": level.pk, "edit-label": "1", "edit-task": "Мост",
-        "edit-duration_min": "70", "edit-codes": "G1R1D", "edit-images": ["мост.png"]},
-        follow=True)
-    assert "Level 1 is saved." in messages_of(response)
-    assert Level.objects.get(pk=level.pk).images == ["мост.png"]
-    url = f"/gorod/{gorod.pk}/images/%D0%BC%D0%BE%D1%81%D1%82.png"
-    assert url in response.content.decode()
-    shown = client.get(url)
-    assert shown.status_code == 200 and shown["Content-Type"] == "image/png"
-    assert shown.content == bytes(image.data)
-    assert login(outsider).get(url).status_code == 403
-    # The same name again replaces the image; a shown image cannot be deleted.
-    upload_image(client, gorod, "мост.png", JPEG)
-    assert TaskImage.objects.get(gorod=gorod).content_type == "image/jpeg"
-    response = client.post(f"/gorod/{gorod.pk}/setup/", {"action": "image_delete",
-                                                         "name": "мост.png"})
-    assert messages_of(response) == ["Level(s) 1 show мост.png: remove it from them first."]
-    services.level_edit(actor=organizer, game=gorod, level=level, images=[])
-    response = client.post(f"/gorod/{gorod.pk}/setup/", {"action": "image_delete",
-                                                         "name": "мост.png"}, follow=True)
-    assert "The image мост.png is deleted." in messages_of(response)
-    assert not TaskImage.objects.exists()
-
-
-@pytest.mark.parametrize("name, content, message", [
-    ("notes.png", b"just some text", "notes.png is not a PNG, JPEG, GIF or WebP image."),
-    ("fake.png", b"\x89PNG\r\n\x1a\n" + b"\x00" * 32,
-     "fake.png is not a PNG, JPEG, GIF or WebP image."),
-    ("half.jpg", JPEG[: len(JPEG) // 2], "half.jpg is not a PNG, JPEG, GIF or WebP image."),
-    ("big.png", PNG + b"\x00" * (5 * 1024 * 1024), "big.png is larger than 5 MB."),
-    ("empty.gif", b"", "Image (PNG, JPEG, GIF or WebP, at most 5 MB): The submitted file is empty."),
-])
-def test_a_file_that_is_not_a_small_image_is_refused(gorod, organizer, name, content, message):
-    from gorod.models import TaskImage
-
-    response = upload_image(login(organizer), gorod, name, content)
-    assert messages_of(response) == [message]
-    assert not TaskImage.objects.exists()
-
-
-def test_a_level_cannot_show_an_image_not_uploaded(gorod, organizer):
-    with pytest.raises(services.DomainError, match="no uploaded image ghost.png"):
-        services.level_add(actor=organizer, game=gorod, codes={"code": "X"},
-                           images=["ghost.png"])
-    services.image_add(actor=organizer, game=gorod, name="C:\\photos\\webp.webp",
-                       data=webp())
-    level = services.level_add(actor=organizer, game=gorod, codes={"code": "X"},
-                               images=["webp.webp"])
-    assert level.images == ["webp.webp"]
-    with pytest.raises(services.DomainError, match="There is no image ghost.png"):
-        services.image_delete(actor=organizer, game=gorod, name="ghost.png")
-
-
-def test_images_cannot_change_after_the_start(running, organizer):
-    with pytest.raises(services.DomainError, match="before the start"):
-        services.image_add(actor=organizer, game=running, name="a.png", data=PNG)

@@ -185,3 +185,11 @@ def test_reopening_needs_a_reason_and_final_results(organizer):
         services.results_reopen(actor=organizer, game=game, reason="  ")
     with pytest.raises(services.DomainError, match="not published"):
         services.results_finalize(actor=organizer, game=gorod_game(organizer, title="other"))
+
+
+def test_the_reason_results_are_out_of_date_is_kept_whole_however_long(organizer):
+    game = gorod_game(organizer)
+    services.results_publish(actor=organizer, game=game)
+    reason = "A ruling was corrected: " + "очень подробная причина " * 120  # ~2900 characters
+    services.results_mark_outdated(game=game, reason=reason)
+    assert GameResult.objects.get(game=game).outdated_reason == reason

@@ -15,7 +15,7 @@ import pytest
 from django.utils import timezone
 
 from core import limits
-from teams import services
+from teams import joins, selectors
 from teams.models import Game
 from tests.conftest import need_postgresql_and_redis
 from tests.kingofhill.conftest import make_teams, make_user
@@ -23,7 +23,7 @@ from tests.servers import Browser, parallel, server_env, start_workers
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
-PER_ADDRESS = services.PIN_MAX_FAILURES_PER_ADDRESS
+PER_ADDRESS = joins.PIN_MAX_FAILURES_PER_ADDRESS
 # A small log-in limit for the workers: each log-in hashes a password, and one worker runs its
 # views one at a time, so the default 10 would make the test slow, not stronger.
 LOGIN_LIMIT = 4
@@ -45,12 +45,12 @@ def a_game() -> tuple[Game, str]:
     game = Game.objects.create(title="Лимиты", format="gorod",
                                starts_at=timezone.now() + timedelta(days=2))
     (entry,) = make_teams(game, [f"Team {uuid.uuid4().hex[:6]}"], organizer)
-    limits.clear(services.pin_budget_key(game.pk))
+    limits.clear(selectors.pin_budget_key(game.pk))
     return game, entry.join_pin
 
 
 def clear_address(game: Game, address: str) -> None:
-    limits.clear(services._address_key(game.pk, address))
+    limits.clear(joins._address_key(game.pk, address))
 
 
 def wrong(pin: str) -> str:
