@@ -27,8 +27,8 @@ from teams.models import Game
 from tests.conftest import artifacts_dir
 from tests.e2e.test_koth_live import WAIT, with_session
 from tests.kingofhill.conftest import make_teams, make_user
+from tests.kingofhill.play import finish
 from tests.kingofhill.test_past_changes import beta_revolts_on_q3
-from tests.kingofhill.test_services import finish
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

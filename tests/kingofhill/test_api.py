@@ -468,7 +468,7 @@ def test_an_answer_longer_than_its_column_once_normalised_is_a_400_and_stores_no
 
 def test_a_past_verdict_that_changes_the_winner_is_a_409_with_the_projection_until_confirmed(
         host_client, running, host, alpha, beta, gamma):
-    from tests.kingofhill.test_services import finish
+    from tests.kingofhill.play import finish
 
     finish(running, host, alpha, beta, gamma)
     answer = Answer.objects.get(question__koth=running, question__number=2, application=alpha)

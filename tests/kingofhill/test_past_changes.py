@@ -16,7 +16,7 @@ from core.models import AuditEntry
 from core.records import RecordError
 from kingofhill import rules, selectors, services, states
 from kingofhill.models import Answer, KothGame, Question
-from tests.kingofhill.test_services import (
+from tests.kingofhill.play import (
     announce,
     answer,
     answer_of,

@@ -18,7 +18,7 @@ from kingofhill.models import KothGame, Question
 from live.messages import PUBLIC, team_audience
 from live.write import Write
 from tests.kingofhill.conftest import join_session
-from tests.kingofhill.test_services import answer, crown_alpha, play
+from tests.kingofhill.play import answer, crown_alpha, play
 
 pytestmark = pytest.mark.django_db
 

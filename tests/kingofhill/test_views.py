@@ -79,7 +79,7 @@ def test_an_organizer_prepares_a_board_from_the_list_page(client, organizer, sch
 
 def finish(koth, host, alpha, beta, gamma):
     """Alpha takes the summit on question 2 and holds it for three silent questions."""
-    from tests.kingofhill.test_services import crown_alpha, play
+    from tests.kingofhill.play import crown_alpha, play
 
     crown_alpha(koth, host, alpha, beta, gamma)
     while KothGame.objects.get(pk=koth.pk).status == KothGame.Status.RUNNING:
