@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -34,6 +35,7 @@ from kingofhill.models import (
     Question,
 )
 from live.messages import Stored, team_audience
+from live.store import stored_one
 from live.versioned import VersionedCache
 from teams.models import Application
 
@@ -104,8 +106,6 @@ def game_hosts(koth: KothGame) -> list:
 
 def host_candidates(koth: KothGame) -> list:
     """Accounts with the host role not assigned to the game yet (what the organizer picks)."""
-    from django.contrib.auth.models import User
-
     return list(User.objects.filter(is_active=True, groups__name=HOST)
                 .exclude(koth_games_hosted=koth).order_by("username").distinct())
 
@@ -392,9 +392,7 @@ def audience(kind: str, application_id: int | None = None) -> str:
 def read_state(koth: KothGame, *, kind: str, application_id: int | None = None) -> dict | None:
     """``{"version", "state", "server_time"}`` of one screen, served from the stored state (no
     recomputation); None when the team does not play in the game."""
-    from kingofhill.live import LIVE
-
-    stored = LIVE.read(koth.pk, audience(kind, application_id))
+    stored = read_stored(koth, kind=kind, application_id=application_id)
     if stored is None:
         return None
     return {**stored.data(), "server_time": timezone.now().isoformat()}
@@ -402,7 +400,6 @@ def read_state(koth: KothGame, *, kind: str, application_id: int | None = None) 
 
 def read_stored(koth: KothGame, *, kind: str, application_id: int | None = None) -> Stored | None:
     """The stored state of one screen (``Stored.response`` answers it as it is); None when the
-    team does not play in the game."""
-    from kingofhill.live import LIVE
-
-    return LIVE.read(koth.pk, audience(kind, application_id))
+    team does not play in the game. The live core's read (``LiveGame.read``), without the
+    adapter: reads sit below the writes that store what they serve."""
+    return stored_one(koth.pk, audience(kind, application_id))

@@ -12,6 +12,7 @@ from core.consumers import in_thread, latest_announcement_message, send_latest_a
 from core.realtime import SITE_GROUP
 from core.sockets import StrictJsonFrames, ThreadFreeDispatch
 from live.messages import PUBLIC, Stored, team_audience
+from teams.selectors import team_entry_for_session
 
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
@@ -159,8 +160,6 @@ class GameStateConsumer(ThreadFreeDispatch, StrictJsonFrames, AsyncJsonWebsocket
     def authorise_team(self) -> str | None:
         """Sync: the audience of the team this browser session is joined to for the game, or
         None."""
-        from teams.selectors import team_entry_for_session
-
         entry = team_entry_for_session(self.scope.get("session"), self.game_id)
         if entry is None:
             return None
