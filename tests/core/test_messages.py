@@ -25,8 +25,8 @@ REFUSALS = {"DomainError", "NotAllowed", "NotFound", "NeedsConfirmation", "Valid
             "TeamsError", "AccountError", "ScenarioError", "PermissionDenied"}
 #: the engines and the errors they raise for users (``gorod.codes``' text errors have their own
 #: table, ``gorod.forms.CODES_TEXT_MESSAGES``; ValueErrors there are programming errors)
-ENGINES = {"gorod/rules.py": "RecordError", "gorod/codes.py": "CodeSpecError",
-           "rating/rules.py": "RecordError"}
+ENGINES = {"gorod/rules": "RecordError", "gorod/codes.py": "CodeSpecError",
+           "rating/rules": "RecordError"}
 
 
 def sources():
@@ -65,7 +65,7 @@ def engine_raises() -> list[tuple[str, str]]:
     found = []
     for name, error in ENGINES.items():
         path = ROOT / name
-        files = [path] if path.is_file() else sorted(path.with_suffix("").rglob("*.py"))
+        files = [path] if path.is_file() else sorted(path.rglob("*.py"))
         for file in files:
             for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
                 if (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
