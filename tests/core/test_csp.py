@@ -8,7 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
-from django.test import Client
+from csp import middleware as csp_middleware
+from csp.exceptions import CSPNonceError
+from csp.middleware import CSPMiddleware
+from csp.utils import build_policy
+from django.http import HttpResponse
+from django.test import Client, RequestFactory, override_settings
+
+from core import middleware as core_middleware
+from core.middleware import ContentSecurityPolicy
 
 pytestmark = pytest.mark.django_db
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
@@ -51,3 +59,87 @@ def test_no_template_has_an_inline_script_handler_or_javascript_link():
             found += [f"{template.relative_to(TEMPLATES)}: {m.group(0)}"
                       for m in pattern.finditer(text)]
     assert found == []
+
+
+# --- the header built once (core.middleware.ContentSecurityPolicy) ---------------------------
+
+
+def _respond(setup=None, status=200):
+    def view(request):
+        response = HttpResponse("ok", status=status)
+        if setup is not None:
+            setup(request, response)
+        return response
+    return view
+
+
+def _nonce(request, response):
+    str(request.csp_nonce)  # a template that asks for the nonce
+
+
+RESPONSES = {
+    "plain": _respond(),
+    "exempt": _respond(lambda q, r: setattr(r, "_csp_exempt", True)),
+    "header set by the view": _respond(lambda q, r: r.__setitem__(
+        "Content-Security-Policy", "default-src 'none'")),
+    "updated by a decorator": _respond(lambda q, r: setattr(
+        r, "_csp_update", {"img-src": ["https://maps.example"]})),
+    "replaced by a decorator": _respond(lambda q, r: setattr(
+        r, "_csp_replace", {"script-src": None})),
+    "its own policy": _respond(lambda q, r: setattr(r, "_csp_config", {"default-src": ["'none'"]})),
+    "a nonce asked for": _respond(_nonce),
+    "not found": _respond(status=404),
+    "server error": _respond(status=500),
+}
+VARIANTS = {
+    "the site's settings": {},
+    "with a report-only policy": {"CONTENT_SECURITY_POLICY_REPORT_ONLY": {
+        "DIRECTIVES": {"default-src": ["'self'"], "report-uri": "/csp-report/"}}},
+    "an excluded prefix": {"CONTENT_SECURITY_POLICY": {
+        "EXCLUDE_URL_PREFIXES": ["/koth/"], "DIRECTIVES": {"default-src": ["'self'"]}}},
+    "debug pages": {"DEBUG": True},
+}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("kind", RESPONSES)
+def test_the_header_is_the_one_django_csp_builds_for_every_kind_of_response(kind, variant):
+    with override_settings(**VARIANTS[variant]):
+        headers = []
+        for middleware in (CSPMiddleware, ContentSecurityPolicy):
+            request = RequestFactory().get("/koth/api/games/1/state/")
+            response = middleware(RESPONSES[kind])(request)
+            headers.append({name: response.get(name) for name in (
+                "Content-Security-Policy", "Content-Security-Policy-Report-Only")})
+        assert headers[0] == headers[1]
+    if kind == "plain" and variant == "the site's settings":
+        assert "script-src 'self'" in headers[1]["Content-Security-Policy"]
+
+
+def test_the_policy_is_built_once_not_for_every_response(monkeypatch):
+    built = []
+
+    def counted(**kwargs):
+        built.append(kwargs)
+        return build_policy(**kwargs)
+
+    monkeypatch.setattr(core_middleware, "build_policy", counted)
+    monkeypatch.setattr(csp_middleware, "build_policy", counted)
+    with override_settings(CONTENT_SECURITY_POLICY={"DIRECTIVES": {"default-src": ["'self'"]}}):
+        for _ in range(3):
+            assert Client().get("/healthz")["Content-Security-Policy"] == "default-src 'self'"
+    assert len(built) == 2  # the policy and the (empty) report-only one, once each
+
+
+def test_a_changed_setting_changes_the_header():
+    assert "script-src 'self'" in Client().get("/healthz")["Content-Security-Policy"]
+    with override_settings(CONTENT_SECURITY_POLICY={"DIRECTIVES": {"default-src": ["'none'"]}}):
+        assert Client().get("/healthz")["Content-Security-Policy"] == "default-src 'none'"
+    assert "script-src 'self'" in Client().get("/healthz")["Content-Security-Policy"]
+
+
+def test_a_nonce_asked_for_after_the_header_is_written_is_refused():
+    request = RequestFactory().get("/")
+    ContentSecurityPolicy(_respond())(request)
+    with pytest.raises(CSPNonceError):
+        str(request.csp_nonce)
