@@ -40,10 +40,6 @@ class Stored:
     version: int
     text: str
 
-    def envelope(self) -> str:
-        """``{"version": N, "state": S}`` as JSON text: what a resync answers."""
-        return f'{{"version":{self.version},"state":{self.text}}}'
-
     def data(self) -> dict:
         return {"version": self.version, "state": decode(self.text)}
 
