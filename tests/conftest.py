@@ -33,7 +33,11 @@ def need(condition: bool, what: str) -> None:
 
 def pytest_collection_modifyitems(session, config, items):
     # Browser tests run last: Playwright's event loop breaks pytest-asyncio tests after it.
-    items.sort(key=lambda item: "/e2e/" in str(item.fspath).replace(os.sep, "/"))
+    # Within each part the tests marked ``slow`` go first: the xdist workers take tests in
+    # this order, and a long test taken near the end keeps one worker busy while the other
+    # has nothing left to do.
+    items.sort(key=lambda item: ("/e2e/" in str(item.fspath).replace(os.sep, "/"),
+                                 item.get_closest_marker("slow") is None))
 
 
 @pytest.fixture(autouse=True)

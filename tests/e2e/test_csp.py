@@ -27,6 +27,7 @@ def visit(page, url: str) -> list[str]:
     return page.evaluate("window.__violations")
 
 
+@pytest.mark.slow
 def test_the_main_pages_swagger_ui_and_the_admin_report_no_policy_violation(new_page, site):  # noqa: F811
     found = []
     for who, paths in pages(site).items():
