@@ -19,10 +19,11 @@ QUIET = ("() => window.Live && Live.streams.every("
 # stream, or the site socket every other page opens for announcements) is open, and each live
 # stream holds its first state and runs no read. Unlike "networkidle" (500 ms without a request,
 # a fixed wait per page) this holds as soon as it is true, and it waits for the sockets, which
-# "networkidle" does not count.
-LOADED = ("() => window.Live && Live.streams.length > 0 && Live.streams.every((s) =>"
+# "networkidle" does not count. A page without the live module (the admin, Swagger UI) has
+# done so at its load event.
+LOADED = ("() => !window.Live || (Live.streams.length > 0 && Live.streams.every((s) =>"
           " s.socket && s.socket.readyState === WebSocket.OPEN"
-          " && (!s.stateUrl || (!s.awaitingFirst && !s.resyncing && s.held.length === 0)))")
+          " && (!s.stateUrl || (!s.awaitingFirst && !s.resyncing && s.held.length === 0))))")
 
 # Every finite animation and transition has run to its end (a CSS transition starts on the
 # frame after its change, hence the frames first; an endless one, a pulse, is never waited for).
