@@ -13,6 +13,7 @@ import time
 import uuid
 from pathlib import Path
 
+from tests.conftest import sqlite_copy
 from tests.servers import Browser, manage, start_workers
 
 NOT_HERE = {"DATABASE_URL", "REDIS_URL", "PGDATABASE", "PGHOST", "PGPORT", "PGUSER", "PGPASSWORD",
@@ -49,11 +50,11 @@ def newest_snapshot_after(backups: Path, moment: float, timeout: float = 30) -> 
     raise AssertionError(f"no snapshot in {backups} after the last move within {timeout} s")
 
 
-def test_a_night_killed_mid_game_goes_on_from_its_snapshot_on_a_fresh_database(tmp_path):
+def test_a_night_killed_mid_game_goes_on_from_its_snapshot_on_a_fresh_database(
+        migrated_sqlite, tmp_path):
     first_db, backups = tmp_path / "laptop" / "db.sqlite3", tmp_path / "laptop" / "backups"
-    first_db.parent.mkdir()
+    sqlite_copy(migrated_sqlite, first_db)  # the laptop's database, migrated
     env = hall_env(first_db, backups)
-    ok(manage("migrate", "--noinput", "-v", "0", env=env, timeout=180))
     screens = ok(manage("demo", "--host", "0.0.0.0", "--port", "8000", "--if-empty", env=env))
     gorod = int(re.search(r"GoRoD live game \(organizer\):\s+\S+/gorod/(\d+)/", screens)[1])
     koth = int(re.search(r"King of the Hill host:\s+\S+/koth/(\d+)/host/", screens)[1])

@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 
 from core import backups
-from tests.conftest import need, on_postgresql
+from tests.conftest import need, on_postgresql, sqlite_copy
 from tests.servers import manage
 
 MODE_VARIABLES = {"DATABASE_URL", "PGDATABASE", "PGHOST", "PGPORT", "PGUSER", "PGPASSWORD",
@@ -48,23 +48,17 @@ def add_user(env, name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def migrated_night(tmp_path_factory) -> Path:
+def migrated_night(migrated_sqlite, tmp_path_factory) -> Path:
     """One migrated database with the user "before", made once: each test gets a copy."""
     folder = tmp_path_factory.mktemp("template")
-    env = night_env(folder)
-    code, _, err = run("migrate", "--noinput", "-v", "0", env=env)
-    assert code == 0, err
-    add_user(env, "before")
+    sqlite_copy(migrated_sqlite, folder / "night.sqlite3")
+    add_user(night_env(folder), "before")
     return folder / "night.sqlite3"
 
 
 @pytest.fixture
 def night(migrated_night, tmp_path):
-    source = sqlite3.connect(migrated_night)
-    target = sqlite3.connect(tmp_path / "night.sqlite3")
-    source.backup(target)
-    source.close()
-    target.close()
+    sqlite_copy(migrated_night, tmp_path / "night.sqlite3")
     return night_env(tmp_path)
 
 

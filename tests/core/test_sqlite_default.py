@@ -16,8 +16,9 @@ import uuid
 
 import pytest
 
+from tests.conftest import sqlite_copy
 from tests.gorod.test_concurrency import LEVELS
-from tests.servers import PYTHON, ROOT, Browser, manage, parallel, start_workers
+from tests.servers import PYTHON, ROOT, Browser, parallel, start_workers
 
 SETUP = """
 import json
@@ -57,11 +58,9 @@ def embedded_env(path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def embedded(tmp_path_factory):
-    path = tmp_path_factory.mktemp("embedded") / "db.sqlite3"
+def embedded(migrated_sqlite, tmp_path_factory):
+    path = sqlite_copy(migrated_sqlite, tmp_path_factory.mktemp("embedded") / "db.sqlite3")
     env = embedded_env(path)
-    migrated = manage("migrate", "--no-input", "-v", "0", env=env, timeout=120)
-    assert migrated.returncode == 0, migrated.stderr
     made = subprocess.run([PYTHON, "-c", SETUP], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=60)
     assert made.returncode == 0, made.stderr

@@ -19,6 +19,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 TEXT = "Перерыв 10 минут: следующий вопрос в 21:40"
 
 
+@pytest.mark.slow
 def test_an_organizers_announcement_shows_on_every_open_page_without_a_reload(
         asgi_server, new_page, games):
     # A command test may have left an announcement committed by its subprocess: start clean.

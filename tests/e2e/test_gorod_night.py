@@ -59,6 +59,7 @@ levels:
 """
 
 
+@pytest.mark.slow
 def test_two_teams_play_a_night_from_a_scenario_file_to_the_exports(asgi_server, phones, tmp_path):
     from core.roles import ORGANIZER
     from gorod import services

@@ -98,6 +98,7 @@ def assert_no_horizontal_overflow(phone) -> None:
     assert width <= PHONE["width"], f"the page is {width} px wide"
 
 
+@pytest.mark.slow
 def test_a_team_phone_through_a_night_wrong_codes_the_wait_a_closed_level_and_the_result(
         asgi_server, phones, night):
     gg, organizer, (alpha, beta) = night

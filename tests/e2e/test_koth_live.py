@@ -60,6 +60,7 @@ def answer(phone, text):
     expect(phone.locator("#answer-confirm")).to_contain_text(text, timeout=WAIT)
 
 
+@pytest.mark.slow
 def test_a_team_becomes_king_and_a_revolution_deposes_it_on_every_screen(
         asgi_server, new_page, evening):
     koth, host_user, (alpha, beta, gamma) = evening

@@ -61,6 +61,7 @@ def open_host(new_page, base, koth, user):
     return host
 
 
+@pytest.mark.slow
 def test_each_phone_sees_its_verdict_move_and_history_after_every_close_and_the_result_at_the_end(
         asgi_server, new_page, evening):  # noqa: F811
     koth, host_user, (alpha, beta, gamma) = evening

@@ -59,6 +59,7 @@ def fits(page, n: int, where: str) -> dict:
     return size
 
 
+@pytest.mark.slow
 def test_the_projector_fits_three_screens_with_8_24_and_64_teams(asgi_server, new_page):
     shots = artifacts_dir()
     page = new_page(viewport={"width": 1920, "height": 1080})

@@ -44,6 +44,7 @@ def logged_in(new_page, server, user, viewport=None):
     return page
 
 
+@pytest.mark.slow
 def test_publish_vote_protest_answer_finalize_and_the_public_season(
         asgi_server, new_page, season_of_two_nights):
     organizer, teams, omega, first, second, season = season_of_two_nights

@@ -15,8 +15,9 @@ from axe_playwright_python.sync_playwright import Axe
 
 from tests.conftest import artifacts_dir
 from tests.e2e.layout import SPLIT_WORDS_JS
+from tests.e2e.waits import loaded
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1440, "height": 900}
 LONG_NAME = "Достопримечательности"
@@ -166,7 +167,7 @@ def test_every_main_page_fits_the_screen_without_splitting_words(new_page, site,
             response = page.goto(site["base"] + path)
             assert response.status == 200, (who, path, response.status)
             assert page.locator("html").get_attribute("lang") == "ru"
-            page.wait_for_load_state("networkidle")
+            loaded(page)
             page.screenshot(path=str(shots / f"{viewport['width']}-{slug(path)}.png"), full_page=True)
             overflow = page.evaluate(OVERFLOW_JS)
             if overflow > 0:
@@ -200,7 +201,7 @@ def test_every_page_of_every_role_has_no_serious_or_critical_accessibility_viola
             if response.status != 200:
                 found.append(f"{who} {path}: HTTP {response.status}")
                 continue
-            page.wait_for_load_state("networkidle")
+            loaded(page)
             results = axe.run(page).response
             for violation in results["violations"]:
                 if violation["impact"] in ("serious", "critical"):

@@ -77,6 +77,7 @@ def message(page):
     return page.locator("ul.messages")
 
 
+@pytest.mark.slow
 def test_a_captain_registers_and_phones_join_by_qr_link_and_pin_until_the_link_is_revoked(
     asgi_server, koth_game, new_page
 ):

@@ -15,6 +15,16 @@ WAIT = 15000
 QUIET = ("() => window.Live && Live.streams.every("
          "(s) => !s.awaitingFirst && !s.resyncing && s.held.length === 0)")
 
+# The page has done what it does by itself after loading: every socket it opened (its live
+# stream, or the site socket every other page opens for announcements) is open, and each live
+# stream holds its first state and runs no read. Unlike "networkidle" (500 ms without a request,
+# a fixed wait per page) this holds as soon as it is true, and it waits for the sockets, which
+# "networkidle" does not count. A page without the live module (the admin, Swagger UI) has
+# done so at its load event.
+LOADED = ("() => !window.Live || (Live.streams.length > 0 && Live.streams.every((s) =>"
+          " s.socket && s.socket.readyState === WebSocket.OPEN"
+          " && (!s.stateUrl || (!s.awaitingFirst && !s.resyncing && s.held.length === 0))))")
+
 # Every finite animation and transition has run to its end (a CSS transition starts on the
 # frame after its change, hence the frames first; an endless one, a pulse, is never waited for).
 ANIMATIONS_DONE = """async () => {
@@ -40,6 +50,14 @@ SECONDS_SHOWN = """(selector) => {
 def settle(page, timeout: float = WAIT) -> None:
     """Until the page's live streams are quiet (``QUIET``)."""
     page.wait_for_function(QUIET, timeout=timeout)
+
+
+def loaded(page, timeout: float = WAIT) -> None:
+    """Until the page has opened its sockets and rendered its first live state (``LOADED``) and
+    nothing on it moves any more (``animations_done``): what a screenshot or a check of the
+    whole page needs."""
+    page.wait_for_function(LOADED, timeout=timeout)
+    animations_done(page)
 
 
 def animations_done(page) -> None:
