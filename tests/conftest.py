@@ -174,7 +174,9 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 @pytest.fixture(scope="session")
 def asgi_server(django_db_setup, django_db_blocker):
-    """A real server (``config.server``, HTTP + WebSocket) on a free port, sharing the test database."""
+    """A real server (``config.server``, HTTP + WebSocket) on a free port, sharing the test database.
+    Its clock ticks every due GoRoD game of that database, so only the browser tests (run last)
+    use it: started earlier, it would race the other tests' clock."""
     server = start_workers(1, server_env(DEBUG="true"), name="asgi-server")
     yield server.url()
     server.stop()
