@@ -269,7 +269,8 @@ def team_me(snap: Snapshot, application_id: int, data: TeamData | None = None) -
             "fail_at": iso(lr.fail_at), "timeout_until": timeout_until,
             "sectors": sectors(level, data.found.get((application_id, level.pk), set()),
                                setup(snap.gorod)),
-            "danger": level.danger, "danger_text": level.get_danger_display() if level.danger else None,
+            "danger": level.danger,
+            "danger_text": level.get_danger_display() if level.danger else None,
             "images": [reverse("gorod:team_image", args=[snap.gorod.pk, level.label, name])
                        for name in level.images or []],
             "photo_proof": level.photo_proof,

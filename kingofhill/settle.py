@@ -92,8 +92,9 @@ def closed_snapshot(koth: KothGame, question: Question) -> selectors.Snapshot | 
     except RecordError:
         return None
     record = {**kept.record, "moves": [*kept.record["moves"], move]}
-    snap = selectors.Snapshot(koth=koth, entries=kept.entries, questions=[*kept.questions, question],
-                    record=record, board=board, names=kept.names)
+    snap = selectors.Snapshot(koth=koth, entries=kept.entries,
+                              questions=[*kept.questions, question], record=record,
+                              board=board, names=kept.names)
     # What is built once per board grows by the one question too (the kept lists stay as
     # they are: other snapshots share them).
     if "history" in kept.memo:

@@ -3,10 +3,11 @@
 computed and made the stored game follow. ``build_states`` is the live core's build
 (``live.write.LiveGame.build``).
 
-Only rendering: nothing here writes (no save, create, update, delete, no ``on_commit``); the
-few reads a state needs besides the snapshot (the bank's next question, the connected phones)
-are the selectors'. What is derived from the closed questions alone (the host's history, each
-team's moves) is memoised in ``Snapshot.memo``, in memory, and kept with the board. The state shapes are documented in ``kingofhill.realtime``.
+Only rendering: nothing here writes (no save, create, update, delete, no ``on_commit``); the few
+reads a state needs besides the snapshot (the bank's next question, the connected phones) are
+the selectors'. What is derived from the closed questions alone (the host's history, each team's
+moves) is memoised in ``Snapshot.memo``, in memory, and kept with the board. The state shapes
+are documented in ``kingofhill.realtime``.
 """
 
 from __future__ import annotations

@@ -1,24 +1,24 @@
 """The one live pipeline of both games (King of the Hill, GoRoD): write, store, broadcast, read.
 
-Every live write goes through ``LiveGame.write``: it opens the game's transaction, locks the game
-row, and only then takes ``now`` (so a write that waited for the lock is stamped when it really
-happens, never before a write that was applied earlier). The app's action appends its event;
-then the app's ``settle`` (its services) makes the stored game follow its pure rules at ``now``
-(a game the engine says is over finishes, the next question opens, the clock's next deadline is
-stored) and hands what it computed to the app's ``build`` (its states module), which only
-renders: it returns the states of the audiences the write can change (every audience, or only the few it touched: the others
-keep their stored state), each whole or as ``Parts`` (only the top-level keys the write changed:
-a GoRoD code gives the organizer's attempt log and team list, never its statistics table).
-States are stored key by key (``live.models.LiveStream`` and ``LivePart``; ``live.store``): each key's value is
-encoded once and compared with its stored text — a long list of rows (``Rows``: a GoRoD
-organizer's statistics, team list and attempt log) row by row under a head that names each
-row's text by its hash, so a write stores and reads the rows it changed, not the list; an
-audience with a changed key is stored with
-``version + 1`` — version N always means state N — and only such audiences are broadcast, after
-the commit, each as the patch of its changed keys from its previous version (``live.delta``)
-when that is smaller than the state, so a push carries what changed. Which streams changed is
-never listed at a call site. A broadcast that fails is logged and never turns a committed write
-into an error: screens catch up on their next push or resync.
+Every live write goes through ``LiveGame.write``: it opens the game's transaction, locks the
+game row, and only then takes ``now`` (so a write that waited for the lock is stamped when it
+really happens, never before a write that was applied earlier). The app's action appends its
+event; then the app's ``settle`` (its services) makes the stored game follow its pure rules at
+``now`` (a game the engine says is over finishes, the next question opens, the clock's next
+deadline is stored) and hands what it computed to the app's ``build`` (its states module), which
+only renders: it returns the states of the audiences the write can change (every audience, or
+only the few it touched: the others keep their stored state), each whole or as ``Parts`` (only
+the top-level keys the write changed: a GoRoD code gives the organizer's attempt log and team
+list, never its statistics table). States are stored key by key (``live.models.LiveStream`` and
+``LivePart``; ``live.store``): each key's value is encoded once and compared with its stored
+text — a long list of rows (``Rows``: a GoRoD organizer's statistics, team list and attempt log)
+row by row under a head that names each row's text by its hash, so a write stores and reads the
+rows it changed, not the list; an audience with a changed key is stored with ``version + 1`` —
+version N always means state N — and only such audiences are broadcast, after the commit, each
+as the patch of its changed keys from its previous version (``live.delta``) when that is smaller
+than the state, so a push carries what changed. Which streams changed is never listed at a call
+site. A broadcast that fails is logged and never turns a committed write into an error: screens
+catch up on their next push or resync.
 
 A phone's writes (``write(batch=True)``) that arrive while the game's previous write runs are
 applied together (``live.batch``: group commit): one transaction, each action in its own
@@ -28,8 +28,9 @@ Reads (HTTP resync, a socket's first message) serve the stored keys joined; they
 recompute.
 
 An app supplies only its adapter (``LiveGame``): its name (group and message prefix), its game
-model, its ``settle`` and ``build`` and the error for an unknown game; it registers the adapter for its
-``teams.Game`` format so a change outside the game (a team renamed) can refresh its screens.
+model, its ``settle`` and ``build`` and the error for an unknown game; it registers the adapter
+for its ``teams.Game`` format so a change outside the game (a team renamed) can refresh its
+screens.
 """
 
 from __future__ import annotations
@@ -112,7 +113,6 @@ class Write:
         for audience, keys in wanted.items():
             self.asked.setdefault(audience, set()).update(keys)
         return found
-
 
 
 Settled = TypeVar("Settled")
@@ -286,7 +286,6 @@ class LiveGame(Generic[Settled]):
             w = Write(game=self.lock(game), now=now)
             w.now = now or timezone.now()
             return self.publish(w)
-
 
     def states(self, w: Write) -> dict[str, dict]:
         """Settle the game, then build the states of the audiences the write may change."""
