@@ -1,5 +1,6 @@
 """What the GoRoD services check before they write: the organizer's role, the game's phase, a
-playing team, an image's bytes, a change of a night whose results are published."""
+playing team, an image's bytes, a team's request still waiting for its answer, a change of a
+night whose results are published."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from core import formats, images
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.images import ImageRefused, clean_image
 from core.roles import is_organizer
+from core.text import within
 from gorod.models import GorodGame
 from live.write import Write
 from teams.models import Application
@@ -67,3 +69,18 @@ def checked_image(data: bytes, name: str) -> tuple[str, bytes]:
         return clean_image(data, name)
     except ImageRefused as exc:
         raise DomainError(str(exc)) from None
+
+
+def answering(model, gg: GorodGame, pk, *, actor, now, answer: str | None, related: tuple[str, ...],
+              missing: str, answered: str):
+    """A team's request of ``model`` (a timeout, a photo) in the game, still pending, with the
+    organizer's decision stamped on it (not saved): ``missing`` or ``answered`` refuse it."""
+    row = model.objects.filter(gorod=gg, pk=pk if isinstance(pk, int) else pk.pk).select_related(
+        *related).first()
+    if row is None:
+        raise DomainError(missing)
+    if row.status != model.Status.PENDING:
+        raise DomainError(answered)
+    row.decided_at, row.decided_by, row.answer = now, actor, within(
+        (answer or "").strip(), max_length=500, what=_("Answer"))
+    return row

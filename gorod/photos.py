@@ -7,9 +7,8 @@ from django.utils.translation import gettext as _
 
 from core import audit
 from core.errors import DomainError
-from core.text import within
 from gorod import changes, rules, selectors
-from gorod.guards import checked_image, entry_of, require_organizer, require_running
+from gorod.guards import answering, checked_image, entry_of, require_organizer, require_running
 from gorod.live import LIVE
 from gorod.models import PHOTO_SECTOR, CodeAttempt, PhotoProof
 from live.write import Write
@@ -59,15 +58,10 @@ def photo_decide(w: Write, *, actor, photo: PhotoProof | int, accept: bool,
     require_organizer(actor)
     gg, now = w.game, w.now
     require_running(gg)
-    photo_id = photo if isinstance(photo, int) else photo.pk
-    row = PhotoProof.objects.filter(gorod=gg, pk=photo_id).select_related(
-        "application__team", "level").first()
-    if row is None:
-        raise DomainError(_("There is no such photo in this game."))
-    if row.status != PhotoProof.Status.PENDING:
-        raise DomainError(_("This photo has been answered already."))
-    row.decided_at, row.decided_by, row.answer = now, actor, within(
-        (answer or "").strip(), max_length=500, what=_("Answer"))
+    row = answering(PhotoProof, gg, photo, actor=actor, now=now, answer=answer,
+                    related=("application__team", "level"),
+                    missing=_("There is no such photo in this game."),
+                    answered=_("This photo has been answered already."))
     if accept:
         current = selectors.snapshot_or_refusal(gg, now).by_name[
             row.application.team.name].current_level

@@ -9,7 +9,7 @@ from core import audit
 from core.errors import DomainError
 from core.text import within
 from gorod import changes, rules, selectors
-from gorod.guards import entry_of, require_organizer, require_running
+from gorod.guards import answering, entry_of, require_organizer, require_running
 from gorod.live import LIVE
 from gorod.models import GorodGame, Ruling, TimeoutRequest
 from live.write import Write
@@ -62,15 +62,10 @@ def timeout_decide(w: Write, *, actor, request: TimeoutRequest | int, confirm: b
     require_organizer(actor)
     gg, now = w.game, w.now
     require_running(gg)
-    request_id = request if isinstance(request, int) else request.pk
-    row = TimeoutRequest.objects.filter(gorod=gg, pk=request_id).select_related(
-        "application__team").first()
-    if row is None:
-        raise DomainError(_("There is no such timeout request in this game."))
-    if row.status != TimeoutRequest.Status.PENDING:
-        raise DomainError(_("This timeout request has been answered already."))
-    row.decided_at, row.decided_by, row.answer = now, actor, within(
-        (answer or "").strip(), max_length=500, what=_("Answer"))
+    row = answering(TimeoutRequest, gg, request, actor=actor, now=now, answer=answer,
+                    related=("application__team",),
+                    missing=_("There is no such timeout request in this game."),
+                    answered=_("This timeout request has been answered already."))
     if confirm:
         if _timeout_taken(gg, row.application):
             raise DomainError(_("This team has had its timeout: one per game (rules, 3.10)."))
