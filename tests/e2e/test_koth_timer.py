@@ -18,8 +18,10 @@ from kingofhill.models import Answer, Question
 from teams.models import Game
 from tests.conftest import artifacts_dir
 from tests.e2e.test_koth_live import PHONE, WAIT, open_phone, with_session
+from tests.e2e.test_koth_projector_sizes import fits
 from tests.e2e.waits import counted_down
 from tests.kingofhill.conftest import join_session, make_teams, make_user
+from tests.kingofhill.projector_harness import mid_game_state, render_projector
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -127,3 +129,19 @@ def test_the_host_pauses_and_extends_the_countdown_and_a_late_answer_is_refused(
     expect(lagging.locator("#koth-error")).to_have_text("Время на вопрос 1 вышло.",
                                                         timeout=WAIT)
     assert not Answer.objects.filter(question__koth=koth).exists()
+
+
+def test_a_paused_countdown_fits_the_smallest_projector_with_64_teams(asgi_server, new_page):
+    state = mid_game_state(64)
+    state["question"]["countdown"] = {"seconds": 600, "paused_left": 599}
+    html = render_projector(state)
+    page = new_page(viewport={"width": 1024, "height": 768})
+    page.emulate_media(reduced_motion="reduce")
+    page.route("**/projector-harness", lambda route: route.fulfill(
+        body=html, content_type="text/html; charset=utf-8"))
+    page.goto(asgi_server + "/projector-harness")
+    page.wait_for_function("() => document.querySelectorAll('#koth-board .kp-slope').length > 0")
+    countdown = page.locator("#koth-countdown")
+    expect(countdown).to_have_text("9:59 · пауза")
+    fits(page, 64, "a paused countdown, 64 teams at 1024x768")
+    page.screenshot(path=str(artifacts_dir() / "projector-paused-64-1024x768.png"))
