@@ -9,6 +9,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
@@ -268,6 +269,15 @@ def test_the_choice_is_the_hosts_a_yes_or_no_and_closed_with_the_game(
     KothGame.objects.filter(pk=running.pk).update(status=KothGame.Status.FINISHED)
     with pytest.raises(DomainError, match="has finished"):
         services.answers_after_zero_set(actor=host, game=running, taken=True)
+
+
+def test_the_admin_shows_the_choice_but_leaves_it_to_the_console(client, running):
+    # An edit there would skip the live write: every screen would keep the old choice.
+    client.force_login(User.objects.create_superuser("boss", "boss@example.org", "pw-boss"))
+    page = client.get(reverse("admin:kingofhill_kothgame_change", args=[running.pk]))
+    assert page.status_code == 200
+    assert b'name="answers_after_zero"' not in page.content
+    assert "Answers taken after the countdown" in page.content.decode()
 
 
 def test_a_new_board_may_take_answers_after_zero_from_the_start(scheduled, organizer, entries):
