@@ -12,8 +12,8 @@ from django.test import Client
 
 from core.models import AuditEntry
 from kingofhill import selectors, services
-from kingofhill.services import DomainError
 from kingofhill.models import Answer, VerdictChange
+from kingofhill.services import DomainError
 from tests.kingofhill.conftest import join_session, make_teams
 
 pytestmark = pytest.mark.django_db
