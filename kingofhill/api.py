@@ -219,6 +219,42 @@ class CountdownAPI(HostAPIView):
         return self.host_state()
 
 
+class CountdownPauseAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Pause the running countdown: it keeps its seconds left")
+    def post(self, request, game_id: int):
+        services.countdown_pause(actor=request.user, game=self.get_koth())
+        return self.host_state()
+
+
+class CountdownResumeAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Resume the paused countdown with the seconds it kept")
+    def post(self, request, game_id: int):
+        services.countdown_resume(actor=request.user, game=self.get_koth())
+        return self.host_state()
+
+
+class CountdownAdjustAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.CountdownAdjustSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Add or remove seconds of the countdown, running or paused")
+    def post(self, request, game_id: int):
+        data = self.payload(s.CountdownAdjustSerializer)
+        services.countdown_adjust(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class AnswersAfterZeroAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.AnswersAfterZeroSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Whether answers are still taken after the countdown has run out")
+    def post(self, request, game_id: int):
+        data = self.payload(s.AnswersAfterZeroSerializer)
+        services.answers_after_zero_set(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
 class RevealAPI(HostAPIView):
     @extend_schema(tags=TAG, request=s.RevealSerializer,
                    responses={200: s.StateSerializer, **ERRORS},

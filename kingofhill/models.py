@@ -66,6 +66,10 @@ class KothGame(models.Model):
     hosts = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True,
                                    related_name="koth_games_hosted", verbose_name=_("hosts"))
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    # Whether an answer that arrives after the host's countdown has run out is still taken
+    # (the host's choice per game; a club that plays strictly to the second leaves it off).
+    answers_after_zero = models.BooleanField(_("answers taken after the countdown's end"),
+                                             default=False)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     class Meta:
@@ -103,6 +107,10 @@ class Question(models.Model):
     countdown_seconds = models.PositiveSmallIntegerField(_("countdown, seconds"), null=True,
                                                          blank=True)
     countdown_ends_at = models.DateTimeField(_("countdown ends at"), null=True, blank=True)
+    # A paused countdown has no end, only the whole seconds it had left (what the screens
+    # showed); resuming gives it a new end from the moment of the resume.
+    countdown_paused_left = models.PositiveSmallIntegerField(_("countdown paused, seconds left"),
+                                                             null=True, blank=True)
     # The host showed the question and its answer on the projector after the close.
     revealed_at = models.DateTimeField(_("revealed at"), null=True, blank=True)
 

@@ -22,7 +22,8 @@ The public state ``S`` (the projector relies on exactly this)::
 
     {
       "game": {"id", "title", "status": "setup" | "running" | "finished",
-               "summit", "main_questions", "reserve_questions"},
+               "summit", "main_questions", "reserve_questions", "holds_to_win",
+               "answers_after_zero"},  # whether answers are taken after the countdown's end
       "teams": [{"name", "colour"}],          # registration order = slope order
       "board": kingofhill.rules.board_to_dict(board) without "moves",
                # summit, question, finished, finish_reason, winner, king, king_holds,
@@ -32,7 +33,9 @@ The public state ``S`` (the projector relies on exactly this)::
                           "partner", "answered", "total",
                           "revolutions": [team names whose revolution counts],
                           "jumps": [team names whose jump counts],
-                          "countdown": null | {"seconds", "ends_at"}},  # the host's countdown
+                          # the host's countdown: running, or paused with its seconds left
+                          "countdown": null | {"seconds", "ends_at"}
+                                            | {"seconds", "paused_left"}},
       "reveal": null | {"number", "text", "answer_key", "variants"},
                # the last closed question, once the host reveals it, until the next announcement
     }

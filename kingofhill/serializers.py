@@ -21,6 +21,8 @@ class KothCreateSerializer(serializers.Serializer):
                                      default=rules.DEFAULT_MAIN_QUESTIONS)
     reserve_questions = model_int_field(KothGame, "reserve_questions",
                                         default=rules.DEFAULT_RESERVE_QUESTIONS)
+    answers_after_zero = serializers.BooleanField(
+        default=False, help_text="answers still taken after the countdown has run out")
 
 
 class AnnounceSerializer(serializers.Serializer):
@@ -53,6 +55,17 @@ class PartnerSerializer(serializers.Serializer):
 class CountdownSerializer(serializers.Serializer):
     seconds = serializers.IntegerField(min_value=0, max_value=600,
                                        help_text="1..600 starts (or restarts) it, 0 stops it")
+
+
+class CountdownAdjustSerializer(serializers.Serializer):
+    # Its range is the service's (``kingofhill.timer``), with its own message.
+    seconds = serializers.IntegerField(help_text="seconds to add (> 0) or remove (< 0); what "
+                                                 "is left stays within 0..600")
+
+
+class AnswersAfterZeroSerializer(serializers.Serializer):
+    taken = serializers.BooleanField(help_text="whether answers are still taken after the "
+                                               "countdown has run out (default: not)")
 
 
 class RevealSerializer(serializers.Serializer):

@@ -79,10 +79,7 @@ def public_state(snap: Snapshot) -> dict:
             "total": len(snap.entries),
             "revolutions": _counting(snap, question, rules.REVOLUTION),
             "jumps": _counting(snap, question, rules.JUMP),
-            # The host's countdown: screens count down to ``ends_at`` from ``server_time``.
-            "countdown": {"seconds": question.countdown_seconds,
-                          "ends_at": _time(question.countdown_ends_at)}
-            if question.countdown_ends_at is not None and question.closed_at is None else None,
+            "countdown": _countdown(question),
         }
     return {
         "game": {
@@ -93,6 +90,8 @@ def public_state(snap: Snapshot) -> dict:
             "main_questions": koth.main_questions,
             "reserve_questions": koth.reserve_questions,
             "holds_to_win": rules.KING_HOLD_MOVES,
+            # Phones close their answer at the countdown's end unless this is on.
+            "answers_after_zero": koth.answers_after_zero,
         },
         "teams": [{"name": a.team.name, "colour": team_colour(i)}
                   for i, a in enumerate(snap.entries)],
@@ -100,6 +99,20 @@ def public_state(snap: Snapshot) -> dict:
         "question": q,
         "reveal": _reveal(snap),
     }
+
+
+def _countdown(question: Question) -> dict | None:
+    """The host's countdown of the open question: running, screens count down to ``ends_at``
+    from ``server_time``; paused, they show ``paused_left`` and stand still."""
+    if question.closed_at is not None:
+        return None
+    if question.countdown_paused_left is not None:
+        return {"seconds": question.countdown_seconds,
+                "paused_left": question.countdown_paused_left}
+    if question.countdown_ends_at is not None:
+        return {"seconds": question.countdown_seconds,
+                "ends_at": _time(question.countdown_ends_at)}
+    return None
 
 
 def _reveal(snap: Snapshot) -> dict | None:

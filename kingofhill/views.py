@@ -76,7 +76,8 @@ def create(request):
             main_questions=int(request.POST.get("main_questions")
                                or rules.DEFAULT_MAIN_QUESTIONS),
             reserve_questions=int(request.POST.get("reserve_questions")
-                                  or rules.DEFAULT_RESERVE_QUESTIONS))
+                                  or rules.DEFAULT_RESERVE_QUESTIONS),
+            answers_after_zero=request.POST.get("answers_after_zero") == "on")
     except (ValueError, Game.DoesNotExist):
         messages.error(request, _("Choose a game and give whole numbers."))
         return redirect("kingofhill:index")

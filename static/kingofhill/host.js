@@ -1,7 +1,8 @@
 /* The host console: everything is rendered from the server's host state (so a reload loses
  * nothing); every button is a POST to the API. Keyboard, by physical key whatever the layout
  * (KeyS is «ы» in ЙЦУКЕН): S start, A announce, C close, P partner mark, a group's number (any
- * number of digits) marks it correct, Shift incorrect. */
+ * number of digits) marks it correct, Shift incorrect; Space pauses or resumes the countdown,
+ * "=" and "-" add or remove 10 seconds. */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -113,10 +114,16 @@
     renderQuestion(q, host.bank, status);
     var answering = !!(q && q.phase === "answering" && status === "running");
     $("countdown-controls").hidden = !host.can.countdown;
-    var running = answering && state.question && state.question.countdown;
-    $("countdown-stop").hidden = !running;
+    var shown = answering && state.question ? state.question.countdown : null;
+    $("countdown-stop").hidden = !shown;
+    $("countdown-running").hidden = !shown;
+    var paused = !!(shown && shown.paused_left != null);
+    $("countdown-pause").dataset.paused = String(paused);
+    $("countdown-pause-label").textContent = paused ? T.resume : T.pause;
     if (!countdown) { countdown = new window.KothCountdown.Countdown($("countdown")); }
-    countdown.set(answering && state.question ? state.question.countdown : null);
+    countdown.set(shown);
+    $("answers-after-zero-box").hidden = status === "finished";
+    $("answers-after-zero").checked = !!state.game.answers_after_zero;
     $("reveal").hidden = !host.can.reveal;
     $("reveal").textContent = host.revealed ? T.unreveal : T.reveal;
     $("close").disabled = !host.can.close;
@@ -302,11 +309,23 @@
     if (code === "KeyA" && host.can.announce) { announce(); }
     else if (code === "KeyC" && host.can.close) { api("close"); }
     else if (code === "KeyS" && host.can.start) { api("start"); }
+    else if (code === "Space" && countdownShown()) { pauseOrResume(); }
+    else if ((code === "Equal" || code === "NumpadAdd") && countdownShown()) { adjust(10); }
+    else if ((code === "Minus" || code === "NumpadSubtract") && countdownShown()) { adjust(-10); }
     else if (code === "KeyP" && host.question && current.game.status !== "setup") {
       api("partner", {question: host.question.number, partner: !host.question.partner}, "#partner");
     } else { return; }
     event.preventDefault();
   }
+
+  // The countdown's own buttons (and keys) show only while the answers have one.
+  function countdownShown() { return !$("countdown-running").hidden; }
+
+  function pauseOrResume() {
+    api($("countdown-pause").dataset.paused === "true" ? "countdown/resume" : "countdown/pause");
+  }
+
+  function adjust(seconds) { api("countdown/adjust", {seconds: seconds}); }
 
   // Each key's label: its Latin letter, and the layout's own letter when that differs ("A/Ф").
   // Without the Keyboard Map API (Firefox, Safari) the Latin letters stay.
@@ -333,6 +352,12 @@
       api("countdown", {seconds: Number($("countdown-seconds").value) || 0});
     });
     $("countdown-stop").addEventListener("click", function () { api("countdown", {seconds: 0}); });
+    $("countdown-pause").addEventListener("click", pauseOrResume);
+    $("countdown-plus").addEventListener("click", function () { adjust(10); });
+    $("countdown-minus").addEventListener("click", function () { adjust(-10); });
+    $("answers-after-zero").addEventListener("change", function () {
+      api("answers-after-zero", {taken: $("answers-after-zero").checked}, "#answers-after-zero");
+    });
     $("reveal").addEventListener("click", function () { api("reveal", {reveal: !current.host.revealed}); });
     $("partner").addEventListener("change", function () {
       api("partner", {question: current.host.question.number, partner: $("partner").checked},
