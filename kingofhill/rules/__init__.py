@@ -2,7 +2,8 @@
 
 A package by topic, read like the rule book: ``record`` (constants and the record), ``board``
 (the engine), ``screens`` (the questions the screens ask), ``past`` (changing the past),
-``output`` (the replay contract), ``answers`` (equal answers). Everything public is named
+``output`` (the replay contract), ``answers`` (equal answers), ``similar`` (answers that are
+probably the same: the host's grouping help). Everything public is named
 here too (``from kingofhill import rules; rules.compute(...)``).
 
 The rules are ``docs/rules/kingofhill.md``; the record and the replay output are
