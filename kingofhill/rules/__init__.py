@@ -27,8 +27,12 @@ from __future__ import annotations
 
 from kingofhill.rules.answers import (  # noqa: F401
     answer_keys,
+    group_forms,
+    group_of,
     matches_key,
+    merge_groups,
     normalize_answer,
+    split_group,
 )
 from kingofhill.rules.board import (  # noqa: F401
     Board,
@@ -95,6 +99,11 @@ from kingofhill.rules.screens import (  # noqa: F401
     could_still_depose,
     moves_to_penultimate,
     projected_outcome,
+)
+from kingofhill.rules.similar import (  # noqa: F401
+    Suggestion,
+    same_answer,
+    suggestions,
 )
 
 __all__ = [

@@ -156,18 +156,50 @@ def _numbers(form: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return digits, roman
 
 
-def _initials(a: list[str], b: list[str]) -> bool:
+@dataclass(frozen=True, slots=True)
+class _Form:
+    """What the checks read of one normalised form, computed once per text."""
+
+    form: str
+    compact: str  # without spaces
+    words: tuple[str, ...]  # sorted
+    long: Counter  # the full words
+    short: Counter  # the one-letter words: initials
+
+
+def _parts(form: str) -> _Form:
+    words = form.split()
+    return _Form(form, "".join(words), tuple(sorted(words)),
+                 Counter(w for w in words if len(w) > 1), Counter(w for w in words if len(w) == 1))
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    text: str  # spaces collapsed
+    parts: _Form
+    numbers: tuple
+    cyrillic: bool
+    latin: bool
+    in_latin: _Form | None  # the form spelled in Latin letters, when it has Cyrillic ones
+    skeleton: str
+
+
+@lru_cache(maxsize=4096)
+def _answer(text: str) -> _Answer:
+    form = normalize_answer(text)
+    cyrillic, latin = bool(_CYRILLIC.search(form)), bool(_LATIN.search(form))
+    spelled = to_latin(form) if cyrillic else form
+    return _Answer(text, _parts(form), _numbers(form), cyrillic, latin,
+                   _parts(spelled) if cyrillic else None, _skeleton(spelled))
+
+
+def _initials(a: _Form, b: _Form) -> bool:
     """«М. Ломоносов», «Ломоносов М. В.» and «Михаил Ломоносов»: the same full words, and every
     full word one side has over the other stands as an initial on that other side."""
-    long_a = Counter(w for w in a if len(w) > 1)
-    long_b = Counter(w for w in b if len(w) > 1)
-    if not long_a & long_b:
+    if not (a.short or b.short) or not a.long & b.long:
         return False
-    short_a = Counter(w for w in a if len(w) == 1)
-    short_b = Counter(w for w in b if len(w) == 1)
-    if not short_a and not short_b:
-        return False
-    for extra, initials in ((long_a - long_b, short_b), (long_b - long_a, short_a)):
+    for extra, initials in ((a.long - b.long, Counter(b.short)),
+                            (b.long - a.long, Counter(a.short))):
         for word, count in extra.items():
             initials[word[0]] -= count
             if initials[word[0]] < 0:
@@ -175,52 +207,48 @@ def _initials(a: list[str], b: list[str]) -> bool:
     return True
 
 
-def _same_form(a: str, b: str) -> Reason | None:
+def _same_form(a: _Form, b: _Form) -> Reason | None:
     """The checks on two normalised forms in one alphabet."""
-    if a.replace(" ", "") == b.replace(" ", ""):
+    if a.compact == b.compact:
         return PUNCTUATION
-    words_a, words_b = a.split(), b.split()
-    if sorted(words_a) == sorted(words_b):
+    if a.words == b.words:
         return WORD_ORDER
-    if _initials(words_a, words_b):
+    if _initials(a, b):
         return INITIALS
-    letters = min(len(a.replace(" ", "")), len(b.replace(" ", "")))
-    budget = _budget(letters)
-    if budget and distance(a, b, budget) <= budget:
+    budget = _budget(min(len(a.compact), len(b.compact)))
+    if budget and distance(a.form, b.form, budget) <= budget:
         return SPELLING
     return None
 
 
 @lru_cache(maxsize=65536)
-def _same(a: str, b: str, form_a: str, form_b: str) -> Reason | None:
-    if a == b:
+def _same(text_a: str, text_b: str) -> Reason | None:
+    if text_a == text_b:
         return SAME
-    if form_a == form_b:
+    a, b = _answer(text_a), _answer(text_b)
+    if a.parts.form == b.parts.form:
         # Only ё/е (and case) apart: the ё reason; anything else is punctuation.
-        if a.casefold() != b.casefold() and (
-                a.casefold().replace("ё", "е") == b.casefold().replace("ё", "е")):
+        fold_a, fold_b = text_a.casefold(), text_b.casefold()
+        if fold_a != fold_b and fold_a.replace("ё", "е") == fold_b.replace("ё", "е"):
             return YO
         return PUNCTUATION
-    if not form_a or not form_b or _numbers(form_a) != _numbers(form_b):
+    if not a.parts.form or not b.parts.form or a.numbers != b.numbers:
         return None
-    found = _same_form(form_a, form_b)
+    found = _same_form(a.parts, b.parts)
     if found is not None:
         return found
-    cyrillic = _CYRILLIC.search(form_a) or _CYRILLIC.search(form_b)
-    latin = _LATIN.search(form_a) or _LATIN.search(form_b)
-    if not (cyrillic and latin):
+    if not ((a.cyrillic or b.cyrillic) and (a.latin or b.latin)):
         return None
-    latin_a, latin_b = to_latin(form_a), to_latin(form_b)
-    if _same_form(latin_a, latin_b) is not None:
+    if _same_form(a.in_latin or a.parts, b.in_latin or b.parts) is not None:
         return TRANSLITERATION
-    skeleton_a, skeleton_b = _skeleton(latin_a), _skeleton(latin_b)
-    if len(skeleton_a) >= 3 and skeleton_a == skeleton_b:
+    if len(a.skeleton) >= 3 and a.skeleton == b.skeleton:
         return TRANSLITERATION
     return None
 
 
 def same_answer(a: str, b: str) -> Reason | None:
     """Why two answers are probably the same answer (a reason of ``REASONS``), or None.
+    Memoised: the host's state asks again about the same groups on every answer.
 
     >>> same_answer("Ломоносов", "Ломоносав")
     'spelling'
@@ -232,9 +260,8 @@ def same_answer(a: str, b: str) -> Reason | None:
     True
     """
     a, b = " ".join(a.split()), " ".join(b.split())
-    if b < a:  # one order, so the cache holds each pair once and the answer is symmetric
-        a, b = b, a
-    return _same(a, b, normalize_answer(a), normalize_answer(b))
+    # One order, so the memo holds each pair once and the answer is symmetric.
+    return _same(a, b) if a <= b else _same(b, a)
 
 
 # --- the host's groups ------------------------------------------------------------------------
@@ -267,7 +294,7 @@ def suggestions(groups: Sequence[str], *, dismissed: Iterable[Sequence[str]] = (
     """
     apart = {pair(a, b) for a, b in dismissed}
     verdicts = verdicts or {}
-    keys = list(dict.fromkeys(groups))[:MAX_GROUPS]
+    keys = list(dict.fromkeys(" ".join(g.split()) for g in groups))[:MAX_GROUPS]
     taken: set[str] = set()
     found = []
     for i, anchor in enumerate(keys):
@@ -275,12 +302,12 @@ def suggestions(groups: Sequence[str], *, dismissed: Iterable[Sequence[str]] = (
             continue
         members, reasons = [anchor], []
         for other in keys[i + 1:]:
-            if other in taken or pair(anchor, other) in apart:
+            if other in taken or apart and pair(anchor, other) in apart:
                 continue
             mine, theirs = verdicts.get(anchor), verdicts.get(other)
             if isinstance(mine, bool) and isinstance(theirs, bool) and mine != theirs:
                 continue
-            reason = same_answer(anchor, other)
+            reason = _same(anchor, other) if anchor <= other else _same(other, anchor)
             if reason is not None:
                 members.append(other)
                 reasons.append(reason)
