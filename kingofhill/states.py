@@ -163,7 +163,8 @@ def group_suggestions(question: Question, groups: list[dict]) -> list[dict]:
     if question.phase != Question.Phase.ANSWERING or len(groups) < 2:
         return []
     found = rules.suggestions([g["key"] for g in groups], dismissed=question.kept_apart or [],
-                              verdicts={g["key"]: g["verdict"] for g in groups})
+                              verdicts={g["key"]: g["verdict"] for g in groups},
+                              forms={g["key"]: g["forms"] for g in groups})
     return [{"keys": list(s.keys), "reasons": list(s.reasons)} for s in found]
 
 

@@ -269,8 +269,9 @@ def same_answer(a: str, b: str) -> Reason | None:
 
 @dataclass(frozen=True, slots=True)
 class Suggestion:
-    """Groups to merge: ``keys[0]`` (the first of them in the host's order) and the others,
-    ``reasons[i]`` saying why ``keys[i + 1]`` is the same answer as ``keys[0]``."""
+    """Groups to merge: ``keys[0]`` (the first of them in the host's order, whose key the
+    merged group keeps) and the others, ``reasons[i]`` saying why ``keys[i + 1]`` is the same
+    answer as a group before it."""
 
     keys: tuple[str, ...]
     reasons: tuple[Reason, ...]
@@ -281,12 +282,25 @@ def pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
+def _related(a: Sequence[str], b: Sequence[str]) -> Reason | None:
+    """Why two groups (their forms) are the same answer: the first reason for any two forms."""
+    for x in a:
+        for y in b:
+            reason = _same(x, y) if x <= y else _same(y, x)
+            if reason is not None:
+                return reason
+    return None
+
+
 def suggestions(groups: Sequence[str], *, dismissed: Iterable[Sequence[str]] = (),
-                verdicts: Mapping[str, object] | None = None) -> list[Suggestion]:
+                verdicts: Mapping[str, object] | None = None,
+                forms: Mapping[str, Sequence[str]] | None = None) -> list[Suggestion]:
     """The merges to offer for ``groups`` (group keys in the host's order, biggest first): each
-    group not yet offered, in order, with every later group that is the same answer as it.
-    A pair the host dismissed is never offered again, nor two groups judged differently (one
-    correct, one incorrect: merging them would be refused).
+    group not yet offered, in order, with every later group that is the same answer as it or
+    as one already with it («Ломоносав» ~ «Ломоносов» ~ «М. Ломоносов»). A pair the host
+    kept apart is never in one suggestion again, nor two groups judged differently (one
+    correct, one incorrect: merging them would be refused). A group the host merged is
+    compared by each of its ``forms`` (its key alone when not given).
 
     >>> suggestions(["ломоносов", "пушкин", "ломоносав", "lomonosov"])
     [Suggestion(keys=('ломоносов', 'ломоносав', 'lomonosov'), reasons=('spelling', \
@@ -295,22 +309,30 @@ def suggestions(groups: Sequence[str], *, dismissed: Iterable[Sequence[str]] = (
     apart = {pair(a, b) for a, b in dismissed}
     verdicts = verdicts or {}
     keys = list(dict.fromkeys(" ".join(g.split()) for g in groups))[:MAX_GROUPS]
+    spelled = {key: [" ".join(f.split()) for f in (forms or {}).get(key) or (key,)]
+               for key in keys}
     taken: set[str] = set()
     found = []
     for i, anchor in enumerate(keys):
         if anchor in taken:
             continue
         members, reasons = [anchor], []
-        for other in keys[i + 1:]:
-            if other in taken or apart and pair(anchor, other) in apart:
-                continue
-            mine, theirs = verdicts.get(anchor), verdicts.get(other)
-            if isinstance(mine, bool) and isinstance(theirs, bool) and mine != theirs:
-                continue
-            reason = _same(anchor, other) if anchor <= other else _same(other, anchor)
-            if reason is not None:
-                members.append(other)
-                reasons.append(reason)
+        judged = {verdicts.get(anchor)} & {True, False}
+        for base in members:  # grows as groups join
+            for other in keys[i + 1:]:
+                if other in taken or other in members:
+                    continue
+                if apart and any(pair(m, other) in apart for m in members):
+                    continue
+                theirs = verdicts.get(other)
+                if isinstance(theirs, bool) and judged - {theirs}:
+                    continue
+                reason = _related(spelled[base], spelled[other])
+                if reason is not None:
+                    members.append(other)
+                    reasons.append(reason)
+                    if isinstance(theirs, bool):
+                        judged.add(theirs)
         if reasons:
             taken.update(members)
             found.append(Suggestion(tuple(members), tuple(reasons)))

@@ -185,3 +185,13 @@ def test_the_api_merges_and_a_bad_body_is_a_400_with_a_detail(client, lomonosovs
     assert r.status_code == 200
     assert r.json()["state"]["host"]["suggestions"] == [
         {"keys": ["ломоносов", "lomonosov"], "reasons": ["transliteration"]}]
+
+
+def test_a_merged_group_is_still_offered_what_matches_any_of_its_texts(running, host, alpha,
+                                                                       beta, gamma):
+    announce(running, host)
+    for entry, text in ((alpha, "Ломоносав"), (beta, "Ломоносов"), (gamma, "М. Ломоносов")):
+        answer(running, entry, text)
+    grouping.groups_merge(actor=host, game=running, question=1, keys=["ломоносав", "ломоносов"])
+    assert host_view(running)["suggestions"] == [
+        {"keys": ["ломоносав", "м ломоносов"], "reasons": ["initials"]}]

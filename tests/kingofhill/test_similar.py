@@ -233,6 +233,20 @@ def test_the_four_lomonosovs_are_one_suggestion_around_the_first_group():
                                 reasons=("spelling", "initials", "transliteration"))]
 
 
+def test_a_group_joins_through_one_already_in_the_suggestion():
+    # «М. Ломоносов» is not «Ломоносав» by any one rule, but it is «Ломоносов».
+    found = suggestions(["ломоносав", "м ломоносов", "пушкин", "ломоносов"])
+    assert found == [Suggestion(keys=("ломоносав", "ломоносов", "м ломоносов"),
+                                reasons=("spelling", "initials"))]
+
+
+def test_a_merged_group_is_compared_by_each_of_its_texts():
+    forms = {"ломоносав": ["ломоносав", "ломоносов"]}
+    assert suggestions(["ломоносав", "м ломоносов"], forms=forms) == [
+        Suggestion(keys=("ломоносав", "м ломоносов"), reasons=("initials",))]
+    assert suggestions(["ломоносав", "м ломоносов"]) == []
+
+
 def test_a_dismissed_pair_is_not_offered_again_but_the_rest_are():
     found = suggestions(["ломоносов", "ломоносав", "lomonosov"],
                         dismissed=[("ломоносав", "ломоносов")])
