@@ -1,6 +1,6 @@
 """The host console's grouping help in real Chromium: four ways of writing «Ломоносов» are
-suggested as one merge, the host accepts it by key and judges all four with one more; a
-suggestion the host says is wrong goes away and stays away."""
+suggested as one merge, the host accepts it by key, judges all four with one more and splits
+them back; a suggestion the host says is wrong goes away and stays away."""
 
 from __future__ import annotations
 
@@ -68,6 +68,11 @@ def test_the_host_merges_four_lomonosovs_by_key_and_judges_them_with_one_more(
     page.keyboard.press("1")
     expect(group).to_have_attribute("data-verdict", "true", timeout=WAIT)
     assert list(Answer.objects.values_list("verdict", flat=True)) == [True] * 4
+
+    # Split back: four groups again, each keeping the verdict the merged group gave it.
+    group.locator(".koth-split").click()
+    expect(page.locator("#groups > li")).to_have_count(4, timeout=WAIT)
+    expect(page.locator('#groups > li[data-verdict="true"]')).to_have_count(4)
 
 
 def test_a_suggestion_the_host_calls_wrong_goes_and_stays_away(asgi_server, new_page):
