@@ -172,6 +172,8 @@ def test_the_api_merges_and_a_bad_body_is_a_400_with_a_detail(client, lomonosovs
     r = client.post(url, {"question": 1, "keys": ["ломоносов", "пушкин"]},
                     content_type="application/json")
     assert r.status_code == 400 and "пушкин" in r.json()["detail"]
+    r = client.post(url, {"question": 1, "keys": "ломоносов"}, content_type="application/json")
+    assert r.status_code == 400 and r.json()["detail"]
     r = client.post(url, {"question": 1, "keys": ["ломоносов", "ломоносав", "lomonosov"]},
                     content_type="application/json")
     assert r.status_code == 200, r.content
