@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import DomainError, NotAllowed
 from core.permissions import IsHost, IsOrganizer
-from kingofhill import selectors, services
+from kingofhill import grouping, selectors, services
 from kingofhill import serializers as s
 from kingofhill.live import LIVE
 from kingofhill.models import KothGame
@@ -160,6 +160,36 @@ class JudgeAPI(HostAPIView):
     def post(self, request, game_id: int):
         data = self.payload(s.JudgeSerializer)
         services.answers_judge(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class GroupsMergeAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.GroupsSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Merge answer groups of the open question that are the same answer")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GroupsSerializer)
+        grouping.groups_merge(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class GroupsSplitAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.SplitSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Split a merged answer group back into its answers")
+    def post(self, request, game_id: int):
+        data = self.payload(s.SplitSerializer)
+        grouping.groups_split(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class GroupsApartAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.GroupsSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Keep suggested groups apart: not suggested again for this question")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GroupsSerializer)
+        grouping.groups_keep_apart(actor=request.user, game=self.get_koth(), **data)
         return self.host_state()
 
 

@@ -113,6 +113,11 @@ class Question(models.Model):
                                                              null=True, blank=True)
     # The host showed the question and its answer on the projector after the close.
     revealed_at = models.DateTimeField(_("revealed at"), null=True, blank=True)
+    # The host's merges of answer groups: a normalised answer → the key of the group it joined
+    # (answers arriving later with that form join it too); ``kingofhill.grouping``.
+    merged = models.JSONField(_("merged answer groups"), default=dict, blank=True)
+    # Pairs of group keys the host said are not the same answer: never suggested again.
+    kept_apart = models.JSONField(_("answer groups kept apart"), default=list, blank=True)
 
     class Meta:
         ordering = ["koth", "number"]

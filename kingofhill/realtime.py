@@ -42,7 +42,9 @@ The public state ``S`` (the projector relies on exactly this)::
 
 The host state is ``S`` plus ``"host"``: the current question's text and key, its declarations
 (with whether each counts and the engine's reason when not), its answers grouped by normalised
-text with verdicts, the "answered of total" counter, the teams that have not answered and the
+text (or by the group the host merged a text into: each group's ``forms``) with verdicts, the
+groups the console suggests merging (``suggestions``: ``[{"keys": [group keys, the first
+kept], "reasons": [why each other key is the same answer as one before it]}]``), the "answered of total" counter, the teams that have not answered and the
 number of answers not judged yet (why "close" waits), every question's history (answers with
 verdicts, partner mark, ignored declarations, and ``counts``: false for a question a changed
 verdict took out of the game by ending it earlier) so earlier verdicts can be changed, the

@@ -40,6 +40,19 @@ class JudgeSerializer(serializers.Serializer):
     confirm = serializers.BooleanField(default=False, help_text=CONFIRM)
 
 
+class GroupsSerializer(serializers.Serializer):
+    question = id_field()
+    keys = serializers.ListField(
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=300),
+        max_length=100, help_text="the groups' keys; a merge keeps the first one's")
+
+
+class SplitSerializer(serializers.Serializer):
+    question = id_field()
+    key = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=300,
+                                help_text="the merged group's key")
+
+
 class VerdictSerializer(serializers.Serializer):
     answer = id_field()
     verdict = serializers.BooleanField()

@@ -415,8 +415,8 @@ def _check_verdict(verdict) -> bool:
 @LIVE.write
 def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: bool,
                   confirm: bool = False) -> int:
-    """Judge every answer of ``question`` whose normalised text is ``normalized`` at once;
-    returns how many verdicts changed. Works on a closed question too (the board is then
+    """Judge every answer of ``question`` in the group ``normalized`` at once (its normalised
+    text, and the texts the host merged into it); returns how many verdicts changed. Works on a closed question too (the board is then
     recomputed; a change of the outcome needs ``confirm``, see ``past.change_past``)."""
     _require_host(actor, w.game)
     verdict = _check_verdict(verdict)
@@ -424,7 +424,8 @@ def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: b
     if koth.status == KothGame.Status.SETUP:
         raise DomainError(_("The game has not started yet."))
     q = _question(koth, question)
-    answers = list(Answer.objects.filter(question=q, normalized=normalized))
+    answers = list(Answer.objects.filter(
+        question=q, normalized__in=sorted(rules.group_forms(q.merged or {}, normalized))))
     if not answers:
         raise DomainError(_("No answer «%(text)s» to question %(n)d.")
                           % {"text": normalized, "n": q.number})

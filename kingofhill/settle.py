@@ -43,7 +43,7 @@ def settle(w: Write) -> selectors.Snapshot | states.StoredHost:
             # Never stored: the whole game is built, as a refresh.
         case changes.BoardChanged(closed=closed):
             full = True
-        case changes.QuestionChanged(current=current):
+        case changes.QuestionChanged(current=current) | changes.GroupsChanged(current=current):
             pass
         case changes.AnswerAdded(current=current) | changes.AnswersAdded(current=current):
             current_read = True

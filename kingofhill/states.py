@@ -139,18 +139,24 @@ def _keys(question: Question) -> set[str]:
 
 
 def answer_groups(snap: Snapshot, question: Question) -> list[dict]:
-    """Answers grouped by normalised text, biggest group first (then the earliest arrival)."""
+    """Answers grouped by normalised text, or by the group the host merged that text into
+    (``Question.merged``), biggest group first (then the earliest arrival)."""
     keys = _keys(question)
+    merged = question.merged or {}
     groups: dict[str, dict] = {}
     for answer in sorted(question.answers.all(), key=lambda a: (a.at, a.pk)):
         if answer.application_id not in snap.names:
             continue
-        group = groups.setdefault(answer.normalized, {
-            "key": answer.normalized, "texts": [], "teams": [], "answers": [],
-            "matches_key": answer.normalized in keys, "verdicts": set(),
+        key = rules.group_of(merged, answer.normalized)
+        group = groups.setdefault(key, {
+            "key": key, "texts": [], "teams": [], "answers": [], "forms": [],
+            "matches_key": False, "verdicts": set(),
         })
         if answer.text not in group["texts"]:
             group["texts"].append(answer.text)
+        if answer.normalized not in group["forms"]:
+            group["forms"].append(answer.normalized)
+            group["matches_key"] = group["matches_key"] or answer.normalized in keys
         group["teams"].append(snap.names[answer.application_id])
         group["answers"].append(answer.pk)
         group["verdicts"].add(answer.verdict)
@@ -161,6 +167,18 @@ def answer_groups(snap: Snapshot, question: Question) -> list[dict]:
         group["count"] = len(group["answers"])
         group["verdict"] = verdicts.pop() if len(verdicts) == 1 else "mixed"
     return ordered
+
+
+def group_suggestions(question: Question, groups: list[dict]) -> list[dict]:
+    """The merges the console offers the host for the open question's groups (the pure
+    ``rules.similar``, whose pairs are memoised: an answer compares only its new group), minus
+    the pairs the host kept apart."""
+    if question.phase != Question.Phase.ANSWERING or len(groups) < 2:
+        return []
+    found = rules.suggestions([g["key"] for g in groups], dismissed=question.kept_apart or [],
+                              verdicts={g["key"]: g["verdict"] for g in groups},
+                              forms={g["key"]: g["forms"] for g in groups})
+    return [{"keys": list(s.keys), "reasons": list(s.reasons)} for s in found]
 
 
 def _history(snap: Snapshot) -> list[dict]:
@@ -192,6 +210,7 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
     current = None
     declarations: list[dict] = []
     groups: list[dict] = []
+    suggestions: list[dict] = []
     unanswered: list[str] = []
     if question is not None:
         current = {
@@ -206,6 +225,7 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
                                  "at": _time(d.at), "counts": reason is None,
                                  "reason": reason})
         groups = answer_groups(snap, question)
+        suggestions = group_suggestions(question, groups)
         answered = {a.application_id for a in question.answers.all()}
         unanswered = [snap.names[a.pk] for a in snap.entries if a.pk not in answered]
     history = _history(snap)
@@ -216,6 +236,8 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
         "question": current,
         "declarations": declarations,
         "groups": groups,
+        # Groups that are probably the same answer: each offered once, to merge or keep apart.
+        "suggestions": suggestions,
         "answered": sum(g["count"] for g in groups),
         "total": len(snap.entries),
         "unanswered": unanswered,
@@ -405,6 +427,8 @@ def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
             teams = {team}
         case changes.AnswersAdded(teams=teams):
             pass
+        case changes.GroupsChanged():
+            teams = frozenset()  # the host's groups only: no team sees them
     public = public_state(snap)
     states = {PUBLIC: public, realtime.HOST: host_state(snap, public)}
     # A write about some teams on an unchanged board (an answer, a batch of answers) changes
