@@ -27,6 +27,8 @@ ACTION_LABELS = {
     "kingofhill.verdict": _("answer verdict"),
     "kingofhill.partner": _("partner mark"),
     "kingofhill.host": _("host assignment"),
+    "kingofhill.bank_edit": _("prepared question edited"),
+    "kingofhill.bank_move": _("prepared question moved"),
     "gorod.ruling": _("ruling"),
     "gorod.ruling_undo": _("ruling undone"),
     "gorod.ruling_edit": _("ruling corrected"),
