@@ -40,7 +40,8 @@ class BankEditForm(BankQuestionForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # The page opens at the form: typing goes to the text at once.
+        # The page opens at the form (its link has no #fragment, which would cancel autofocus):
+        # typing goes to the text at once.
         self.fields["text"].widget.attrs["autofocus"] = True
 
 
