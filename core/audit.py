@@ -30,6 +30,8 @@ ACTION_LABELS = {
     "kingofhill.merge": _("answer groups merged"),
     "kingofhill.split": _("answer group split"),
     "kingofhill.apart": _("answer groups kept apart"),
+    "kingofhill.bank_edit": _("prepared question edited"),
+    "kingofhill.bank_move": _("prepared question moved"),
     "gorod.ruling": _("ruling"),
     "gorod.ruling_undo": _("ruling undone"),
     "gorod.ruling_edit": _("ruling corrected"),

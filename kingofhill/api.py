@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import DomainError, NotAllowed
 from core.permissions import IsHost, IsOrganizer
-from kingofhill import grouping, selectors, services
+from kingofhill import bank_edits, grouping, selectors, services
 from kingofhill import serializers as s
 from kingofhill.live import LIVE
 from kingofhill.models import KothGame
@@ -293,6 +293,39 @@ class RevealAPI(HostAPIView):
         data = self.payload(s.RevealSerializer)
         services.question_reveal(actor=request.user, game=self.get_koth(), **data)
         return self.host_state()
+
+
+# --- the question bank --------------------------------------------------------------------------
+
+
+class BankAPI(HostAPIView):
+    def bank(self):
+        return Response({"bank": selectors.bank_listing(self.get_koth())})
+
+    @extend_schema(tags=TAG, responses={200: s.BankSerializer, **ERRORS},
+                   summary="The question bank in order, with each question's place in the queue")
+    def get(self, request, game_id: int):
+        return self.bank()
+
+
+class BankEditAPI(BankAPI):
+    @extend_schema(tags=TAG, request=s.BankEditSerializer,
+                   responses={200: s.BankSerializer, **ERRORS},
+                   summary="Edit a prepared question not yet announced")
+    def post(self, request, game_id: int):
+        data = self.payload(s.BankEditSerializer)
+        bank_edits.bank_question_edit(actor=request.user, game=self.get_koth(), **data)
+        return self.bank()
+
+
+class BankMoveAPI(BankAPI):
+    @extend_schema(tags=TAG, request=s.BankMoveSerializer,
+                   responses={200: s.BankSerializer, **ERRORS},
+                   summary="Move a prepared question to another place in the queue")
+    def post(self, request, game_id: int):
+        data = self.payload(s.BankMoveSerializer)
+        bank_edits.bank_question_move(actor=request.user, game=self.get_koth(), **data)
+        return self.bank()
 
 
 # --- team actions -----------------------------------------------------------------------------

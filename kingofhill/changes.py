@@ -57,5 +57,11 @@ class PresenceChanged:
     """Phones connected or left: the host's list of connected teams follows."""
 
 
+@dataclass(frozen=True, slots=True)
+class BankChanged:
+    """A prepared question was edited or moved: the host's view of the bank's next question
+    follows (``kingofhill.bank_edits``)."""
+
+
 Change = (BoardChanged | QuestionChanged | AnswerAdded | AnswersAdded | GroupsChanged
-          | PresenceChanged)
+          | PresenceChanged | BankChanged)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from kingofhill import rules
@@ -287,8 +288,12 @@ class PhoneSocket(models.Model):
         Application, on_delete=models.CASCADE, related_name="+", verbose_name=_("team"))
     channel = models.CharField(_("channel"), max_length=200, unique=True)
     opened_at = models.DateTimeField(_("opened at"))
+    # The lease: the socket's worker refreshes it while the socket is open
+    # (``kingofhill.presence.BEATS``); a row its worker stopped refreshing counts as gone.
+    seen_at = models.DateTimeField(_("seen at"), default=timezone.now)
 
     class Meta:
+        indexes = [models.Index(fields=["seen_at"], name="koth_phone_seen")]
         verbose_name = _("team phone socket")
         verbose_name_plural = _("team phone sockets")
 

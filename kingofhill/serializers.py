@@ -105,6 +105,28 @@ class AnswerSerializer(serializers.Serializer):
     client_id = serializers.UUIDField(help_text="generated once per question by the phone")
 
 
+class BankEditSerializer(serializers.Serializer):
+    prepared = id_field(help_text="the prepared question's id")
+    text = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    answer_key = serializers.CharField(required=False, allow_blank=True, default="")
+    variants = serializers.ListField(child=serializers.CharField(allow_blank=True),
+                                     required=False, default=list)
+    partner = serializers.BooleanField(required=False, default=False)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class BankMoveSerializer(serializers.Serializer):
+    prepared = id_field(help_text="the prepared question's id")
+    to = serializers.IntegerField(help_text="its place in the queue: 1 is announced next")
+
+
+class BankSerializer(serializers.Serializer):
+    bank = serializers.ListField(
+        child=serializers.DictField(),
+        help_text='[{"id", "place", "announced_as", "text", "answer_key", "variants", '
+                  '"partner", "note"}] in order; "place" is null once announced')
+
+
 class StateSerializer(serializers.Serializer):
     """``{"version", "state", "server_time"}``; the state shapes are documented in ``kingofhill.realtime``."""
 

@@ -386,8 +386,9 @@ def team_state(snap: Snapshot, application_id: int, public: dict | None = None) 
 
 @dataclass(frozen=True)
 class StoredHost:
-    """What settling a presence refresh hands the build: nothing to settle, only the host's
-    stored ``host`` part (read only), which the build patches with the connected teams."""
+    """What settling a presence refresh or a change of the bank hands the build: nothing to
+    settle, only the host's stored ``host`` part (read only), which the build patches with the
+    connected teams or the bank's next question."""
 
     host: dict
 
@@ -410,6 +411,17 @@ def presence_states(w: Write, stored: dict) -> dict[str, dict]:
                                  patches={"host": {"d": {"connected": {"=": connected}}}})}
 
 
+def bank_states(w: Write, stored: dict) -> dict[str, dict]:
+    """The build of a change of the bank: only the host's view of its next question and how
+    many are left changes (one query, no snapshot)."""
+    summary = bank_summary(w.game)
+    if stored.get("bank") == summary:
+        return {}
+    host = {**stored, "bank": summary}  # the stored value is read only (``shared``)
+    return {realtime.HOST: Parts({"host": host},
+                                 patches={"host": {"d": {"bank": {"=": summary}}}})}
+
+
 def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
     """The live core's build for King of the Hill: the states of the audiences the write may
     have changed, rendered from what ``kingofhill.settle.settle`` computed.
@@ -419,6 +431,8 @@ def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
     other write builds every audience.
     """
     if isinstance(settled, StoredHost):
+        if isinstance(w.change, changes.BankChanged):
+            return bank_states(w, settled.host)
         return presence_states(w, settled.host)
     snap = settled
     teams = None

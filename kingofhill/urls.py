@@ -36,6 +36,9 @@ api_urls = [
     path("api/games/<id:game_id>/answers-after-zero/", api.AnswersAfterZeroAPI.as_view(),
          name="api_answers_after_zero"),
     path("api/games/<id:game_id>/reveal/", api.RevealAPI.as_view(), name="api_reveal"),
+    path("api/games/<id:game_id>/bank/", api.BankAPI.as_view(), name="api_bank"),
+    path("api/games/<id:game_id>/bank/edit/", api.BankEditAPI.as_view(), name="api_bank_edit"),
+    path("api/games/<id:game_id>/bank/move/", api.BankMoveAPI.as_view(), name="api_bank_move"),
     path("api/games/<id:game_id>/declare/", api.DeclareAPI.as_view(), name="api_declare"),
     path("api/games/<id:game_id>/answer/", api.AnswerAPI.as_view(), name="api_answer"),
 ]
