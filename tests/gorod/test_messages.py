@@ -1,0 +1,280 @@
+"""The organizer's messages and bonus hints (rules, 2.15.1, 4.1.4): who they reach, what each
+audience's state shows, the phones' "seen", every refusal, and that they change no time."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.audit import AuditEntry
+from gorod import realtime, selectors, services
+from gorod.models import Message, MessageReceipt
+from live.messages import team_audience
+from live.models import LiveStream
+from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
+from tests.gorod.fixtures_live import minutes
+from tests.gorod.test_api import logged_in, phone
+
+pytestmark = pytest.mark.django_db
+
+
+def send(game, organizer, m, text="Meet at the bridge", **kw):
+    return services.message_send(actor=organizer, game=game, now=minutes(m), text=text, **kw)
+
+
+def state(game, kind, entry=None):
+    return selectors.read_state(game, kind=kind,
+                                application_id=entry.pk if entry else None)["state"]
+
+
+def versions(game) -> dict[str, int]:
+    return dict(LiveStream.objects.filter(game_id=game.pk).values_list("audience", "version"))
+
+
+def hints_of(game, entry) -> list[str]:
+    level = state(game, "team", entry)["me"]["level"]
+    return [hint["text"] for hint in level["bonus_hints"]] if level else []
+
+
+@pytest.fixture
+def alpha_on_level_2(running, alpha):
+    """Alpha closed level 1 at minute 3; Beta and Gamma are still on it."""
+    services.code_submit(game=running, application=alpha, text="G1R1D", now=minutes(3))
+    return running
+
+
+# --- who it reaches ---------------------------------------------------------------------------
+
+
+def test_a_message_to_all_teams_reaches_every_phone_and_the_organizers_list(
+        running, organizer, entries):
+    message = send(running, organizer, 5)
+    for entry in entries:
+        items = state(running, "team", entry)["messages"]["items"]
+        assert [(m["id"], m["text"]) for m in items] == [(message.pk, "Meet at the bridge")]
+    listed = state(running, "organizer")["messages"]
+    assert listed[0]["audience"] == "all" and listed[0]["by"] == "organizer"
+    assert (listed[0]["seen"], listed[0]["of"]) == (0, 3)
+    assert "messages" not in state(running, "public")
+
+
+def test_a_message_to_one_team_changes_only_that_teams_phones_and_the_organizers(
+        running, organizer, alpha, beta):
+    before = versions(running)
+    send(running, organizer, 5, audience="team", application=beta.pk, text="Call us")
+    after = versions(running)
+    changed = {audience for audience in after if after[audience] != before[audience]}
+    assert changed == {realtime.ORGANIZER, team_audience(beta.pk)}
+    assert state(running, "team", alpha)["messages"]["items"] == []
+    assert state(running, "team", beta)["messages"]["items"][0]["text"] == "Call us"
+    assert state(running, "organizer")["messages"][0]["team"] == "Beta"
+
+
+def test_a_message_to_a_level_reaches_the_teams_on_it_when_it_is_sent(
+        alpha_on_level_2, organizer, alpha, beta, entries):
+    gg = alpha_on_level_2
+    send(gg, organizer, 5, audience="level", level="1", text="Level 1: look up")
+    assert state(gg, "team", alpha)["messages"]["items"] == []
+    for entry in (beta, entries[2]):
+        assert state(gg, "team", entry)["messages"]["items"][0]["text"] == "Level 1: look up"
+    # Beta reaches level 2 afterwards: a message to level 2 then is not a message to it now.
+    send(gg, organizer, 6, audience="level", level="2", text="Level 2: look down")
+    services.code_submit(game=gg, application=beta, text="G1R1D", now=minutes(7))
+    assert [m["text"] for m in state(gg, "team", beta)["messages"]["items"]] == [
+        "Level 1: look up"]
+    assert [m["text"] for m in state(gg, "team", alpha)["messages"]["items"]] == [
+        "Level 2: look down"]
+
+
+def test_a_bonus_hint_shows_under_its_levels_hints_for_the_teams_on_it(
+        alpha_on_level_2, organizer, alpha, beta):
+    gg = alpha_on_level_2
+    before = versions(gg)
+    send(gg, organizer, 5, kind="bonus_hint", audience="level", level="1", text="Under the bench")
+    assert hints_of(gg, beta) == ["Under the bench"]
+    assert hints_of(gg, alpha) == []  # on level 2
+    assert state(gg, "team", beta)["messages"]["items"] == []  # a hint, not a message
+    after = versions(gg)
+    assert after[team_audience(alpha.pk)] == before[team_audience(alpha.pk)]
+    assert after[realtime.PUBLIC] == before[realtime.PUBLIC]
+
+
+def test_a_bonus_hint_for_later_teams_reaches_a_team_that_gets_its_level_by_a_code(
+        alpha_on_level_2, organizer, alpha, beta):
+    gg = alpha_on_level_2
+    send(gg, organizer, 5, kind="bonus_hint", audience="level", level="2", later=True,
+         text="Behind the tower")
+    send(gg, organizer, 5, kind="bonus_hint", audience="level", level="2", text="Only now")
+    assert hints_of(gg, alpha) == ["Behind the tower", "Only now"]
+    assert hints_of(gg, beta) == []
+    services.code_submit(game=gg, application=beta, text="G1R1D", now=minutes(8))
+    assert hints_of(gg, beta) == ["Behind the tower"]
+    # …and by the clock's deadline too: Gamma fails level 1 at 70 min.
+    services.game_tick(game=gg.pk, now=minutes(71))
+    assert hints_of(gg, alpha) == hints_of(gg, beta) == []  # they failed level 2 at 3+45, 8+45
+    gamma = [e for e in gg.game.applications.all() if e.team.name == "Gamma"][0]
+    assert hints_of(gg, gamma) == ["Behind the tower"]
+
+
+def test_a_bonus_hint_to_a_level_no_team_is_on_is_kept_for_later_teams_only_if_asked(
+        running, organizer, alpha):
+    with pytest.raises(services.DomainError, match="No team is on level 2 now"):
+        send(running, organizer, 5, kind="bonus_hint", audience="level", level="2", text="x")
+    hint = send(running, organizer, 5, kind="bonus_hint", audience="level", level="2",
+                later=True, text="Early bird")
+    assert (state(running, "organizer")["messages"][0]["of"]) == 0
+    services.code_submit(game=running, application=alpha, text="G1R1D", now=minutes(6))
+    assert hints_of(running, alpha) == ["Early bird"]
+    assert hint.receipts.count() == 0
+
+
+def test_messages_change_no_time_and_are_no_event_of_the_record(running, organizer, alpha):
+    def record_of(game):
+        return {k: v for k, v in services.game_record(game).items() if k != "now"}
+
+    record = record_of(running)
+    level = state(running, "team", alpha)["me"]["level"]
+    send(running, organizer, 5)
+    send(running, organizer, 5, kind="bonus_hint", audience="level", level="1", text="Hint")
+    assert record_of(running) == record
+    after = state(running, "team", alpha)["me"]["level"]
+    assert (after["fail_at"], after["next_hint_at"]) == (level["fail_at"], level["next_hint_at"])
+
+
+# --- seen -------------------------------------------------------------------------------------
+
+
+def test_a_phone_marks_what_it_showed_seen_once_and_the_organizer_sees_who(
+        running, organizer, alpha, beta):
+    message = send(running, organizer, 5)
+    assert services.message_seen(game=running, application=alpha, messages=[message.pk],
+                                 now=minutes(6)) == 1
+    assert state(running, "team", alpha)["messages"]["seen"] == [message.pk]
+    assert state(running, "team", beta)["messages"]["seen"] == []
+    listed = state(running, "organizer")["messages"][0]
+    assert (listed["seen"], listed["of"]) == (1, 3)
+    assert [t["team"] for t in listed["teams"] if t["seen_at"]] == ["Alpha"]
+    before = versions(running)
+    assert services.message_seen(game=running, application=alpha, messages=[message.pk],
+                                 now=minutes(9)) == 0
+    assert versions(running) == before  # idempotent: nothing written, nothing pushed
+    assert MessageReceipt.objects.get(message=message, application=alpha).seen_at == minutes(6)
+
+
+def test_a_later_bonus_hint_counts_a_team_once_its_phone_showed_it(
+        running, organizer, alpha):
+    hint = send(running, organizer, 5, kind="bonus_hint", audience="level", level="2",
+                later=True, text="Early bird")
+    with pytest.raises(services.DomainError, match="No such message"):
+        services.message_seen(game=running, application=alpha, messages=[hint.pk],
+                              now=minutes(5))  # not on level 2: not shown to it
+    services.code_submit(game=running, application=alpha, text="G1R1D", now=minutes(6))
+    services.message_seen(game=running, application=alpha, messages=[hint.pk], now=minutes(7))
+    listed = state(running, "organizer")["messages"][0]
+    assert (listed["seen"], listed["of"]) == (1, 1)
+    assert state(running, "team", alpha)["messages"]["seen"] == [hint.pk]
+
+
+def test_a_phone_cannot_mark_a_message_to_another_team(running, organizer, alpha, beta):
+    message = send(running, organizer, 5, audience="team", application=beta.pk)
+    with pytest.raises(services.DomainError, match="No such message"):
+        services.message_seen(game=running, application=alpha, messages=[message.pk],
+                              now=minutes(6))
+    assert not MessageReceipt.objects.filter(application=alpha).exists()
+
+
+# --- refusals ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kw", "says"), [
+    ({"text": "   "}, "Write the text"),
+    ({"text": "x" * 1001}, "too long: at most 1000"),
+    ({"audience": "level", "level": "9"}, "no level 9 in this game"),
+    ({"audience": "level"}, "Choose the level"),
+    ({"audience": "team"}, "Choose the team"),
+    ({"audience": "team", "application": 999999}, "does not play in this game"),
+    ({"kind": "bonus_hint"}, "goes to the teams on its level"),
+    ({"later": True}, "Only a bonus hint"),
+    ({"kind": "shout"}, "a message or a bonus hint"),
+])
+def test_bad_messages_are_refused_and_nothing_is_stored(running, organizer, kw, says):
+    with pytest.raises(services.DomainError, match=says):
+        send(running, organizer, 5, **{"text": "Hello", **kw})
+    assert not Message.objects.exists()
+
+
+def test_only_organizers_send_messages(running, outsider):
+    with pytest.raises(services.NotAllowed):
+        send(running, outsider, 5)
+
+
+def test_nothing_is_sent_before_the_start(gorod, organizer):
+    with pytest.raises(services.DomainError, match="not started"):
+        services.message_send(actor=organizer, game=gorod, text="Hello")
+
+
+def test_after_the_end_messages_to_all_or_one_team_go_but_nothing_to_a_level(
+        running, organizer, alpha):
+    services.game_end(actor=organizer, game=running, now=minutes(30))
+    send(running, organizer, 40, text="Results at 6 in the bar")
+    send(running, organizer, 41, audience="team", application=alpha.pk, text="Your prize")
+    with pytest.raises(services.DomainError, match="The game has ended"):
+        send(running, organizer, 42, kind="bonus_hint", audience="level", level="1")
+    assert [m["text"] for m in state(running, "team", alpha)["messages"]["items"]] == [
+        "Your prize", "Results at 6 in the bar"]
+
+
+def test_a_message_is_audited(running, organizer, beta):
+    message = send(running, organizer, 5, audience="team", application=beta.pk, text="Hi")
+    entry = AuditEntry.objects.get(action="gorod.message")
+    assert entry.actor == organizer
+    assert entry.after["message"] == message.pk and entry.after["team"] == "Beta"
+
+
+# --- API --------------------------------------------------------------------------------------
+
+
+def api(game, action="messages"):
+    return f"/gorod/api/games/{game.pk}/{action}/"
+
+
+def test_the_organizer_sends_through_the_api_and_the_phone_marks_it_seen(
+        live, organizer, alpha, beta):
+    sent = logged_in(organizer).post(api(live), {
+        "text": "Bonus: the bench", "kind": "bonus_hint", "audience": "level", "level": "1"},
+        content_type="application/json")
+    assert sent.status_code == 200, sent.json()
+    listed = sent.json()["state"]["messages"][0]
+    assert (listed["kind"], listed["level"], listed["of"]) == ("bonus_hint", "1", 3)
+    alphas = phone(alpha)
+    level = alphas.get(api(live, "team/state")).json()["state"]["me"]["level"]
+    assert [h["text"] for h in level["bonus_hints"]] == ["Bonus: the bench"]
+    seen = alphas.post(api(live, "messages/seen"), {"messages": [listed["id"]]},
+                       content_type="application/json")
+    assert seen.status_code == 200, seen.json()
+    assert seen.json()["state"]["messages"]["seen"] == [listed["id"]]
+    again = alphas.post(api(live, "messages/seen"), {"messages": [listed["id"]]},
+                        content_type="application/json")
+    assert again.status_code == 200 and again.json()["version"] == seen.json()["version"]
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ({"text": ""}, "Write the text"),
+    ({"text": "Hi", "audience": "level", "level": "nope"}, "no level nope"),
+    ({"text": "Hi", "audience": "team", "application": 2**63}, "application"),
+    ({"text": "Hi", "audience": "everyone"}, "audience"),
+])
+def test_bad_input_to_the_message_api_is_a_400_with_its_detail(live, organizer, body, says):
+    response = logged_in(organizer).post(api(live), body, content_type="application/json")
+    assert response.status_code == 400
+    assert says in str(response.json()["detail"])
+    assert not Message.objects.exists()
+
+
+def test_a_phone_marking_nothing_or_a_strangers_message_gets_a_400(live, organizer, alpha, beta):
+    message = services.message_send(actor=organizer, game=live, text="Beta only",
+                                    audience="team", application=beta.pk)
+    for body in ({"messages": []}, {"messages": [message.pk]}, {"messages": ["x"]}):
+        response = phone(alpha).post(api(live, "messages/seen"), body,
+                                     content_type="application/json")
+        assert response.status_code == 400 and response.json()["detail"], body
+    assert not MessageReceipt.objects.filter(seen_at__isnull=False).exists()
