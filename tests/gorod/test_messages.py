@@ -3,13 +3,18 @@ audience's state shows, the phones' "seen", every refusal, and that they change 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.test import Client
+from django.utils import timezone
 
 from core.audit import AuditEntry
-from gorod import realtime, selectors, services
+from gorod import realtime, scenario, selectors, services
 from gorod.models import Message, MessageReceipt
 from live.messages import team_audience
 from live.models import LiveStream
+from teams.models import Game
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import minutes
 from tests.gorod.test_api import logged_in, phone
@@ -278,3 +283,66 @@ def test_a_phone_marking_nothing_or_a_strangers_message_gets_a_400(live, organiz
                                      content_type="application/json")
         assert response.status_code == 400 and response.json()["detail"], body
     assert not MessageReceipt.objects.filter(seen_at__isnull=False).exists()
+
+
+# --- statistics page and scenario export ---------------------------------------------------------
+
+
+@pytest.fixture
+def empty_game(organizer):
+    game = Game.objects.create(title="Another night", format=Game.Format.GOROD,
+                               starts_at=timezone.now() + timedelta(days=9), created_by=organizer)
+    return services.gorod_create(actor=organizer, game=game)
+
+
+@pytest.fixture
+def night_with_notes(alpha_on_level_2, organizer, alpha, beta):
+    gg = alpha_on_level_2
+    send(gg, organizer, 5, kind="bonus_hint", audience="level", level="1", text="Under the bench")
+    send(gg, organizer, 6, kind="bonus_hint", audience="level", level="3", later=True,
+         text="North is north")
+    hint = Message.objects.get(text="Under the bench")
+    services.message_seen(game=gg, application=beta, messages=[hint.pk], now=minutes(7))
+    send(gg, organizer, 8, text="Finish at the bar")
+    send(gg, organizer, 9, audience="team", application=alpha.pk, text="Alpha, your prize")
+    return gg
+
+
+def test_the_statistics_page_lists_the_bonus_hints_per_level_and_the_messages(
+        night_with_notes, organizer):
+    gg = night_with_notes
+    url = f"/gorod/{gg.pk}/statistics/"
+    page = logged_in(organizer).get(url).content.decode()
+    assert page.index("Level 1") < page.index("Under the bench") < page.index("Level 3")
+    assert page.index("Level 3") < page.index("North is north")
+    assert "seen by 1 of 2" in page
+    assert "Finish at the bar" in page and "Alpha, your prize" in page
+    # The public sees them once the game is over, a team's own message left out.
+    assert "Under the bench" not in Client().get(url).content.decode()
+    services.game_end(actor=organizer, game=gg, now=minutes(30))
+    public = Client().get(url).content.decode()
+    assert "Under the bench" in public and "Finish at the bar" in public
+    assert "Alpha, your prize" not in public
+
+
+def test_the_scenario_export_writes_what_was_sent_and_reads_back_without_sending_it(
+        night_with_notes, organizer, empty_game):
+    data = scenario.scenario_dict(scenario.scenario_of(night_with_notes))
+    level_1, level_3 = data["levels"][0], data["levels"][2]
+    assert [(h["text"], h["teams"], h["seen_by"]) for h in level_1["bonus_hints"]] == [
+        ("Under the bench", ["Beta", "Gamma"], ["Beta"])]
+    assert level_3["bonus_hints"][0]["later"] is True
+    assert "bonus_hints" not in data["levels"][1]
+    assert [(m["to"], m.get("team"), m["text"]) for m in data["messages"]] == [
+        ("all", None, "Finish at the bar"), ("team", "Alpha", "Alpha, your prize")]
+    again = scenario.parse_scenario(scenario.loads(scenario.dumps(data)))
+    assert scenario.scenario_dict(again) == data
+    services.scenario_import(actor=organizer, game=empty_game, scenario=again)
+    assert not Message.objects.filter(gorod=empty_game).exists()
+    assert empty_game.levels.count() == 3
+
+
+def test_a_scenarios_messages_must_be_texts():
+    with pytest.raises(scenario.ScenarioError, match=r"messages\[0\]: expected a mapping"):
+        scenario.parse_scenario({"format": "gorod-scenario", "messages": ["hi"],
+                                 "levels": [{"id": "1", "codes": {"code": "X"}}]})
