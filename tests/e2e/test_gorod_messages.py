@@ -15,17 +15,12 @@ from playwright.sync_api import expect
 from gorod import services
 from tests.conftest import artifacts_dir
 from tests.e2e.layout import in_first_screen
+from tests.e2e.test_gorod_live import with_session
 from tests.gorod.fixtures_live import LEVELS, join_session, make_teams, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 WAIT = 15000
 PHONE = {"width": 390, "height": 844}
-
-
-def with_session(page, base: str, client: Client):
-    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
-                               "url": base}])
-    return page
 
 
 @pytest.fixture

@@ -346,3 +346,15 @@ def test_a_scenarios_messages_must_be_texts():
     with pytest.raises(scenario.ScenarioError, match=r"messages\[0\]: expected a mapping"):
         scenario.parse_scenario({"format": "gorod-scenario", "messages": ["hi"],
                                  "levels": [{"id": "1", "codes": {"code": "X"}}]})
+
+
+def test_a_message_sent_past_a_deadline_the_clock_has_not_applied_settles_the_game_too(
+        running, organizer, alpha):
+    # Hint 1 fell due at 25 min and no tick came: the message's write shows it too.
+    assert state(running, "team", alpha)["me"]["level"]["hints"] == []
+    send(running, organizer, 26, audience="team", application=alpha.pk, text="Hint is out")
+    me = state(running, "team", alpha)
+    assert [h["n"] for h in me["me"]["level"]["hints"]] == [1]
+    assert me["messages"]["items"][0]["text"] == "Hint is out"
+    running.refresh_from_db()
+    assert running.next_deadline == minutes(50)
