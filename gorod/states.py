@@ -187,7 +187,7 @@ def organizer_state(snap: Snapshot, notes: list[reads.MessageRow] | None = None)
     }
 
 
-def organizer_messages(notes: list[reads.MessageRow], names: dict[int, str]) -> list[dict]:
+def organizer_messages(notes: list[reads.MessageRow], names: dict[int, str]) -> Rows:
     """The messages and bonus hints sent, the latest first, each with the teams it reached
     (in the game's order) and which of their phones have shown it."""
     order = {pk: i for i, pk in enumerate(names)}
@@ -198,10 +198,14 @@ def organizer_messages(notes: list[reads.MessageRow], names: dict[int, str]) -> 
             "id": note.pk, "kind": note.kind, "audience": note.audience, "level": note.level,
             "application": note.application_id, "team": names.get(note.application_id),
             "later": note.later, "text": note.text, "at": iso(note.sent_at), "by": note.by,
-            "teams": [{"application": pk, "team": names.get(pk),
-                       "seen_at": iso(note.receipts[pk])} for pk in teams],
+            # By application id (the team list names them): a message to all of 200 teams
+            # stays a small row, and a phone's "seen" adds one key to it.
+            "reached": teams,
+            "seen_by": {str(pk): iso(note.receipts[pk]) for pk in teams
+                        if note.receipts[pk] is not None},
             "seen": sum(1 for pk in teams if note.receipts[pk] is not None), "of": len(teams)})
-    return listed
+    # Row by row: a phone's "seen" rewrites its message's row alone.
+    return Rows(listed, by="id")
 
 
 def team_messages(notes: list[reads.MessageRow], application_id: int) -> dict:

@@ -122,10 +122,12 @@
 
   // The messages sent, the latest first: whom each reached, and whose phones have shown it.
   function renderMessages(state) {
-    var T = page.text, list = $("messages");
+    var T = page.text, list = $("messages"), names = {};
+    (state.teams || []).forEach(function (t) { names[t.application] = t.name; });
     list.textContent = "";
     (state.messages || []).forEach(function (m) {
-      var seen = m.teams.filter(function (t) { return t.seen_at; }), unseen = m.teams.filter(function (t) { return !t.seen_at; });
+      var teams = m.reached.map(function (pk) { return {team: names[pk] || pk, seen_at: m.seen_by[pk]}; });
+      var seen = teams.filter(function (t) { return t.seen_at; }), unseen = teams.filter(function (t) { return !t.seen_at; });
       list.appendChild(el("li", {"data-message": m.id, "data-kind": m.kind}, [
         el("span", {text: time(m.at) + " · " + messageTo(m) + " · " + m.text + (m.by ? " · " + m.by : "")}),
         el("span", {"class": "gorod-seen", "data-seen": seen.length, "data-of": m.of, text: " — " + fill(T.seenBy, {k: seen.length, n: m.of}) +

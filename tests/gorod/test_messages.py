@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from core.audit import AuditEntry
 from gorod import realtime, scenario, selectors, services
+from gorod.live import LIVE
 from gorod.models import Message, MessageReceipt
 from live.messages import team_audience
 from live.models import LiveStream
@@ -18,6 +19,7 @@ from teams.models import Game
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import minutes
 from tests.gorod.test_api import logged_in, phone
+from tests.gorod.test_push_sizes import NOW, big_night, pushed_by  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -157,7 +159,7 @@ def test_a_phone_marks_what_it_showed_seen_once_and_the_organizer_sees_who(
     assert state(running, "team", beta)["messages"]["seen"] == []
     listed = state(running, "organizer")["messages"][0]
     assert (listed["seen"], listed["of"]) == (1, 3)
-    assert [t["team"] for t in listed["teams"] if t["seen_at"]] == ["Alpha"]
+    assert list(listed["seen_by"]) == [str(alpha.pk)] and len(listed["reached"]) == 3
     before = versions(running)
     assert services.message_seen(game=running, application=alpha, messages=[message.pk],
                                  now=minutes(9)) == 0
@@ -358,3 +360,21 @@ def test_a_message_sent_past_a_deadline_the_clock_has_not_applied_settles_the_ga
     assert me["messages"]["items"][0]["text"] == "Hint is out"
     running.refresh_from_db()
     assert running.next_deadline == minutes(50)
+
+
+def test_at_200_teams_a_message_to_all_and_a_phones_seen_push_what_changed_only(
+        big_night, organizer, monkeypatch, django_capture_on_commit_callbacks):  # noqa: F811
+    gg, entries = big_night
+    capture = django_capture_on_commit_callbacks
+    for k in range(5):
+        texts = pushed_by(lambda k=k: services.message_send(
+            actor=organizer, game=gg.pk, text=f"Сообщение {k}", now=NOW), monkeypatch, capture)
+        assert len(texts) == 1 + 200  # the monitor and every team's phones
+    message = Message.objects.latest("pk")
+    texts = pushed_by(lambda: services.message_seen(
+        game=gg.pk, application=entries[0], messages=[message.pk], now=NOW), monkeypatch, capture)
+    sizes = {group: len(text.encode()) for group, text in texts.items()}
+    assert set(sizes) == {LIVE.group(gg.pk, realtime.ORGANIZER),
+                          LIVE.group(gg.pk, team_audience(entries[0].pk))}
+    assert max(sizes.values()) <= 1024, sizes  # the one new key, not the lists
+    assert not [g for g, text in texts.items() if '"resync":true' in text]
