@@ -10,11 +10,14 @@ from django.test import Client
 from django.utils import timezone
 
 from core.audit import AuditEntry
-from gorod import realtime, scenario, selectors, services
+from gorod import realtime, scenario, selectors, services, states
 from gorod.live import LIVE
-from gorod.models import Message, MessageReceipt
+from gorod.models import GorodGame, Message, MessageReceipt
+from gorod.settle import Noted
 from live.messages import team_audience
 from live.models import LiveStream
+from live.store import Parts
+from live.write import Write
 from teams.models import Game
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import minutes
@@ -40,6 +43,11 @@ def versions(game) -> dict[str, int]:
 def hints_of(game, entry) -> list[str]:
     level = state(game, "team", entry)["me"]["level"]
     return [hint["text"] for hint in level["bonus_hints"]] if level else []
+
+
+@pytest.fixture
+def gorod_row(running):
+    return lambda: GorodGame.objects.select_related("game").get(pk=running.pk)
 
 
 @pytest.fixture
@@ -90,6 +98,21 @@ def test_a_message_to_a_level_reaches_the_teams_on_it_when_it_is_sent(
         "Level 1: look up"]
     assert [m["text"] for m in state(gg, "team", alpha)["messages"]["items"]] == [
         "Level 2: look down"]
+
+
+def test_the_build_of_a_message_renders_the_organizers_list_and_its_teams_own_parts_only(
+        running, organizer, beta, gorod_row):
+    send(running, organizer, 5, audience="team", application=beta.pk, text="Call us")
+    w = Write(game=gorod_row(), now=minutes(6))
+    built = states.build_states(w, Noted(teams=(beta.pk,)))
+    assert set(built) == {realtime.ORGANIZER, team_audience(beta.pk)}
+    assert all(isinstance(state, Parts) for state in built.values())
+    assert set(built[realtime.ORGANIZER]) == {"messages"}
+    assert set(built[team_audience(beta.pk)]) == {"messages"}
+    # A bonus hint's teams get their own part too (the hint under their level's hints).
+    snap = selectors.load_snapshot(w.game, minutes(6))
+    built = states.build_states(w, Noted(teams=(beta.pk,), snapshot=snap))
+    assert set(built[team_audience(beta.pk)]) == {"messages", "me"}
 
 
 def test_a_bonus_hint_shows_under_its_levels_hints_for_the_teams_on_it(
