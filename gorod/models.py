@@ -346,3 +346,67 @@ class PhotoProof(models.Model):
 
     def __str__(self) -> str:
         return f"{self.application_id} @ {self.level_id} ({self.status})"
+
+
+class Message(models.Model):
+    """The organizer's message or bonus hint (2.15.1, 4.1.4): it changes no time, so it is no
+    event of the game's record. Its receivers are fixed when it is sent (``MessageReceipt``);
+    a bonus hint ``later`` also reaches the teams that get its level afterwards."""
+
+    class Kind(models.TextChoices):
+        MESSAGE = "message", _("message")
+        BONUS_HINT = "bonus_hint", _("bonus hint")
+
+    class Audience(models.TextChoices):
+        ALL = "all", _("all teams")
+        LEVEL = "level", _("the teams on a level")
+        TEAM = "team", _("one team")
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="messages",
+                              verbose_name=_("game"))
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices,
+                            default=Kind.MESSAGE)
+    audience = models.CharField(_("to"), max_length=20, choices=Audience.choices,
+                                default=Audience.ALL)
+    text = models.TextField(_("text"))
+    # The level audience's level, or the bonus hint's level.
+    level = models.ForeignKey(Level, on_delete=models.CASCADE, null=True, blank=True,
+                              related_name="messages", verbose_name=_("level"))
+    # The one team it is addressed to.
+    application = models.ForeignKey(Application, on_delete=models.CASCADE, null=True,
+                                    blank=True, related_name="gorod_messages",
+                                    verbose_name=_("team"))
+    later = models.BooleanField(_("also for teams that reach the level later"), default=False)
+    sent_at = models.DateTimeField(_("sent at"))
+    sent_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                                blank=True, related_name="+", verbose_name=_("sent by"))
+
+    class Meta:
+        ordering = ["sent_at", "pk"]
+        verbose_name = _("message to teams")
+        verbose_name_plural = _("messages to teams")
+
+    def __str__(self) -> str:
+        return f"{self.gorod_id} · {self.kind} · {self.text[:40]}"
+
+
+class MessageReceipt(models.Model):
+    """A team a message reached, and when its phone first showed it (``seen_at``)."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="receipts",
+                                verbose_name=_("message"))
+    application = models.ForeignKey(Application, on_delete=models.CASCADE,
+                                    related_name="gorod_receipts", verbose_name=_("team"))
+    seen_at = models.DateTimeField(_("seen at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["message", "pk"]
+        verbose_name = _("message receipt")
+        verbose_name_plural = _("message receipts")
+        constraints = [
+            models.UniqueConstraint(fields=["message", "application"],
+                                    name="gorod_receipt_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.message_id} → {self.application_id}"

@@ -27,6 +27,7 @@ from gorod.models import (
     CodeAttempt,
     GorodGame,
     Level,
+    Message,
     PhotoProof,
     Ruling,
     TimeoutRequest,
@@ -95,11 +96,14 @@ def levels(gg: GorodGame) -> list[Level]:
 @dataclass(frozen=True)
 class Setup:
     """What every code of a started game is checked against besides its team's rows: the
-    levels in order, their codes parsed, the team names. Shared between threads: read only."""
+    levels in order, their codes parsed, the team names; and the bonus hints sent so far, by
+    level id (label), which a team's phones show once on that level (``gorod.messages``
+    moves the set-up version on when it sends one). Shared between threads: read only."""
 
     levels: list[Level]
     names: dict[int, str]
     codes: dict[int, Any]  # level id -> ``LevelCodes`` (or the ``CodeSpecError`` it raised)
+    bonus: dict[str, tuple[reads.MessageRow, ...]] = field(default_factory=dict)
 
     def spec(self, level: Level):
         found = self.codes[level.pk]
@@ -130,7 +134,12 @@ def _load_setup(gg: GorodGame) -> Setup:
             codes[lv.pk] = level_codes_from_dict(lv.codes)
         except CodeSpecError as exc:  # pragma: no cover - checked when the level is stored
             codes[lv.pk] = exc
-    return Setup(level_rows, team_names(gg), codes)
+    bonus: dict[str, list[reads.MessageRow]] = {}
+    if gg.started_at is not None:  # none is sent before the start
+        for row in reads.messages(gg.pk, kind=Message.Kind.BONUS_HINT):
+            bonus.setdefault(row.level, []).append(row)
+    return Setup(level_rows, team_names(gg), codes,
+                 {label: tuple(rows) for label, rows in bonus.items()})
 
 
 def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | None = None,

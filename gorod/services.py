@@ -1,7 +1,8 @@
 """Writes of the live GoRoD game: one keyword-only ``<entity>_<action>`` per action. The game's
 course is here (the start, a team's code, the clock's tick, the end, the leaderboard switch, the
 record); the other writes live by topic — the set-up (``gorod.editing``), rulings
-(``gorod.rulings``), timeouts (``gorod.timeouts``), photo proof (``gorod.photos``) — and are
+(``gorod.rulings``), timeouts (``gorod.timeouts``), photo proof (``gorod.photos``), messages and bonus hints
+(``gorod.messages``) — and are
 named here too, so callers find every write in one place.
 
 Every write goes through the live core (``gorod.live.LIVE.write``, see ``live``): one
@@ -65,6 +66,7 @@ from gorod.guards import (
     require_setup,
 )
 from gorod.live import LIVE
+from gorod.messages import message_seen, message_send  # noqa: F401
 from gorod.models import CodeAttempt, GorodGame, Level
 from gorod.photos import photo_decide, photo_submit  # noqa: F401
 from gorod.rulings import ruling_add, ruling_edit, ruling_undo  # noqa: F401

@@ -8,7 +8,8 @@ path the write takes, for ``gorod.states.build_states`` to render:
 - ``Attempts``: codes that closed no level with nothing due: no result moves;
 - ``Moved``: the teams a write moved on (a closing code, a deadline, the clock's tick), from
   their own rows, with the organizer's stored parts they are ranked into;
-- ``Deadline``: a tick with nothing due: only the moment and the next deadline change.
+- ``Deadline``: a tick with nothing due: only the moment and the next deadline change;
+- ``Noted``: a message sent or seen (``gorod.messages``) with nothing due: it changes no time.
 
 The path is picked by what the action changed (``w.change``, one of ``gorod.changes``); an
 incremental path that cannot be exact (a team finished, an average-time ruling stands, a stored
@@ -74,7 +75,16 @@ class Deadline:
     """The clock's tick with nothing due (a write already moved the teams on)."""
 
 
-Settled = Whole | Attempts | Moved | Deadline
+@dataclass(frozen=True, slots=True)
+class Noted:
+    """A message sent or seen with nothing due: the organizer's list of messages and these
+    teams' own (a bonus hint: their part too, from the sending's ``snapshot``)."""
+
+    teams: tuple[int, ...]
+    snapshot: Snapshot | None = None
+
+
+Settled = Whole | Attempts | Moved | Deadline | Noted
 
 
 def settle(w: Write) -> Settled:
@@ -114,6 +124,13 @@ def settle(w: Write) -> Settled:
             found = _moved(w, set())
         case changes.CodesApplied(codes=codes):
             found = _batch(w, codes, calm)
+        case changes.MessageSent(teams=teams, snapshot=snap):
+            # A message changes no time: past a deadline the write settles it like any other.
+            if calm or gg.status == GorodGame.Status.FINISHED:
+                return Noted(teams=teams, snapshot=snap)
+        case changes.MessagesSeen(team=team):
+            if calm or gg.status == GorodGame.Status.FINISHED:
+                return Noted(teams=(team,))
         case _:
             raise TypeError(f"GoRoD builds no {type(w.change).__name__}: {w.change!r}")
     if found is not None:

@@ -3,13 +3,15 @@
  * and the level history, the team's own result. A submission's client_id is kept until the server
  * answered, so a resend after a network failure is counted once. A brute-force refusal carries
  * its wait: the form stays disabled and counts it down. A new level or hint vibrates and beeps
- * where the browser allows it. */
+ * where the browser allows it, and so does a new message or bonus hint of the organizer's; the
+ * phone tells the server which of those it showed (one small post). */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
   var el = window.gorodEl, time = window.gorodTime, dur = window.gorodDuration;
   var page, current = null, pendingId = null, pendingText = null, refetchAt = 0;
   var waitUntil = 0, resultLevel = null, seen = null, audio = null;
+  var notes = null, marking = {};
 
   // Browsers let a page play sound only after a user gesture: the first touch or key opens it.
   function unlockAudio() {
@@ -32,11 +34,49 @@
     document.body.dataset.alerts = String(Number(document.body.dataset.alerts || 0) + 1);
   }
 
-  // What is new to the team: a level it had not seen, or a hint more on the same level.
-  function noticeNews(level) {
+  // What is new to the team: a level it had not seen, a hint more on the same level, or a
+  // message or bonus hint of the organizer's it had not been shown.
+  function noticeNews(level, ids) {
     var now = level ? level.label + "#" + level.hints.length : "none";
-    if (seen !== null && level && now !== seen) { alertTeam(); }
+    var fresh = notes !== null && ids.some(function (id) { return !notes[id]; });
+    if ((seen !== null && level && now !== seen) || fresh) { alertTeam(); }
     seen = now;
+    notes = {};
+    ids.forEach(function (id) { notes[id] = true; });
+  }
+
+  function shownIds(state) {
+    var level = state.me && state.me.level, inbox = state.messages || {};
+    return (inbox.items || []).map(function (m) { return m.id; })
+      .concat(level ? (level.bonus_hints || []).map(function (h) { return h.id; }) : []);
+  }
+
+  function renderMessages(inbox) {
+    var T = page.text, items = (inbox && inbox.items) || [], latest = items[0];
+    $("messages-box").hidden = !latest;
+    if (!latest) { return; }
+    $("message-at").textContent = time(latest.at);
+    $("message-text").textContent = latest.text;
+    var list = $("messages-list");
+    list.textContent = "";
+    items.forEach(function (m) {
+      list.appendChild(el("li", {"data-message": m.id}, [el("strong", {text: time(m.at) + " "}), el("span", {text: m.text})]));
+    });
+    $("messages-more-label").textContent = fill(T.allMessages, {n: items.length});
+    var clipped = $("message-latest").scrollHeight > $("message-latest").clientHeight + 1;
+    $("messages-more").hidden = items.length < 2 && !clipped;
+  }
+
+  // Shown on a visible screen: the server keeps the first moment (a repeat changes nothing).
+  function markSeen() {
+    if (!current || document.hidden) { return; }
+    var done = (current.messages && current.messages.seen) || [];
+    var ids = shownIds(current).filter(function (id) { return done.indexOf(id) < 0 && !marking[id]; });
+    if (!ids.length) { return; }
+    ids.forEach(function (id) { marking[id] = true; });
+    page.post(page.config.seenUrl, {messages: ids}).then(function (r) {
+      if (!r.ok) { ids.forEach(function (id) { delete marking[id]; }); }
+    });
   }
 
   function fill(template, values) {
@@ -83,7 +123,7 @@
     // A verdict belongs to the level it was given on ("sector found, 1 left"): gone once the
     // level changed.
     if (resultLevel !== null && (!level || level.label !== resultLevel)) { showResult("", ""); }
-    noticeNews(level);
+    noticeNews(level, shownIds(state));
     renderResult(me, game);
     if (level) {
       $("level-title").textContent = T.level + " " + level.number + " " + T.of + " " + level.of;
@@ -107,6 +147,9 @@
       hints.textContent = "";
       level.hints.forEach(function (h) {
         hints.appendChild(el("li", {"data-hint": h.n}, [el("strong", {text: T.hint + " " + h.n + " (" + time(h.at) + "): "}), el("span", {text: h.text})]));
+      });
+      (level.bonus_hints || []).forEach(function (h) {
+        hints.appendChild(el("li", {"class": "bonus", "data-bonus": h.id}, [el("strong", {text: T.bonusHint + " (" + time(h.at) + "): "}), el("span", {text: h.text})]));
       });
       var note = $("timeout-note");
       note.hidden = !level.timeout_until;
@@ -132,6 +175,9 @@
     tick();
     // The boxes show once drawn (gorod.css): nothing visible moves when the first state fills them.
     $("gorod-play").dataset.ready = "true";
+    // After it shows (the same task, before a paint): is the latest message cut to its lines?
+    renderMessages(state.messages);
+    markSeen();
   }
 
   function statusLine(box, text, kind) {
@@ -261,5 +307,6 @@
       document.addEventListener(name, unlockAudio, {passive: true});
     });
     window.setInterval(tick, 1000);
+    document.addEventListener("visibilitychange", markSeen);
   });
 })();
