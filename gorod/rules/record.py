@@ -46,8 +46,9 @@ CLOSING_TYPES = ("code", "sliv", "force_majeure")
 RULING_TYPES = ("penalty", "bonus", "average_time", "disqualify")
 #: ``pause`` is game-wide (no ``team``): the organizer stopped every team's clock (3.5, 9.1).
 EVENT_TYPES = (*CLOSING_TYPES, "timeout", *RULING_TYPES, "pause")
-#: A pause of the whole game lasts more than 0 minutes and at most a week, like a penalty.
-PAUSE_MIN_RANGE = (0, 10080)
+#: A pause of the whole game lasts more than 0 minutes and at most the longest game allowed
+#: (1000 h, ``check_settings``): a live pause is as long as the organizer left it.
+PAUSE_MIN_RANGE = (0, 60000)
 #: Organizer rulings that take effect at a moment of the game (the record's ``at``); the others
 #: are about totals.
 TIMED_RULINGS = ("sliv", "force_majeure", "timeout")
