@@ -34,7 +34,7 @@
   function tickTeams() {
     Array.prototype.forEach.call(document.querySelectorAll("#teams td.on-level"), function (td) {
       var since = td.dataset.since;
-      td.textContent = since ? dur(-page.secondsUntil(since)) : "–";
+      td.textContent = since ? dur(-page.secondsLeft(since, current && current.game)) : "–";
     });
   }
 
@@ -75,6 +75,10 @@
     $("end-allowed").hidden = !(state.end_rule && state.end_rule.allowed && game.status === "running");
     $("start-game").hidden = game.status !== "setup";
     $("end-game").hidden = game.status !== "running";
+    $("pause-game").hidden = game.status !== "running" || !!game.paused_since;
+    $("resume-game").hidden = game.status !== "running" || !game.paused_since;
+    $("end-force-majeure").hidden = game.status !== "running";
+    window.gorodPauseBanner(page, game, $("pause-banner"));
     $("record-link").hidden = game.status === "setup";
     $("leaderboard-public").checked = !!state.leaderboard;
     window.gorodStatsTable(page, stats, $("stats-head"), $("stats-body"));
@@ -197,6 +201,17 @@
     window.setInterval(tickTeams, 1000);
     $("end-game").addEventListener("click", function () {
       if (window.confirm(page.text.confirmEnd)) { page.post(page.config.endUrl); }
+    });
+    $("pause-game").addEventListener("click", function () {
+      var reason = window.prompt(page.text.askPause, "");
+      if (reason !== null) { page.post(page.config.pauseUrl, {reason: reason}); }
+    });
+    $("resume-game").addEventListener("click", function () {
+      if (window.confirm(page.text.confirmResume)) { page.post(page.config.resumeUrl); }
+    });
+    $("end-force-majeure").addEventListener("click", function () {
+      var reason = window.prompt(page.text.askForceMajeure, "");
+      if (reason !== null) { page.post(page.config.forceMajeureUrl, {reason: reason}); }
     });
     $("ruling-form").addEventListener("submit", submitRuling);
     $("gorod-manage").addEventListener("click", onAction);
