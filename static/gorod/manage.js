@@ -23,7 +23,8 @@
         el("td", {text: t.name}),
         el("td", {text: t.current_level != null ? t.level_number + " · " + t.current_level : (T[t.status] || t.status || "–")}),
         el("td", {"class": "on-level", "data-since": t.received_at || "", text: "–"}),
-        el("td", {text: t.next_deadline ? time(t.next_deadline) : "–"}),
+        // While the game is paused no deadline stands: the resume moves them all.
+        el("td", {text: t.next_deadline && !state.game.paused_since ? time(t.next_deadline) : "–"}),
         el("td", {"class": last ? "verdict-" + last.verdict : "", text: last ? time(last.at) + " · " + last.level + " · " + last.text + " — " + verdictText(last) : "–"})
       ]));
     });

@@ -83,6 +83,8 @@ def test_the_organizer_pauses_a_phone_is_refused_and_the_resume_moves_the_hint(
     expect(org.locator("#pause-game")).to_be_hidden()
     expect(org.locator("#pause-banner")).to_contain_text("Игра на паузе", timeout=WAIT)
     assert dialogs and "на паузу" in dialogs[0]
+    # The team list shows no deadline while the clock stands (the resume moves them all).
+    expect(org.locator("#teams tr[data-team='Alpha'] td").nth(3)).to_have_text("–")
 
     # The phone learns of the pause by its socket: the banner with since when, no code field.
     paused_at = Pause.objects.get(gorod=gg).started_at
@@ -104,6 +106,7 @@ def test_the_organizer_pauses_a_phone_is_refused_and_the_resume_moves_the_hint(
     org.click("#resume-game")
     expect(org.locator("#pause-game")).to_be_visible(timeout=WAIT)
     expect(org.locator("#pause-banner")).to_be_hidden()
+    expect(org.locator("#teams tr[data-team='Alpha'] td").nth(3)).not_to_have_text("–")
     expect(banner).to_be_hidden(timeout=WAIT)
     expect(phone.locator("#code-text")).to_be_enabled()
 
