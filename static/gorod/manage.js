@@ -80,6 +80,13 @@
     $("resume-game").hidden = game.status !== "running" || !game.paused_since;
     $("end-force-majeure").hidden = game.status !== "running";
     window.gorodPauseBanner(page, game, $("pause-banner"));
+    var pauses = $("pauses");
+    pauses.textContent = "";
+    (state.pauses || []).forEach(function (p) {
+      pauses.appendChild(el("li", {"data-open": p.ended_at ? "false" : "true",
+        text: T.pauseOf + " " + time(p.started_at) + (p.ended_at ? " – " + time(p.ended_at) + " (" + T.resumedAt + ")" : "") +
+          (p.reason ? " · " + p.reason : "") + (p.by ? " · " + p.by : "")}));
+    });
     $("record-link").hidden = game.status === "setup";
     $("leaderboard-public").checked = !!state.leaderboard;
     window.gorodStatsTable(page, stats, $("stats-head"), $("stats-body"));

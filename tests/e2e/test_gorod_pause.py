@@ -107,6 +107,10 @@ def test_the_organizer_pauses_a_phone_is_refused_and_the_resume_moves_the_hint(
     expect(org.locator("#pause-game")).to_be_visible(timeout=WAIT)
     expect(org.locator("#pause-banner")).to_be_hidden()
     expect(org.locator("#teams tr[data-team='Alpha'] td").nth(3)).not_to_have_text("–")
+    # The organizer's list keeps the pause: since when, until when, why and who.
+    expect(org.locator("#pauses li")).to_have_count(1)
+    expect(org.locator("#pauses li")).to_contain_text("гроза")
+    expect(org.locator("#pauses li")).to_have_attribute("data-open", "false")
     expect(banner).to_be_hidden(timeout=WAIT)
     expect(phone.locator("#code-text")).to_be_enabled()
 
