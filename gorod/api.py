@@ -138,6 +138,35 @@ class EndAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+class PauseAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodPauseSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Pause the whole game now (3.5, 9.1): every team's clock stops")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodPauseSerializer)
+        services.game_pause(actor=request.user, game=self.get_gorod(), **data)
+        return self.organizer_state()
+
+
+class ResumeAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Resume the paused game: open levels move by the pause's length")
+    def post(self, request, game_id: int):
+        services.game_resume(actor=request.user, game=self.get_gorod())
+        return self.organizer_state()
+
+
+class EndForceMajeureAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodEndForceMajeureSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="End the game as force majeure for everyone (3.5): every open "
+                           "level closes as force majeure")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodEndForceMajeureSerializer)
+        services.game_end_force_majeure(actor=request.user, game=self.get_gorod(), **data)
+        return self.organizer_state()
+
+
 class RulingAPI(OrganizerAPIView):
     @extend_schema(tags=TAG, request=s.GorodRulingSerializer,
                    responses={200: s.GorodStateSerializer, **ERRORS},

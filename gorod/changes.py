@@ -23,6 +23,14 @@ class Computed:
 
 
 @dataclass(frozen=True, slots=True)
+class PauseChanged:
+    """The whole game paused or resumed (``gorod.pauses``), computed after it: every audience
+    is rebuilt from that snapshot, and no deadline is stored while the pause lasts."""
+
+    snapshot: Snapshot
+
+
+@dataclass(frozen=True, slots=True)
 class RulingAdded:
     """A ruling about one team, the game computed after it: while nothing is due and the public
     state stands, only the organizer's view and that team's are rebuilt."""
@@ -85,5 +93,5 @@ class MessagesSeen:
 
 Code = CodeChecked | LevelClosed
 Note = MessageSent | MessagesSeen
-Change = (Computed | RulingAdded | CodeChecked | LevelClosed | Tick | CodesApplied | MessageSent
-          | MessagesSeen)
+Change = (Computed | PauseChanged | RulingAdded | CodeChecked | LevelClosed | Tick | CodesApplied
+          | MessageSent | MessagesSeen)

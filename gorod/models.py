@@ -69,6 +69,13 @@ class GorodGame(models.Model):
     # team's name (``gorod.signals``). A write reads the game's levels and team names from the
     # process's cache under this number (``selectors.setup``) instead of from the database.
     setup_version = models.PositiveIntegerField(_("set-up version"), default=0, editable=False)
+    # The open pause of the whole game (3.5, 9.1): since when every team's clock stands, or
+    # None. Read on the locked row, so a code is refused without a query.
+    paused_at = models.DateTimeField(_("paused since"), null=True, blank=True)
+    # The ended pauses as the record's ``pause`` events ({"at", "minutes"}), oldest first: what
+    # every team's timeline is computed with, read from the locked row like the settings (a
+    # code's write reads no other table for them). ``Pause`` rows keep who and why.
+    pauses = models.JSONField(_("pauses"), default=list, blank=True, editable=False)
 
     class Meta:
         verbose_name = _("GoRoD game")
@@ -223,6 +230,41 @@ class CodeAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.application_id} @ {self.level_id}: {self.text} ({self.verdict})"
+
+
+class Pause(models.Model):
+    """A pause of the whole game by the organizer (force majeure, 3.5 and 9.1): open from
+    ``started_at`` until ``ended_at`` (None while it lasts). [decision] A pause cannot be
+    undone: while it lasted the phones refused codes and showed the clock stopped, so the
+    teams played it as a pause; taking it out afterwards would fail levels they were told
+    were standing still."""
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="pause_rows",
+                              verbose_name=_("game"))
+    started_at = models.DateTimeField(_("paused at"))
+    ended_at = models.DateTimeField(_("resumed at"), null=True, blank=True)
+    reason = models.TextField(_("reason"), blank=True)
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+",
+                                   verbose_name=_("paused by"))
+    ended_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                 null=True, blank=True, related_name="+",
+                                 verbose_name=_("resumed by"))
+
+    class Meta:
+        ordering = ["started_at", "pk"]
+        verbose_name = _("pause")
+        verbose_name_plural = _("pauses")
+        constraints = [
+            models.UniqueConstraint(fields=["gorod"], condition=models.Q(ended_at__isnull=True),
+                                    name="gorod_one_open_pause"),
+            models.CheckConstraint(condition=models.Q(ended_at__isnull=True)
+                                   | models.Q(ended_at__gt=models.F("started_at")),
+                                   name="gorod_pause_ends_after_it_starts"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gorod_id}: {self.started_at:%H:%M}"
 
 
 class Ruling(models.Model):

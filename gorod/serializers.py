@@ -193,3 +193,13 @@ class GorodRulingEditSerializer(serializers.Serializer):
 
 class GorodPhotoSerializer(serializers.Serializer):
     photo = serializers.FileField(help_text="PNG, JPEG, GIF or WebP, at most 5 MB")
+
+
+class GorodPauseSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=500, default="",
+                                   help_text="why the whole game is paused (the audit log keeps it)")
+
+
+class GorodEndForceMajeureSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500, allow_blank=True,
+                                   help_text="why the game ends as force majeure for everyone")

@@ -107,6 +107,8 @@ def settle(w: Write) -> Settled:
             pass
         case changes.Computed(snapshot=snap):
             pass
+        case changes.PauseChanged(snapshot=snap):
+            pass
         case changes.RulingAdded(team=team_id, snapshot=snap):
             pass
         case changes.CodeChecked() as code:
@@ -154,7 +156,10 @@ def _whole(w: Write, team_id: int | None, snap: Snapshot | None) -> Whole:
             status=Game.Status.FINISHED)
         snap = snapshot_or_refusal(gg, w.now)  # the record now carries the end
     running = gg.status == GorodGame.Status.RUNNING and snap.results is not None
-    gg.next_deadline = rules.next_deadline(snap.results) if running else None
+    # While the whole game is paused every deadline is after its start, inside the open pause:
+    # the clock fires nothing until the resume stores the moved ones.
+    gg.next_deadline = (rules.next_deadline(snap.results)
+                        if running and gg.paused_at is None else None)
     gg.clock_failures = 0
     gg.save(update_fields=fields)
     return Whole(snapshot=snap, running=running, team=team_id)
@@ -315,6 +320,8 @@ _STORE_DEADLINE = (f"UPDATE {sql.table(GorodGame)} SET {sql.column(GorodGame, 'n
 
 def _store_deadline(gg: GorodGame, deadline: datetime | None) -> None:
     """The clock's next deadline (and no failed tick pending), unless the row says so."""
+    if gg.paused_at is not None:
+        deadline = None  # nothing is due inside the open pause (``_whole``)
     if deadline == gg.next_deadline and gg.clock_failures == 0:
         return  # the locked row already says so
     gg.next_deadline = deadline

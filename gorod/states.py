@@ -18,6 +18,7 @@ from gorod.selectors import (
     Setup,
     Snapshot,
     TeamData,
+    all_pauses,
     all_photos,
     all_rulings,
     all_timeout_requests,
@@ -82,6 +83,8 @@ def game_info(snap: Snapshot) -> dict:
     return {
         "id": gg.pk, "title": gg.game.title, "status": gg.status,
         "started_at": iso(gg.started_at), "ended_at": iso(gg.ended_at),
+        # Since when the whole game is paused (every screen says so), or None.
+        "paused_since": iso(gg.paused_at),
         "levels": len(snap.levels), "teams": len(snap.entries),
         "finished_share": results.finished_share if results else 0.0,
     }
@@ -162,7 +165,8 @@ def organizer_state(snap: Snapshot, notes: list[reads.MessageRow] | None = None)
         **public_state(snap),
         "statistics": statistics(snap),
         "as_of": live["as_of"],
-        "next_deadline": iso(rules.next_deadline(snap.results)) if snap.results else None,
+        # The clock's next deadline as settled (none while the game is paused).
+        "next_deadline": iso(gg.next_deadline) if snap.results else None,
         "settings": {"hint_offsets_min": gg.hint_offsets_min,
                      "sliv_penalty_min": gg.sliv_penalty_min,
                      "max_duration_h": gg.max_duration_h, "max_wrong": gg.max_wrong,
@@ -184,6 +188,11 @@ def organizer_state(snap: Snapshot, notes: list[reads.MessageRow] | None = None)
         "photos": [_photo(p, names, labels) for p in all_photos(gg)],
         "messages": organizer_messages(reads.messages(gg.pk) if notes is None else notes,
                                        names),
+        "pauses": [{"started_at": iso(p.started_at), "ended_at": iso(p.ended_at),
+                    "reason": p.reason,
+                    "by": p.started_by.get_username() if p.started_by else None,
+                    "resumed_by": p.ended_by.get_username() if p.ended_by else None}
+                   for p in all_pauses(gg)],
     }
 
 

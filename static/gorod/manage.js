@@ -24,7 +24,8 @@
         el("td", {text: t.name}),
         el("td", {text: t.current_level != null ? t.level_number + " · " + t.current_level : (T[t.status] || t.status || "–")}),
         el("td", {"class": "on-level", "data-since": t.received_at || "", text: "–"}),
-        el("td", {text: t.next_deadline ? time(t.next_deadline) : "–"}),
+        // While the game is paused no deadline stands: the resume moves them all.
+        el("td", {text: t.next_deadline && !state.game.paused_since ? time(t.next_deadline) : "–"}),
         el("td", {"class": last ? "verdict-" + last.verdict : "", text: last ? time(last.at) + " · " + last.level + " · " + last.text + " — " + verdictText(last) : "–"})
       ]));
     });
@@ -35,7 +36,7 @@
   function tickTeams() {
     Array.prototype.forEach.call(document.querySelectorAll("#teams td.on-level"), function (td) {
       var since = td.dataset.since;
-      td.textContent = since ? dur(-page.secondsUntil(since)) : "–";
+      td.textContent = since ? dur(-page.secondsLeft(since, current && current.game)) : "–";
     });
   }
 
@@ -76,6 +77,17 @@
     $("end-allowed").hidden = !(state.end_rule && state.end_rule.allowed && game.status === "running");
     $("start-game").hidden = game.status !== "setup";
     $("end-game").hidden = game.status !== "running";
+    $("pause-game").hidden = game.status !== "running" || !!game.paused_since;
+    $("resume-game").hidden = game.status !== "running" || !game.paused_since;
+    $("end-force-majeure").hidden = game.status !== "running";
+    window.gorodPauseBanner(page, game, $("pause-banner"));
+    var pauses = $("pauses");
+    pauses.textContent = "";
+    (state.pauses || []).forEach(function (p) {
+      pauses.appendChild(el("li", {"data-open": p.ended_at ? "false" : "true",
+        text: T.pauseOf + " " + time(p.started_at) + (p.ended_at ? " – " + time(p.ended_at) + " (" + T.resumedAt + ")" : "") +
+          (p.reason ? " · " + p.reason : "") + (p.by ? " · " + p.by : "")}));
+    });
     $("record-link").hidden = game.status === "setup";
     $("leaderboard-public").checked = !!state.leaderboard;
     window.gorodStatsTable(page, stats, $("stats-head"), $("stats-body"));
@@ -258,6 +270,17 @@
     window.setInterval(tickTeams, 1000);
     $("end-game").addEventListener("click", function () {
       if (window.confirm(page.text.confirmEnd)) { page.post(page.config.endUrl); }
+    });
+    $("pause-game").addEventListener("click", function () {
+      var reason = window.prompt(page.text.askPause, "");
+      if (reason !== null) { page.post(page.config.pauseUrl, {reason: reason}); }
+    });
+    $("resume-game").addEventListener("click", function () {
+      if (window.confirm(page.text.confirmResume)) { page.post(page.config.resumeUrl); }
+    });
+    $("end-force-majeure").addEventListener("click", function () {
+      var reason = window.prompt(page.text.askForceMajeure, "");
+      if (reason !== null) { page.post(page.config.forceMajeureUrl, {reason: reason}); }
     });
     $("ruling-form").addEventListener("submit", submitRuling);
     $("message-form").addEventListener("submit", sendMessage);

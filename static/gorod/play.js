@@ -113,11 +113,13 @@
     var T = page.text, me = state.me || {}, level = me.level, game = state.game;
     var banner = "";
     if (game.status === "setup") { banner = T.setup; }
+    else if (game.status === "running" && game.paused_since) { banner = T.paused + " " + time(game.paused_since); }
     else if (me.status === "disqualified") { banner = T.disqualified; }
     else if (game.status === "finished") { banner = me.status === "finished" ? T.finishedDone : me.status === "stopped" ? T.stopped : T.finished; }
     else if (me.status === "finished") { banner = T.done; }
     $("game-status").textContent = banner;
     $("game-status").hidden = !banner;
+    $("game-status").dataset.paused = game.paused_since ? "true" : "false";
     $("level-box").hidden = !level;
     $("code-box").hidden = !level;
     // A verdict belongs to the level it was given on ("sector found, 1 left"): gone once the
@@ -190,7 +192,7 @@
     var T = page.text, photos = level && level.photo_proof ? level.photos || [] : [];
     $("photo-box").hidden = !(level && level.photo_proof);
     var last = photos[0], pending = last && last.status === "pending";
-    $("photo-send").disabled = !!pending;
+    $("photo-send").disabled = !!pending || paused();
     if (!last) { statusLine($("photo-status"), ""); return; }
     var text = {pending: T.photoPending, rejected: T.photoRejected, accepted: T.photoAccepted}[last.status];
     statusLine($("photo-status"), text + (last.answer ? " — " + last.answer : ""), last.status === "rejected" ? "wrong" : "accepted");
@@ -198,7 +200,7 @@
 
   function renderTimeout(me, level, game) {
     var T = page.text, asked = me.timeout_request;
-    var open = game.status === "running" && !!level && !me.timeout_taken && !(asked && asked.status === "pending");
+    var open = game.status === "running" && !game.paused_since && !!level && !me.timeout_taken && !(asked && asked.status === "pending");
     $("timeout-box").hidden = game.status !== "running" || (!level && !asked);
     $("timeout-form").hidden = !open;
     if (!asked) { statusLine($("timeout-status"), ""); return; }
@@ -229,12 +231,17 @@
     });
   }
 
+  function paused() {
+    return !!(current && current.game && current.game.paused_since);
+  }
+
   function waitTick() {
     var left = Math.ceil((waitUntil - Date.now()) / 1000), waiting = left > 0;
     $("code-wait").hidden = !waiting;
     $("code-wait").textContent = waiting ? page.text.wait + " " + dur(left) : "";
-    $("code-text").disabled = waiting;
-    $("code-send").disabled = waiting || sending;
+    // While the game is paused no code is accepted: the field waits with the banner above.
+    $("code-text").disabled = waiting || paused();
+    $("code-send").disabled = waiting || sending || paused();
     if (!waiting && waitUntil) { waitUntil = 0; page.showError(""); $("code-text").focus(); }
   }
 
@@ -242,13 +249,14 @@
     waitTick();
     var level = current && current.me && current.me.level;
     if (!level) { return; }
-    var toHint = page.secondsUntil(level.next_hint_at), toFail = page.secondsUntil(level.fail_at);
+    var game = current.game;
+    var toHint = page.secondsLeft(level.next_hint_at, game), toFail = page.secondsLeft(level.fail_at, game);
     $("next-hint-row").hidden = toHint == null;
     $("next-hint").textContent = dur(toHint);
     $("fail-in").textContent = dur(toFail);
     // A deadline passed: the state changed by the clock. The clock process pushes it; fetch it
     // too in case it is not running (the state is a function of the record and the time).
-    var passed = (toHint != null && toHint < -1) || (toFail != null && toFail < -1);
+    var passed = !game.paused_since && ((toHint != null && toHint < -1) || (toFail != null && toFail < -1));
     if (passed && Date.now() > refetchAt) {
       refetchAt = Date.now() + 5000;
       page.live.resync();
@@ -293,7 +301,7 @@
         }
       }
       waitTick();
-      if (!waitUntil) { $("code-text").focus(); }
+      if (!waitUntil && !paused()) { $("code-text").focus(); }
     });
   }
 
