@@ -150,6 +150,17 @@ class RulingAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+class RulingPreviewAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodRulingPreviewSerializer,
+                   responses={200: s.GorodPreviewSerializer, **ERRORS},
+                   summary="What a ruling would change in the standings (nothing is stored)")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodRulingPreviewSerializer)
+        preview = services.ruling_preview(actor=request.user, game=self.get_gorod(),
+                                          application=data.pop("application"), **data)
+        return Response(preview.as_data())
+
+
 class LeaderboardAPI(OrganizerAPIView):
     @extend_schema(tags=TAG, request=s.GorodLeaderboardSerializer,
                    responses={200: s.GorodStateSerializer, **ERRORS},
@@ -168,6 +179,16 @@ class RulingUndoAPI(OrganizerAPIView):
         data = self.payload(s.GorodRulingUndoSerializer)
         services.ruling_undo(actor=request.user, game=self.get_gorod(), ruling=ruling_id, **data)
         return self.organizer_state()
+
+
+class RulingUndoPreviewAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.GorodPreviewSerializer, **ERRORS},
+                   summary="What undoing a ruling would change in the standings (nothing is "
+                           "stored)")
+    def post(self, request, game_id: int, ruling_id: int):
+        preview = services.undo_preview(actor=request.user, game=self.get_gorod(),
+                                        ruling=ruling_id)
+        return Response(preview.as_data())
 
 
 class RulingEditAPI(OrganizerAPIView):

@@ -108,6 +108,37 @@ class GorodRulingSerializer(serializers.Serializer):
         help_text="apply a change to a finished game whose results are published (409 asks)")
 
 
+class GorodRulingPreviewSerializer(serializers.Serializer):
+    """The ruling a preview is asked for: the fields of ``GorodRulingSerializer``."""
+
+    application = id_field(help_text="the team's application id")
+    type = serializers.ChoiceField(choices=Ruling.Type.choices)
+    minutes = serializers.FloatField(required=False, allow_null=True, default=None)
+    level = serializers.CharField(required=False, allow_null=True, allow_blank=True,
+                                  default=None, help_text="level id; default: the current one")
+    at = PlausibleDateTimeField(required=False, allow_null=True, default=None)
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class GorodPreviewTeamSerializer(serializers.Serializer):
+    team = serializers.CharField()
+    place_before = serializers.IntegerField(allow_null=True)
+    place_after = serializers.IntegerField(allow_null=True)
+    total_before_s = serializers.FloatField()
+    total_after_s = serializers.FloatField()
+    total_before = serializers.CharField(help_text="h:mm (h:mm:ss when only seconds change)")
+    total_after = serializers.CharField()
+
+
+class GorodPreviewSerializer(serializers.Serializer):
+    """What a ruling or an undo would change; nothing is stored."""
+
+    text = serializers.CharField(help_text="the change in the organizer's words")
+    results_published = serializers.BooleanField(
+        help_text="the night's published results would become out of date")
+    teams = GorodPreviewTeamSerializer(many=True)
+
+
 class GorodStateSerializer(serializers.Serializer):
     """``{"version", "state", "server_time"}``; the state shapes are documented in ``gorod.realtime``."""
 

@@ -67,7 +67,13 @@ from gorod.guards import (
 from gorod.live import LIVE
 from gorod.models import CodeAttempt, GorodGame, Level
 from gorod.photos import photo_decide, photo_submit  # noqa: F401
-from gorod.rulings import ruling_add, ruling_edit, ruling_undo  # noqa: F401
+from gorod.rulings import (  # noqa: F401
+    ruling_add,
+    ruling_edit,
+    ruling_preview,
+    ruling_undo,
+    undo_preview,
+)
 from gorod.timeouts import timeout_decide, timeout_request  # noqa: F401
 from live.write import Write
 from teams.models import Application, Game
