@@ -152,8 +152,7 @@
     if (!b) { return; }
     var C = page.config, id = b.dataset.id, answer;
     if (b.classList.contains("ruling-undo")) {
-      var why = window.prompt(C.askUndo);
-      if (why) { confirmed(C.apiBase + "rulings/" + id + "/undo/", {reason: why}); }
+      askUndo(id);
     } else if (b.classList.contains("ruling-edit")) {
       var minutes = window.prompt(C.askEditMinutes, b.dataset.minutes);
       if (minutes === null || minutes === "") { return; }
@@ -172,17 +171,75 @@
     }
   }
 
+  // A ruling and an undo are asked first with their preview (what the engine says they change
+  // in the standings), right under what asked, as the King of the Hill console asks a change of
+  // the past: Confirm applies it, Cancel changes nothing. A refusal is shown there too.
+  function closePreview() {
+    var old = $("ruling-preview");
+    if (old) { old.remove(); }
+  }
+
+  function showPreview(anchor, result, apply, extra) {
+    var C = page.config, data = result.data || {};
+    closePreview();
+    page.showError("");
+    var box = el("div", {id: "ruling-preview", role: "alert",
+                         "class": result.ok ? "gorod-preview" : "gorod-preview gorod-error"}, [
+      el("p", {id: "ruling-preview-text", text: result.ok ? data.text : (data.detail || C.failed)})
+    ].concat(result.ok ? (extra || []) : []));
+    var buttons = el("p", {}, []);
+    if (result.ok) {
+      var yes = el("button", {type: "button", id: "ruling-preview-confirm", text: C.confirmRuling});
+      yes.addEventListener("click", function () {
+        apply(!!data.results_published).then(function (r) {
+          if (r.ok) { closePreview(); return; }
+          page.showError("");
+          $("ruling-preview-text").textContent = (r.data && r.data.detail) || C.failed;
+          box.classList.add("gorod-error");
+        });
+      });
+      buttons.appendChild(yes);
+    }
+    var no = el("button", {type: "button", id: "ruling-preview-cancel", "class": "secondary",
+                           text: result.ok ? C.cancelRuling : C.close});
+    no.addEventListener("click", closePreview);
+    buttons.appendChild(no);
+    box.appendChild(buttons);
+    anchor.after(box);
+  }
+
+  // Under the list of rulings, not in it: a push re-renders the list.
+  function askUndo(id) {
+    var C = page.config, url = C.apiBase + "rulings/" + id + "/undo/";
+    page.post(url + "preview/").then(function (result) {
+      var reason = el("input", {id: "undo-reason", maxlength: "500"});
+      var label = el("label", {}, [el("span", {text: C.askUndo + " "}), reason]);
+      showPreview($("rulings"), result, function (confirm) {
+        return page.post(url, {reason: reason.value, confirm: confirm});
+      }, [label]);
+    });
+  }
+
   function submitRuling(event) {
     event.preventDefault();
     var form = $("ruling-form");
     var minutes = form.elements.minutes.value;
-    confirmed(page.config.rulingUrl, {
+    var body = {
       application: parseInt(form.elements.application.value, 10),
       type: form.elements.type.value,
       minutes: minutes === "" ? null : parseFloat(minutes),
       level: form.elements.level.value || null,
       reason: form.elements.reason.value
-    }).then(function (r) { if (r.ok) { form.elements.reason.value = ""; form.elements.minutes.value = ""; } });
+    };
+    page.post(page.config.rulingUrl + "preview/", body).then(function (result) {
+      showPreview(form, result, function (confirm) {
+        return page.post(page.config.rulingUrl, Object.assign({}, body, {confirm: confirm}))
+          .then(function (r) {
+            if (r.ok) { form.elements.reason.value = ""; form.elements.minutes.value = ""; }
+            return r;
+          });
+      });
+    });
   }
 
   document.addEventListener("DOMContentLoaded", function () {
