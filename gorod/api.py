@@ -171,6 +171,28 @@ class LeaderboardAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+class AutostartAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodSwitchSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Arm or disarm the start by the clock at the game's announced time "
+                           "(before the start; refused while the set-up would stop it)")
+    def post(self, request, game_id: int):
+        on = self.payload(s.GorodSwitchSerializer)["on"]
+        services.autostart_set(actor=request.user, game=self.get_gorod(), on=on)
+        return self.organizer_state()
+
+
+class ScenarioPublishAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodSwitchSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Publish the scenario (tasks, hints, codes, statistics) to everyone, "
+                           "or take it back (only once the game has ended)")
+    def post(self, request, game_id: int):
+        on = self.payload(s.GorodSwitchSerializer)["on"]
+        services.scenario_publish(actor=request.user, game=self.get_gorod(), on=on)
+        return self.organizer_state()
+
+
 class RulingUndoAPI(OrganizerAPIView):
     @extend_schema(tags=TAG, request=s.GorodRulingUndoSerializer,
                    responses={200: s.GorodStateSerializer, **ERRORS},

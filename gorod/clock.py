@@ -1,4 +1,5 @@
-"""The GoRoD clock: hints appear, levels fail and the time cap ends a game with no request.
+"""The GoRoD clock: an armed game starts at its announced time, hints appear, levels fail and
+the time cap ends a game with no request.
 
 A scheduler, not a loop over every game: each running game stores the engine's next deadline
 (``GorodGame.next_deadline``, written by every live write). ``run_due`` handles only the games
@@ -32,8 +33,10 @@ def backoff_s(failures: int) -> float:
 
 
 def run_due(now: datetime | None = None) -> list[int]:
-    """Tick every running game whose deadline has passed; returns the ids ticked successfully."""
+    """Start every armed game whose announced time has come, then tick every running game
+    whose deadline has passed; returns the ids ticked successfully."""
     now = now or timezone.now()
+    start_due(now)
     due = list(GorodGame.objects.filter(status=GorodGame.Status.RUNNING,
                                         next_deadline__lte=now)
                .values_list("pk", "next_deadline", "clock_failures"))
@@ -53,3 +56,20 @@ def run_due(now: datetime | None = None) -> list[int]:
             continue
         ticked.append(game_id)
     return ticked
+
+
+def start_due(now: datetime) -> list[int]:
+    """Start the games armed to start by themselves (``GorodGame.auto_start``) whose announced
+    time has come, each stamped at that time (``services.game_start_scheduled``); returns the
+    ids started. A clock that was down starts them at once when it is back."""
+    due = GorodGame.objects.filter(status=GorodGame.Status.SETUP, auto_start=True,
+                                   game__starts_at__lte=now).values_list("pk", flat=True)
+    started = []
+    for game_id in list(due):
+        try:
+            if services.game_start_scheduled(game=game_id, now=now) is not None:
+                started.append(game_id)
+        except Exception:  # noqa: BLE001 - one bad game must never stop the others
+            log.exception("GoRoD clock: game %s failed to start; retry at the next round",
+                          game_id)
+    return started

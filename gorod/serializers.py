@@ -167,6 +167,10 @@ class GorodLeaderboardSerializer(serializers.Serializer):
     public = serializers.BooleanField(help_text="show the live standings on the public screen")
 
 
+class GorodSwitchSerializer(serializers.Serializer):
+    on = serializers.BooleanField(help_text="on or off")
+
+
 class GorodTimeoutAskSerializer(serializers.Serializer):
     minutes = serializers.FloatField(help_text="1–30 (rules, 3.10)")
     reason = serializers.CharField(max_length=500, allow_blank=True)

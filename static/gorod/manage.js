@@ -77,6 +77,8 @@
     $("end-game").hidden = game.status !== "running";
     $("record-link").hidden = game.status === "setup";
     $("leaderboard-public").checked = !!state.leaderboard;
+    $("auto-start-box").hidden = game.status !== "setup";
+    $("scenario-public-box").hidden = game.status !== "finished";
     window.gorodStatsTable(page, stats, $("stats-head"), $("stats-body"));
     fillSelect($("ruling-team"), (state.teams || []).map(function (t) { return [String(t.application), t.name]; }));
     fillSelect($("ruling-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
@@ -259,6 +261,15 @@
     $("gorod-manage").addEventListener("click", onAction);
     $("leaderboard-public").addEventListener("change", function (event) {
       page.post(page.config.apiBase + "leaderboard/", {public: event.target.checked});
+    });
+    // A refused switch (the set-up would stop the start, the game has not ended) goes back.
+    [["auto-start", "autostart/"], ["scenario-public", "scenario/publish/"]].forEach(function (pair) {
+      $(pair[0]).addEventListener("change", function (event) {
+        var box = event.target;
+        page.post(page.config.apiBase + pair[1], {on: box.checked}).then(function (r) {
+          if (!r.ok) { box.checked = !box.checked; }
+        });
+      });
     });
   });
 })();
