@@ -95,7 +95,9 @@ class GorodCodeSerializer(serializers.Serializer):
                                                 "retry with the same id is counted once")
 
 
-class GorodRulingSerializer(serializers.Serializer):
+class GorodRulingPreviewSerializer(serializers.Serializer):
+    """A ruling, as it is previewed (``GorodRulingSerializer`` records it)."""
+
     application = id_field(help_text="the team's application id")
     type = serializers.ChoiceField(choices=Ruling.Type.choices)
     minutes = serializers.FloatField(required=False, allow_null=True, default=None)
@@ -103,21 +105,12 @@ class GorodRulingSerializer(serializers.Serializer):
                                   default=None, help_text="level id; default: the current one")
     at = PlausibleDateTimeField(required=False, allow_null=True, default=None)
     reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class GorodRulingSerializer(GorodRulingPreviewSerializer):
     confirm = serializers.BooleanField(
         required=False, default=False,
         help_text="apply a change to a finished game whose results are published (409 asks)")
-
-
-class GorodRulingPreviewSerializer(serializers.Serializer):
-    """The ruling a preview is asked for: the fields of ``GorodRulingSerializer``."""
-
-    application = id_field(help_text="the team's application id")
-    type = serializers.ChoiceField(choices=Ruling.Type.choices)
-    minutes = serializers.FloatField(required=False, allow_null=True, default=None)
-    level = serializers.CharField(required=False, allow_null=True, allow_blank=True,
-                                  default=None, help_text="level id; default: the current one")
-    at = PlausibleDateTimeField(required=False, allow_null=True, default=None)
-    reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
 class GorodPreviewTeamSerializer(serializers.Serializer):
