@@ -213,6 +213,18 @@ class RulingUndoPreviewAPI(OrganizerAPIView):
         return Response(preview.as_data())
 
 
+class RulingEditPreviewAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodRulingEditPreviewSerializer,
+                   responses={200: s.GorodPreviewSerializer, **ERRORS},
+                   summary="What correcting a ruling would change in the standings (nothing is "
+                           "stored)")
+    def post(self, request, game_id: int, ruling_id: int):
+        data = self.payload(s.GorodRulingEditPreviewSerializer)
+        preview = services.edit_preview(actor=request.user, game=self.get_gorod(),
+                                        ruling=ruling_id, **data)
+        return Response(preview.as_data())
+
+
 class RulingEditAPI(OrganizerAPIView):
     @extend_schema(tags=TAG, request=s.GorodRulingEditSerializer,
                    operation_id="gorod_api_games_rulings_edit",

@@ -143,18 +143,10 @@ def ruling_undo(w: Write, *, actor, ruling: Ruling | int, reason: str,
     return row
 
 
-@LIVE.write
-def ruling_edit(w: Write, *, actor, ruling: Ruling | int, reason: str, minutes=KEEP,
-                level=KEEP, at=KEEP, ruling_reason=KEEP, confirm: bool = False) -> Ruling:
-    """Correct a ruling's minutes, level, moment or stated reason (its type and team stay: undo
-    it and rule anew for another). Checked as a new ruling is: by the engine, on the whole
-    record; the history keeps the previous value, who, when and why. After the night, once
-    results are published, it needs ``confirm`` (``confirm_after_results``)."""
-    require_organizer(actor)
-    gg, now = w.game, w.now
-    require_started(gg)
-    row = _ruling_of(gg, ruling)
-    reason = _correction_reason(reason)
+def _corrected(gg: GorodGame, row: Ruling, now: datetime, *, minutes, level, at,
+               ruling_reason) -> Ruling:
+    """``row`` with a correction applied in memory (not saved), or the refusal: what
+    ``ruling_edit`` stores and ``edit_preview`` shows the effect of."""
     before = _ruling_value(row)
     if minutes is not KEEP and row.type in rules.MINUTE_RULINGS:
         if minutes is None:
@@ -173,6 +165,23 @@ def ruling_edit(w: Write, *, actor, ruling: Ruling | int, reason: str, minutes=K
         row.reason = str(ruling_reason or "").strip()
     if _ruling_value(row) == before:
         raise DomainError(_("Nothing to change: the ruling already says this."))
+    return row
+
+
+@LIVE.write
+def ruling_edit(w: Write, *, actor, ruling: Ruling | int, reason: str, minutes=KEEP,
+                level=KEEP, at=KEEP, ruling_reason=KEEP, confirm: bool = False) -> Ruling:
+    """Correct a ruling's minutes, level, moment or stated reason (its type and team stay: undo
+    it and rule anew for another). Checked as a new ruling is: by the engine, on the whole
+    record; the history keeps the previous value, who, when and why. After the night, once
+    results are published, it needs ``confirm`` (``confirm_after_results``)."""
+    require_organizer(actor)
+    gg, now = w.game, w.now
+    require_started(gg)
+    row = _ruling_of(gg, ruling)
+    reason = _correction_reason(reason)
+    before = _ruling_value(row)
+    _corrected(gg, row, now, minutes=minutes, level=level, at=at, ruling_reason=ruling_reason)
     _note_correction(row, action="edit", before=before, reason=reason, actor=actor, now=now)
     row.save(update_fields=["minutes", "level", "at", "reason", "history"])
     w.change = changes.Computed(selectors.snapshot_or_refusal(gg, now))
@@ -181,7 +190,7 @@ def ruling_edit(w: Write, *, actor, ruling: Ruling | int, reason: str, minutes=K
     return row
 
 
-# --- previews: what a ruling or an undo would change, before it is made --------------------
+# --- previews: what a ruling, an undo or a correction would change, before it is made ------
 
 
 @dataclass(frozen=True)
@@ -273,6 +282,13 @@ def ruling_preview(*, actor, game: GorodGame | int, application: Application | i
     return _previewed(gg, snap, [*snap.record["events"], added])
 
 
+def _stored_event(snap: selectors.Snapshot, row: Ruling) -> dict:
+    """A stored ruling's event as the record holds it (``selectors.build_record``)."""
+    return _event(snap, reads.RulingRow(
+        row.application_id, row.type, row.at, row.level_id, row.minutes, row.reason,
+        row.by.get_username() if row.by_id else None))
+
+
 def undo_preview(*, actor, game: GorodGame | int, ruling: Ruling | int,
                  now: datetime | None = None) -> Preview:
     """What ``ruling_undo`` of this ruling would change in the standings, without a write."""
@@ -285,7 +301,25 @@ def undo_preview(*, actor, game: GorodGame | int, ruling: Ruling | int,
     events = list(snap.record["events"])
     if row.application_id in snap.names:
         # Equal rulings make equal events: taking out any one of them is taking out this one.
-        events.remove(_event(snap, reads.RulingRow(
-            row.application_id, row.type, row.at, row.level_id, row.minutes, row.reason,
-            row.by.get_username() if row.by_id else None)))
+        events.remove(_stored_event(snap, row))
+    return _previewed(gg, snap, events)
+
+
+def edit_preview(*, actor, game: GorodGame | int, ruling: Ruling | int, minutes=KEEP,
+                 level=KEEP, at=KEEP, ruling_reason=KEEP, now: datetime | None = None
+                 ) -> Preview:
+    """What ``ruling_edit`` with these corrections would change in the standings, checked
+    and refused as it would be, without a write."""
+    require_organizer(actor)
+    gg = selectors.gorod_game(game if isinstance(game, int) else game.pk)
+    now = now or timezone.now()
+    require_started(gg)
+    row = _ruling_of(gg, ruling)
+    snap = selectors.snapshot_or_refusal(gg, now)
+    events = list(snap.record["events"])
+    stored = _stored_event(snap, row)  # before the correction changes the row in memory
+    row = _corrected(gg, row, now, minutes=minutes, level=level, at=at,
+                     ruling_reason=ruling_reason)
+    if row.application_id in snap.names:
+        events[events.index(stored)] = _stored_event(snap, row)
     return _previewed(gg, snap, events)

@@ -184,14 +184,19 @@ class GorodRulingUndoSerializer(serializers.Serializer):
         help_text="apply a change to a finished game whose results are published (409 asks)")
 
 
-class GorodRulingEditSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=500, allow_blank=True,
-                                   help_text="why the ruling is corrected (kept in its history)")
+class GorodRulingEditPreviewSerializer(serializers.Serializer):
+    """A ruling's correction, as it is previewed (``GorodRulingEditSerializer`` makes it)."""
+
     minutes = serializers.FloatField(required=False, allow_null=True)
     level = serializers.CharField(required=False, allow_blank=True, max_length=40)
     at = PlausibleDateTimeField(required=False)
     ruling_reason = serializers.CharField(required=False, allow_blank=True, max_length=500,
                                           help_text="the ruling's own stated reason")
+
+
+class GorodRulingEditSerializer(GorodRulingEditPreviewSerializer):
+    reason = serializers.CharField(max_length=500, allow_blank=True,
+                                   help_text="why the ruling is corrected (kept in its history)")
     confirm = serializers.BooleanField(
         required=False, default=False,
         help_text="apply a change to a finished game whose results are published (409 asks)")

@@ -70,6 +70,7 @@ from gorod.live import LIVE
 from gorod.models import CodeAttempt, GorodGame, Level
 from gorod.photos import photo_decide, photo_submit  # noqa: F401
 from gorod.rulings import (  # noqa: F401
+    edit_preview,
     ruling_add,
     ruling_edit,
     ruling_preview,

@@ -29,6 +29,8 @@ api_urls = [
          name="api_ruling_edit"),
     path("api/games/<id:game_id>/rulings/<id:ruling_id>/undo/", api.RulingUndoAPI.as_view(),
          name="api_ruling_undo"),
+    path("api/games/<id:game_id>/rulings/<id:ruling_id>/edit/preview/",
+         api.RulingEditPreviewAPI.as_view(), name="api_ruling_edit_preview"),
     path("api/games/<id:game_id>/rulings/<id:ruling_id>/undo/preview/",
          api.RulingUndoPreviewAPI.as_view(), name="api_ruling_undo_preview"),
     path("api/games/<id:game_id>/timeouts/<id:request_id>/", api.TimeoutDecideAPI.as_view(),

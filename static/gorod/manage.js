@@ -85,7 +85,8 @@
     var rulings = $("rulings");
     rulings.textContent = "";
     (state.rulings || []).forEach(function (r) {
-      // Rulings are corrected after the night too (a protest answered); see confirmed().
+      // Rulings are corrected after the night too (a protest answered); the preview says when
+      // that makes the published results out of date, and Confirm applies it anyway.
       var running = (game.status === "running" || game.status === "finished") && !r.undone_at;
       var last = (r.history || [])[r.history ? r.history.length - 1 : 0];
       rulings.appendChild(el("li", {"data-ruling": r.id, "class": r.undone_at ? "undone" : ""}, [
@@ -135,20 +136,6 @@
     $("requests-empty").hidden = waiting > 0;
   }
 
-  // A ruling's change after the night whose results are published comes back 409 with what it
-  // changes ("detail"): the organizer confirms it, and it is sent again with confirm: true.
-  function confirmed(url, body) {
-    return page.post(url, body).then(function (result) {
-      var data = result.data || {};
-      if (result.ok || !data.change || body.confirm) { return result; }
-      page.showError("");
-      if (window.confirm(data.detail)) {
-        return confirmed(url, Object.assign({}, body, {confirm: true}));
-      }
-      return result;
-    });
-  }
-
   function onAction(event) {
     var b = event.target.closest("button[data-id]");
     if (!b) { return; }
@@ -158,8 +145,7 @@
     } else if (b.classList.contains("ruling-edit")) {
       var minutes = window.prompt(C.askEditMinutes, b.dataset.minutes);
       if (minutes === null || minutes === "") { return; }
-      var reason = window.prompt(C.askEditReason);
-      if (reason) { confirmed(C.apiBase + "rulings/" + id + "/", {minutes: parseFloat(minutes), reason: reason}); }
+      askEdit(id, parseFloat(minutes));
     } else if (b.classList.contains("timeout-confirm") || b.classList.contains("timeout-refuse")) {
       var confirm = b.classList.contains("timeout-confirm");
       answer = confirm ? "" : window.prompt(C.askRefuse);
@@ -218,6 +204,18 @@
       var label = el("label", {}, [el("span", {text: C.askUndo + " "}), reason]);
       showPreview($("rulings"), result, function (confirm) {
         return page.post(url, {reason: reason.value, confirm: confirm});
+      }, [label]);
+    });
+  }
+
+  // A correction of the minutes: its preview, with why it is corrected, under the list.
+  function askEdit(id, minutes) {
+    var C = page.config, url = C.apiBase + "rulings/" + id + "/";
+    page.post(url + "edit/preview/", {minutes: minutes}).then(function (result) {
+      var reason = el("input", {id: "edit-reason", maxlength: "500"});
+      var label = el("label", {}, [el("span", {text: C.askEditReason + " "}), reason]);
+      showPreview($("rulings"), result, function (confirm) {
+        return page.post(url, {minutes: minutes, reason: reason.value, confirm: confirm});
       }, [label]);
     });
   }

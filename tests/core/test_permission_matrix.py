@@ -186,6 +186,8 @@ HTTP_ROWS: dict[str, Row] = {
     "gorod:api_end": Row(ORGANIZER, "post", kwargs=lambda w: {"game_id": w.ids["spare_gorod"]}),
     "gorod:api_ruling": Row(ORGANIZER, "post", kwargs=gorod),
     "gorod:api_ruling_preview": Row(ORGANIZER, "post", kwargs=gorod),
+    "gorod:api_ruling_edit_preview": Row(ORGANIZER, "post", kwargs=lambda w: {
+        "game_id": w.ids["gorod"], "ruling_id": 999999}),
     "gorod:api_ruling_undo_preview": Row(ORGANIZER, "post", kwargs=lambda w: {
         "game_id": w.ids["gorod"], "ruling_id": 999999}),
     "gorod:api_code": Row(PHONES, "post", kwargs=gorod),

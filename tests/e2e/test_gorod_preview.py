@@ -1,7 +1,7 @@
 """The preview of a ruling and of an undo on the GoRoD monitor, in real Chromium: the ruling
 form says, in Russian, which teams' places and totals change before anything is stored; a
 cancel stores nothing, a confirmation stores the ruling; an undo asks with its own preview and
-the reason, and is applied only on confirmation."""
+the reason, and is applied only on confirmation; so is a correction of a ruling's minutes."""
 
 from __future__ import annotations
 
@@ -41,7 +41,9 @@ def test_a_ruling_and_its_undo_show_their_preview_and_wait_for_the_confirmation(
     client.force_login(organizer)
     page = with_session(new_page(), asgi_server, client)
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    # Only the correction's new minutes are typed into a prompt.
+    page.on("dialog", lambda d: (dialogs.append(d.type),
+                                 d.accept("20") if d.type == "prompt" else d.dismiss()))
     page.goto(f"{asgi_server}/gorod/{game.pk}/")
     expect(page.locator("#ruling-team option")).to_have_count(3, timeout=WAIT)
 
@@ -66,10 +68,22 @@ def test_a_ruling_and_its_undo_show_their_preview_and_wait_for_the_confirmation(
     expect(page.locator('#stats-body tr[data-team="Beta"] td').first).to_have_text("1")
     bonus = Ruling.objects.get(application=beta, type="bonus")
 
+    # A correction of the minutes (15 → 20) is asked with its preview and why.
+    page.locator(f'#rulings li[data-ruling="{bonus.pk}"] .ruling-edit').click()
+    corrected = page.locator("#rulings + #ruling-preview")
+    expect(corrected.locator("#ruling-preview-text")).to_have_text("Beta: итог 0:08 → 0:03",
+                                                                   timeout=WAIT)
+    page.fill("#edit-reason", "бонус пересчитан")
+    corrected.locator("#ruling-preview-confirm").click()
+    expect(page.locator("#ruling-preview")).to_have_count(0, timeout=WAIT)
+    expect(page.locator('#stats-body tr[data-team="Beta"] td').nth(-2)).to_have_text("3:00")
+    bonus.refresh_from_db()
+    assert bonus.minutes == 20
+
     page.locator(f'#rulings li[data-ruling="{bonus.pk}"] .ruling-undo').click()
     undo = page.locator("#rulings + #ruling-preview")
     expect(undo.locator("#ruling-preview-text")).to_have_text(
-        "Alpha: место 2 → 1; Beta: место 1 → 2, итог 0:08 → 0:23", timeout=WAIT)
+        "Alpha: место 2 → 1; Beta: место 1 → 2, итог 0:03 → 0:23", timeout=WAIT)
     # Without a reason the undo is refused next to the question, and nothing changes.
     undo.locator("#ruling-preview-confirm").click()
     expect(undo.locator("#ruling-preview-text")).to_contain_text("почему", timeout=WAIT)
@@ -81,4 +95,4 @@ def test_a_ruling_and_its_undo_show_their_preview_and_wait_for_the_confirmation(
     expect(page.locator('#stats-body tr[data-team="Alpha"] td').first).to_have_text("1")
     bonus.refresh_from_db()
     assert bonus.undone_at is not None and bonus.history[-1]["reason"] == "ошибка судьи"
-    assert dialogs == []  # the monitor asked in the page, never in a browser dialog
+    assert dialogs == ["prompt"]  # the monitor asked in the page, never in a confirm dialog

@@ -175,5 +175,24 @@ def test_the_api_answers_the_preview_and_bad_input_with_a_detail(live, organizer
                                  minutes=10)
     undo = client.post(f"{base}{ruling.pk}/undo/preview/")
     assert undo.status_code == 200 and "total 0:10 → 0:00" in undo.json()["text"]
+    edit = client.post(f"{base}{ruling.pk}/edit/preview/", {"minutes": 25},
+                       content_type="application/json")
+    assert edit.status_code == 200 and "total 0:10 → 0:25" in edit.json()["text"]
     missing = client.post(f"{base}999999/undo/preview/")
     assert missing.status_code == 400 and missing.json()["detail"]
+
+
+def test_a_correction_is_previewed_with_the_ruling_replaced_and_nothing_is_written(
+        night, organizer, beta):
+    ruling = services.ruling_add(actor=organizer, game=night, application=beta, type="bonus",
+                                 minutes=5, now=minutes(50))
+    with CaptureQueriesContext(connection) as captured:
+        preview = services.edit_preview(actor=organizer, game=night, ruling=ruling.pk,
+                                        minutes=15, now=minutes(51))
+    assert no_writes(captured) == []
+    assert preview.text == "Beta: place 2 → 1, total 0:35 → 0:25; Alpha: place 1 → 2"
+    ruling.refresh_from_db()
+    assert ruling.minutes == 5 and ruling.history == []
+    with pytest.raises(services.DomainError, match="Nothing to change"):
+        services.edit_preview(actor=organizer, game=night, ruling=ruling.pk, minutes=5,
+                              now=minutes(51))
