@@ -179,6 +179,17 @@ class RulingAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+class RulingPreviewAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodRulingPreviewSerializer,
+                   responses={200: s.GorodPreviewSerializer, **ERRORS},
+                   summary="What a ruling would change in the standings (nothing is stored)")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodRulingPreviewSerializer)
+        preview = services.ruling_preview(actor=request.user, game=self.get_gorod(),
+                                          application=data.pop("application"), **data)
+        return Response(preview.as_data())
+
+
 class LeaderboardAPI(OrganizerAPIView):
     @extend_schema(tags=TAG, request=s.GorodLeaderboardSerializer,
                    responses={200: s.GorodStateSerializer, **ERRORS},
@@ -186,6 +197,28 @@ class LeaderboardAPI(OrganizerAPIView):
     def post(self, request, game_id: int):
         public = self.payload(s.GorodLeaderboardSerializer)["public"]
         services.leaderboard_set(actor=request.user, game=self.get_gorod(), public=public)
+        return self.organizer_state()
+
+
+class AutostartAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodSwitchSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Arm or disarm the start by the clock at the game's announced time "
+                           "(before the start; refused while the set-up would stop it)")
+    def post(self, request, game_id: int):
+        on = self.payload(s.GorodSwitchSerializer)["on"]
+        services.autostart_set(actor=request.user, game=self.get_gorod(), on=on)
+        return self.organizer_state()
+
+
+class ScenarioPublishAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodSwitchSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Publish the scenario (tasks, hints, codes, statistics) to everyone, "
+                           "or take it back (only once the game has ended)")
+    def post(self, request, game_id: int):
+        on = self.payload(s.GorodSwitchSerializer)["on"]
+        services.scenario_publish(actor=request.user, game=self.get_gorod(), on=on)
         return self.organizer_state()
 
 
@@ -197,6 +230,28 @@ class RulingUndoAPI(OrganizerAPIView):
         data = self.payload(s.GorodRulingUndoSerializer)
         services.ruling_undo(actor=request.user, game=self.get_gorod(), ruling=ruling_id, **data)
         return self.organizer_state()
+
+
+class RulingUndoPreviewAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.GorodPreviewSerializer, **ERRORS},
+                   summary="What undoing a ruling would change in the standings (nothing is "
+                           "stored)")
+    def post(self, request, game_id: int, ruling_id: int):
+        preview = services.undo_preview(actor=request.user, game=self.get_gorod(),
+                                        ruling=ruling_id)
+        return Response(preview.as_data())
+
+
+class RulingEditPreviewAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodRulingEditPreviewSerializer,
+                   responses={200: s.GorodPreviewSerializer, **ERRORS},
+                   summary="What correcting a ruling would change in the standings (nothing is "
+                           "stored)")
+    def post(self, request, game_id: int, ruling_id: int):
+        data = self.payload(s.GorodRulingEditPreviewSerializer)
+        preview = services.edit_preview(actor=request.user, game=self.get_gorod(),
+                                        ruling=ruling_id, **data)
+        return Response(preview.as_data())
 
 
 class RulingEditAPI(OrganizerAPIView):

@@ -1,4 +1,5 @@
-"""The GoRoD clock: hints appear, levels fail and the time cap ends a game with no request.
+"""The GoRoD clock: an armed game starts at its announced time, hints appear, levels fail and
+the time cap ends a game with no request.
 
 A scheduler, not a loop over every game: each running game stores the engine's next deadline
 (``GorodGame.next_deadline``, written by every live write). ``run_due`` handles only the games
@@ -15,6 +16,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
+from django.db.models import Q
 from django.utils import timezone
 
 from gorod import services
@@ -32,24 +34,44 @@ def backoff_s(failures: int) -> float:
 
 
 def run_due(now: datetime | None = None) -> list[int]:
-    """Tick every running game whose deadline has passed; returns the ids ticked successfully."""
+    """Start every armed game whose announced time has come, then tick every running game
+    whose deadline has passed; returns the ids ticked successfully. One query when nothing is
+    due (the clock's round every second)."""
     now = now or timezone.now()
-    due = list(GorodGame.objects.filter(status=GorodGame.Status.RUNNING,
-                                        next_deadline__lte=now)
-               .values_list("pk", "next_deadline", "clock_failures"))
+    due = list(GorodGame.objects.filter(
+        Q(status=GorodGame.Status.RUNNING, next_deadline__lte=now)
+        | Q(status=GorodGame.Status.SETUP, auto_start=True, game__starts_at__lte=now))
+        .values_list("pk", "status", "next_deadline", "clock_failures"))
     ticked = []
-    for game_id, deadline, failures in due:
-        retry_at = now + timedelta(seconds=backoff_s(failures + 1))
-        claimed = GorodGame.objects.filter(pk=game_id, next_deadline=deadline).update(
-            next_deadline=retry_at, clock_failures=failures + 1)
-        if not claimed:
-            continue  # another clock (or a write) moved it since we looked
-        try:
-            # The tick stores the engine's real next deadline and resets the failures.
-            services.game_tick(game=game_id)
-        except Exception:  # noqa: BLE001 - one bad game must never stop the others
-            log.exception("GoRoD clock: game %s failed; retry at %s", game_id,
-                          retry_at.isoformat())
-            continue
-        ticked.append(game_id)
+    for game_id, status, deadline, failures in due:
+        if status == GorodGame.Status.SETUP:
+            _start(game_id, now)
+        elif _tick(game_id, deadline, failures, now):
+            ticked.append(game_id)
     return ticked
+
+
+def _start(game_id: int, now: datetime) -> None:
+    """Start a game armed to start by itself (``GorodGame.auto_start``) whose announced time
+    has come, stamped at that time (``services.game_start_scheduled``): a clock that was down
+    starts it at once when it is back. A failure is retried at the next round."""
+    try:
+        services.game_start_scheduled(game=game_id, now=now)
+    except Exception:  # noqa: BLE001 - one bad game must never stop the others
+        log.exception("GoRoD clock: game %s failed to start; retry at the next round", game_id)
+
+
+def _tick(game_id: int, deadline: datetime, failures: int, now: datetime) -> bool:
+    retry_at = now + timedelta(seconds=backoff_s(failures + 1))
+    claimed = GorodGame.objects.filter(pk=game_id, next_deadline=deadline).update(
+        next_deadline=retry_at, clock_failures=failures + 1)
+    if not claimed:
+        return False  # another clock (or a write) moved it since we looked
+    try:
+        # The tick stores the engine's real next deadline and resets the failures.
+        services.game_tick(game=game_id)
+    except Exception:  # noqa: BLE001 - one bad game must never stop the others
+        log.exception("GoRoD clock: game %s failed; retry at %s", game_id,
+                      retry_at.isoformat())
+        return False
+    return True

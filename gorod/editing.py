@@ -11,12 +11,12 @@ from datetime import datetime
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from core import engine_messages
+from core import audit, engine_messages
 from core.errors import DomainError
 from core.records import RecordError
 from gorod import rules, selectors, signals
 from gorod.codes import DEFAULT_MAX_WRONG, DEFAULT_WINDOW_S, CodeSpecError, level_codes_from_dict
-from gorod.guards import KEEP, checked_image, require_organizer, require_setup
+from gorod.guards import KEEP, checked_image, require_organizer, require_setup, start_problems
 from gorod.live import LIVE
 from gorod.models import GorodGame, Level, Route, TaskImage
 from gorod.scenario import ScenarioError
@@ -121,6 +121,31 @@ def settings_edit(w: Write, *, actor, hint_offsets_min: Sequence[float],
     for key, value in settings.items():
         setattr(gg, key, value)
     gg.save(update_fields=list(settings))
+    return gg
+
+
+@LIVE.write
+def autostart_set(w: Write, *, actor, on: bool) -> GorodGame:
+    """Arm (or disarm) the start by the clock at the announced time. [decision] Armed only
+    before the start, while that time is still ahead (a time already past is a start now: the
+    Start button) and when nothing in the set-up would stop the start (its checks, listed)."""
+    require_organizer(actor)
+    gg = w.game
+    require_setup(gg, _("The game has already started."))
+    before = gg.auto_start
+    if on:
+        starts_at = Game.objects.values_list("starts_at", flat=True).get(pk=gg.pk)
+        if starts_at <= w.now:
+            raise DomainError(_("The announced start time has passed: start the game with "
+                                "the Start button, or move the start in the game's settings."))
+        problems = start_problems(gg)
+        if problems:
+            raise DomainError(_("The game cannot start by itself yet: %(problems)s")
+                              % {"problems": " ".join(problems)})
+    gg.auto_start = bool(on)
+    gg.save(update_fields=["auto_start"])
+    audit.record(game=gg, actor=actor, action="gorod.autostart", at=w.now,
+                 before={"on": before}, after={"on": gg.auto_start})
     return gg
 
 

@@ -12,6 +12,8 @@ from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.images import ImageRefused, clean_image
 from core.roles import is_organizer
 from core.text import within
+from gorod import selectors
+from gorod.codes import level_codes_from_dict
 from gorod.models import GorodGame
 from live.write import Write
 from teams.models import Application
@@ -69,6 +71,26 @@ def confirm_after_results(w: Write, *, confirm: bool, what: str) -> None:
 
 def entry_of(gg, application: Application | int) -> Application:
     return playing_entry(gg.team_order, application)
+
+
+def start_problems(gg: GorodGame) -> list[str]:
+    """Why the game cannot start now (no level, no team, a level without a team's personal
+    code); empty when it can. The start refuses with the first, arming the scheduled start
+    with all of them."""
+    level_rows = selectors.levels(gg)
+    if not level_rows:
+        return [_("Add at least one level before the start.")]
+    teams = selectors.entries(gg)
+    if not teams:
+        return [_("At least one approved team is needed to start.")]
+    names = [a.team.name for a in teams]
+    problems = []
+    for level in level_rows:
+        missing = level_codes_from_dict(level.codes).missing_for(names)
+        if missing:
+            problems.append(_("Level %(level)s has no personal code for: %(teams)s.")
+                            % {"level": level.label, "teams": ", ".join(missing)})
+    return problems
 
 
 def require_setup(gg: GorodGame, message: str) -> None:

@@ -63,6 +63,12 @@ class GorodGame(models.Model):
     # The organizer's switch: the public screen shows the live standings (levels closed and
     # time so far, never codes) while the game runs.
     leaderboard_public = models.BooleanField(_("live public leaderboard"), default=False)
+    # The organizer's switch (before the start): the clock starts the game by itself at the
+    # announced time (``teams.Game.starts_at``, rules 4.1.7-4.1.8), stamped at that time.
+    auto_start = models.BooleanField(_("start by itself at the announced time"), default=False)
+    # The organizer's switch (after the end): the scenario (tasks, hints, codes) and the
+    # statistics are public on the game's scenario page.
+    scenario_public = models.BooleanField(_("scenario published"), default=False)
     # Failed clock attempts in a row (reset by every successful write): the retry backoff.
     clock_failures = models.PositiveSmallIntegerField(_("clock failures"), default=0)
     # Moves on at every change of what a code is checked against besides this row: a level, a

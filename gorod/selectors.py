@@ -171,21 +171,8 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
         routes = reads.routes(gg.pk, whose)
     events: list[dict] = [{"team": names[app], "type": "code", "level": labels[level],
                            "at": iso(at)} for app, level, at in closing if app in names]
-    for ruling in standing:
-        if ruling.application_id not in names:
-            continue
-        event: dict[str, Any] = {"team": names[ruling.application_id], "type": ruling.type}
-        if ruling.type in rules.TIMED_RULINGS:
-            event["at"] = iso(ruling.at)
-        if ruling.type in rules.LEVEL_RULINGS:
-            event["level"] = labels.get(ruling.level_id)
-        if ruling.minutes is not None:
-            event["minutes"] = ruling.minutes
-        if ruling.reason:
-            event["reason"] = ruling.reason
-        if ruling.by is not None:
-            event["by"] = ruling.by
-        events.append(event)
+    events += [ruling_event(ruling, names, labels) for ruling in standing
+               if ruling.application_id in names]
     # The ended pauses of the whole game: every team's timeline stops at them.
     events.extend({"type": "pause", "at": p["at"], "minutes": p["minutes"]}
                   for p in gg.pauses)
@@ -208,6 +195,22 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
     if now is not None:
         record["now"] = iso(now)
     return record
+
+
+def ruling_event(ruling, names: dict[int, str], labels: dict[int, str]) -> dict:
+    """A ruling (a ``Ruling`` row, or one of ``reads.rulings``) as the record's event."""
+    event: dict[str, Any] = {"team": names[ruling.application_id], "type": ruling.type}
+    if ruling.type in rules.TIMED_RULINGS:
+        event["at"] = iso(ruling.at)
+    if ruling.type in rules.LEVEL_RULINGS:
+        event["level"] = labels.get(ruling.level_id)
+    if ruling.minutes is not None:
+        event["minutes"] = ruling.minutes
+    if ruling.reason:
+        event["reason"] = ruling.reason
+    if ruling.by is not None:
+        event["by"] = ruling.by
+    return event
 
 
 @dataclass

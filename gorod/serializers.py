@@ -95,7 +95,9 @@ class GorodCodeSerializer(serializers.Serializer):
                                                 "retry with the same id is counted once")
 
 
-class GorodRulingSerializer(serializers.Serializer):
+class GorodRulingPreviewSerializer(serializers.Serializer):
+    """A ruling, as it is previewed (``GorodRulingSerializer`` records it)."""
+
     application = id_field(help_text="the team's application id")
     type = serializers.ChoiceField(choices=Ruling.Type.choices)
     minutes = serializers.FloatField(required=False, allow_null=True, default=None)
@@ -103,9 +105,31 @@ class GorodRulingSerializer(serializers.Serializer):
                                   default=None, help_text="level id; default: the current one")
     at = PlausibleDateTimeField(required=False, allow_null=True, default=None)
     reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class GorodRulingSerializer(GorodRulingPreviewSerializer):
     confirm = serializers.BooleanField(
         required=False, default=False,
         help_text="apply a change to a finished game whose results are published (409 asks)")
+
+
+class GorodPreviewTeamSerializer(serializers.Serializer):
+    team = serializers.CharField()
+    place_before = serializers.IntegerField(allow_null=True)
+    place_after = serializers.IntegerField(allow_null=True)
+    total_before_s = serializers.FloatField()
+    total_after_s = serializers.FloatField()
+    total_before = serializers.CharField(help_text="h:mm (h:mm:ss when only seconds change)")
+    total_after = serializers.CharField()
+
+
+class GorodPreviewSerializer(serializers.Serializer):
+    """What a ruling or an undo would change; nothing is stored."""
+
+    text = serializers.CharField(help_text="the change in the organizer's words")
+    results_published = serializers.BooleanField(
+        help_text="the night's published results would become out of date")
+    teams = GorodPreviewTeamSerializer(many=True)
 
 
 class GorodStateSerializer(serializers.Serializer):
@@ -134,6 +158,10 @@ class GorodCreatedSerializer(serializers.Serializer):
 
 class GorodLeaderboardSerializer(serializers.Serializer):
     public = serializers.BooleanField(help_text="show the live standings on the public screen")
+
+
+class GorodSwitchSerializer(serializers.Serializer):
+    on = serializers.BooleanField(help_text="on or off")
 
 
 class GorodTimeoutAskSerializer(serializers.Serializer):
@@ -178,14 +206,19 @@ class GorodRulingUndoSerializer(serializers.Serializer):
         help_text="apply a change to a finished game whose results are published (409 asks)")
 
 
-class GorodRulingEditSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=500, allow_blank=True,
-                                   help_text="why the ruling is corrected (kept in its history)")
+class GorodRulingEditPreviewSerializer(serializers.Serializer):
+    """A ruling's correction, as it is previewed (``GorodRulingEditSerializer`` makes it)."""
+
     minutes = serializers.FloatField(required=False, allow_null=True)
     level = serializers.CharField(required=False, allow_blank=True, max_length=40)
     at = PlausibleDateTimeField(required=False)
     ruling_reason = serializers.CharField(required=False, allow_blank=True, max_length=500,
                                           help_text="the ruling's own stated reason")
+
+
+class GorodRulingEditSerializer(GorodRulingEditPreviewSerializer):
+    reason = serializers.CharField(max_length=500, allow_blank=True,
+                                   help_text="why the ruling is corrected (kept in its history)")
     confirm = serializers.BooleanField(
         required=False, default=False,
         help_text="apply a change to a finished game whose results are published (409 asks)")

@@ -46,6 +46,7 @@ from gorod.codes import (
 
 # The services by topic, named here too: callers (views, API, commands) find every write here.
 from gorod.editing import (  # noqa: F401
+    autostart_set,
     gorod_create,
     image_add,
     image_delete,
@@ -65,13 +66,21 @@ from gorod.guards import (
     require_organizer,
     require_running,
     require_setup,
+    start_problems,
 )
 from gorod.live import LIVE
 from gorod.messages import message_seen, message_send  # noqa: F401
 from gorod.models import CodeAttempt, GorodGame, Level, Ruling
 from gorod.pauses import close_pause, game_pause, game_resume  # noqa: F401
 from gorod.photos import photo_decide, photo_submit  # noqa: F401
-from gorod.rulings import ruling_add, ruling_edit, ruling_undo  # noqa: F401
+from gorod.rulings import (  # noqa: F401
+    edit_preview,
+    ruling_add,
+    ruling_edit,
+    ruling_preview,
+    ruling_undo,
+    undo_preview,
+)
 from gorod.timeouts import timeout_decide, timeout_request  # noqa: F401
 from live.write import Write
 from teams.models import Application, Game
@@ -87,21 +96,42 @@ def game_start(w: Write, *, actor) -> GorodGame:
     require_organizer(actor)
     gg = w.game
     require_setup(gg, _("The game has already started."))
-    level_rows = selectors.levels(gg)
-    if not level_rows:
-        raise DomainError(_("Add at least one level before the start."))
-    teams = selectors.entries(gg)
-    if not teams:
-        raise DomainError(_("At least one approved team is needed to start."))
-    names = [a.team.name for a in teams]
-    for level in level_rows:
-        missing = level_codes_from_dict(level.codes).missing_for(names)
-        if missing:
-            raise DomainError(_("Level %(level)s has no personal code for: %(teams)s.")
-                              % {"level": level.label, "teams": ", ".join(missing)})
-    gg.team_order = [a.pk for a in teams]
+    problems = start_problems(gg)
+    if problems:
+        raise DomainError(problems[0])
+    return _begin(w, at=w.now)
+
+
+@LIVE.write
+def game_start_scheduled(w: Write) -> GorodGame | None:
+    """The clock's start of an armed game (``autostart_set``) once its announced time has come:
+    every team receives its first level at that time (4.1.7-4.1.8), even when the clock runs
+    late (a server that was down), as the clock applies missed deadlines. A game whose set-up
+    no longer allows the start is disarmed with the reason in the audit log, not retried."""
+    gg = w.game
+    starts_at = Game.objects.values_list("starts_at", flat=True).get(pk=gg.pk)
+    if gg.status != GorodGame.Status.SETUP or not gg.auto_start or starts_at > w.now:
+        w.unchanged = True  # started by hand, disarmed or moved later since the clock looked
+        return None
+    problems = start_problems(gg)
+    if problems:
+        gg.auto_start = False
+        gg.save(update_fields=["auto_start"])
+        audit.record(game=gg, actor=None, action="gorod.autostart", at=w.now,
+                     before={"on": True}, after={"on": False}, reason=" ".join(problems))
+        return None
+    _begin(w, at=starts_at)
+    audit.record(game=gg, actor=None, action="gorod.start", at=w.now, before=None,
+                 after={"started_at": starts_at, "by": "clock"})
+    return gg
+
+
+def _begin(w: Write, *, at: datetime) -> GorodGame:
+    """Start the game at ``at``: the team order is frozen from the approved applications."""
+    gg = w.game
+    gg.team_order = [a.pk for a in selectors.entries(gg)]
     gg.status = GorodGame.Status.RUNNING
-    gg.started_at = w.now
+    gg.started_at = at
     gg.save(update_fields=["team_order", "status", "started_at"])
     Game.objects.filter(pk=gg.pk, status=Game.Status.SCHEDULED).update(status=Game.Status.RUNNING)
     return gg
@@ -168,6 +198,23 @@ def leaderboard_set(w: Write, *, actor, public: bool) -> GorodGame:
     gg.save(update_fields=["leaderboard_public"])
     audit.record(game=gg, actor=actor, action="gorod.leaderboard", at=w.now,
                  before={"public": before}, after={"public": gg.leaderboard_public})
+    return gg
+
+
+@LIVE.write
+def scenario_publish(w: Write, *, actor, on: bool) -> GorodGame:
+    """Publish the scenario after the night (tasks, hints, codes and the statistics on the
+    game's public scenario page), or take it back. [decision] Only once the game has ended:
+    before, it would give the codes away."""
+    require_organizer(actor)
+    gg = w.game
+    if gg.status != GorodGame.Status.FINISHED:
+        raise DomainError(_("The scenario can be published only once the game has ended."))
+    before = gg.scenario_public
+    gg.scenario_public = bool(on)
+    gg.save(update_fields=["scenario_public"])
+    audit.record(game=gg, actor=actor, action="gorod.scenario_public", at=w.now,
+                 before={"public": before}, after={"public": gg.scenario_public})
     return gg
 
 

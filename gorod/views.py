@@ -4,6 +4,8 @@ actions go through ``gorod.api``."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -88,6 +90,41 @@ def statistics(request, game_id: int):
     if context["exports"]:
         context["notes"] = exports.notes(gg, private=is_organizer(request.user))
     return render(request, "gorod/statistics.html", context)
+
+
+def scenario_page(request, game_id: int):
+    """The scenario after the night: every level's task, hints and codes, and the statistics.
+    [decision] Public once the organizer publishes it (``services.scenario_publish``); until
+    then a 404 to everyone, organizers too (they have the set-up and the organizer screen)."""
+    gg = _gorod(game_id)
+    if not gg.scenario_public or gg.status != GorodGame.Status.FINISHED:
+        raise Http404(_("The scenario of this game is not published."))
+    table = exports.statistics(gg)
+    words = forms.kind_words()
+    levels = [{"level": lv, "codes": forms.codes_as_text(lv.codes, words),
+               "personal": _personal_codes(lv.codes)} for lv in selectors.levels(gg)]
+    return render(request, "gorod/scenario.html", {
+        "game": gg, "levels": levels, "header": exports.header(table),
+        "rows": [[_cell_text(value) for value in row] for row in exports.rows(table)]})
+
+
+def _personal_codes(spec: dict) -> list[tuple[str, str]]:
+    """``(sector, "team: code, …")`` of a level's personal sectors."""
+    return [(sector.get("name", ""), ", ".join(f"{team}: {code}" for team, code in
+                                               (sector.get("personal") or {}).items()))
+            for sector in (spec or {}).get("sectors") or () if sector.get("personal")]
+
+
+def _cell_text(value) -> str:
+    """A statistics cell of the exports (a time, a duration, a number, a text) as the page
+    shows it."""
+    if value is None:
+        return ""
+    if isinstance(value, timedelta):
+        return core_exports.duration_text(value)
+    if isinstance(value, datetime):
+        return value.strftime("%H:%M:%S")
+    return str(value)
 
 
 # --- set-up: a GoRoD night without the admin ----------------------------------------------------

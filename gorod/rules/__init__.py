@@ -77,10 +77,13 @@ from gorod.rules.setup import (  # noqa: F401
     setup_warnings,
 )
 from gorod.rules.standings import (  # noqa: F401
+    StandingChange,
+    clock_text,
     level_sums,
     placed_in_order,
     rank,
     standing_key,
+    standings_diff,
 )
 
 __all__ = [

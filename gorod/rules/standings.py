@@ -7,7 +7,7 @@ Pure, like the whole package (see ``gorod.rules``).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 # typing only names types for readers (annotations are not evaluated here); importing it
@@ -101,3 +101,58 @@ def standing_key(status: str, finished_at: datetime | None, total_s: float, leve
     if finished_at is not None:
         return (0, total_s, finished_at, registration)
     return (1, -levels_closed, total_s, registration)
+
+
+@dataclass(frozen=True)
+class StandingChange:
+    """One team's line of a preview: its place and total before and after a change."""
+
+    team: str
+    place_before: int | None  # None: no place (disqualified), or not in that standings
+    place_after: int | None
+    total_before_s: float
+    total_after_s: float
+
+
+def standings_diff(before, after) -> tuple[StandingChange, ...]:
+    """The teams whose place or total differs between two standings (results with ``team``,
+    ``place`` and ``total_s``, as ``compute`` ranks them), in the order of ``after``: what a
+    ruling or its undo would change, before the organizer confirms it.
+
+    Worked example: Сова gets a 15-minute bonus and overtakes Лисы.
+
+    >>> from types import SimpleNamespace as T
+    >>> before = [T(team="Лисы", place=1, total_s=8760.0), T(team="Ёжики", place=2, total_s=9000.0),
+    ...           T(team="Сова", place=3, total_s=9660.0)]
+    >>> after = [T(team="Сова", place=1, total_s=8760.0 - 60), T(team="Лисы", place=2,
+    ...           total_s=8760.0), T(team="Ёжики", place=3, total_s=9000.0)]
+    >>> [(c.team, c.place_before, c.place_after) for c in standings_diff(before, after)]
+    [('Сова', 3, 1), ('Лисы', 1, 2), ('Ёжики', 2, 3)]
+    >>> standings_diff(before, before)
+    ()
+    """
+    old = {t.team: t for t in before}
+    changes = []
+    for now in after:
+        was = old.get(now.team)
+        place_before = was.place if was is not None else None
+        total_before = was.total_s if was is not None else 0.0
+        if place_before != now.place or abs(total_before - now.total_s) > 1e-6:
+            changes.append(StandingChange(now.team, place_before, now.place, total_before,
+                                          now.total_s))
+    return tuple(changes)
+
+
+def clock_text(seconds: float, *, with_seconds: bool = False) -> str:
+    """A total as the standings say it: ``h:mm`` (``h:mm:ss`` with ``with_seconds``), cut
+    down to the second, negative with a sign.
+
+    >>> clock_text(9660), clock_text(8760.9), clock_text(75, with_seconds=True), clock_text(-90)
+    ('2:41', '2:26', '0:01:15', '-0:01')
+    """
+    sign = "-" if seconds < 0 else ""
+    whole = int(abs(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return (f"{sign}{hours}:{minutes:02d}:{secs:02d}" if with_seconds
+            else f"{sign}{hours}:{minutes:02d}")

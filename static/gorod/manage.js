@@ -90,13 +90,16 @@
     });
     $("record-link").hidden = game.status === "setup";
     $("leaderboard-public").checked = !!state.leaderboard;
+    $("auto-start-box").hidden = game.status !== "setup";
+    $("scenario-public-box").hidden = game.status !== "finished";
     window.gorodStatsTable(page, stats, $("stats-head"), $("stats-body"));
     fillSelect($("ruling-team"), (state.teams || []).map(function (t) { return [String(t.application), t.name]; }));
     fillSelect($("ruling-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
     var rulings = $("rulings");
     rulings.textContent = "";
     (state.rulings || []).forEach(function (r) {
-      // Rulings are corrected after the night too (a protest answered); see confirmed().
+      // Rulings are corrected after the night too (a protest answered); the preview says when
+      // that makes the published results out of date, and Confirm applies it anyway.
       var running = (game.status === "running" || game.status === "finished") && !r.undone_at;
       var last = (r.history || [])[r.history ? r.history.length - 1 : 0];
       rulings.appendChild(el("li", {"data-ruling": r.id, "class": r.undone_at ? "undone" : ""}, [
@@ -206,32 +209,16 @@
     $("requests-empty").hidden = waiting > 0;
   }
 
-  // A ruling's change after the night whose results are published comes back 409 with what it
-  // changes ("detail"): the organizer confirms it, and it is sent again with confirm: true.
-  function confirmed(url, body) {
-    return page.post(url, body).then(function (result) {
-      var data = result.data || {};
-      if (result.ok || !data.change || body.confirm) { return result; }
-      page.showError("");
-      if (window.confirm(data.detail)) {
-        return confirmed(url, Object.assign({}, body, {confirm: true}));
-      }
-      return result;
-    });
-  }
-
   function onAction(event) {
     var b = event.target.closest("button[data-id]");
     if (!b) { return; }
     var C = page.config, id = b.dataset.id, answer;
     if (b.classList.contains("ruling-undo")) {
-      var why = window.prompt(C.askUndo);
-      if (why) { confirmed(C.apiBase + "rulings/" + id + "/undo/", {reason: why}); }
+      askUndo(id);
     } else if (b.classList.contains("ruling-edit")) {
       var minutes = window.prompt(C.askEditMinutes, b.dataset.minutes);
       if (minutes === null || minutes === "") { return; }
-      var reason = window.prompt(C.askEditReason);
-      if (reason) { confirmed(C.apiBase + "rulings/" + id + "/", {minutes: parseFloat(minutes), reason: reason}); }
+      askEdit(id, parseFloat(minutes));
     } else if (b.classList.contains("timeout-confirm") || b.classList.contains("timeout-refuse")) {
       var confirm = b.classList.contains("timeout-confirm");
       answer = confirm ? "" : window.prompt(C.askRefuse);
@@ -245,17 +232,87 @@
     }
   }
 
+  // A ruling and an undo are asked first with their preview (what the engine says they change
+  // in the standings), right under what asked, as the King of the Hill console asks a change of
+  // the past: Confirm applies it, Cancel changes nothing. A refusal is shown there too.
+  function closePreview() {
+    var old = $("ruling-preview");
+    if (old) { old.remove(); }
+  }
+
+  function showPreview(anchor, result, apply, extra) {
+    var C = page.config, data = result.data || {};
+    closePreview();
+    page.showError("");
+    var box = el("div", {id: "ruling-preview", role: "alert",
+                         "class": result.ok ? "gorod-preview" : "gorod-preview gorod-error"}, [
+      el("p", {id: "ruling-preview-text", text: result.ok ? data.text : (data.detail || C.failed)})
+    ].concat(result.ok ? (extra || []) : []));
+    var buttons = el("p", {}, []);
+    if (result.ok) {
+      var yes = el("button", {type: "button", id: "ruling-preview-confirm", text: C.confirmRuling});
+      yes.addEventListener("click", function () {
+        apply(!!data.results_published).then(function (r) {
+          if (r.ok) { closePreview(); return; }
+          page.showError("");
+          $("ruling-preview-text").textContent = (r.data && r.data.detail) || C.failed;
+          box.classList.add("gorod-error");
+        });
+      });
+      buttons.appendChild(yes);
+    }
+    var no = el("button", {type: "button", id: "ruling-preview-cancel", "class": "secondary",
+                           text: result.ok ? C.cancelRuling : C.close});
+    no.addEventListener("click", closePreview);
+    buttons.appendChild(no);
+    box.appendChild(buttons);
+    anchor.after(box);
+  }
+
+  // Under the list of rulings, not in it: a push re-renders the list.
+  function askUndo(id) {
+    var C = page.config, url = C.apiBase + "rulings/" + id + "/undo/";
+    page.post(url + "preview/").then(function (result) {
+      var reason = el("input", {id: "undo-reason", maxlength: "500"});
+      var label = el("label", {}, [el("span", {text: C.askUndo + " "}), reason]);
+      showPreview($("rulings"), result, function (confirm) {
+        return page.post(url, {reason: reason.value, confirm: confirm});
+      }, [label]);
+    });
+  }
+
+  // A correction of the minutes: its preview, with why it is corrected, under the list.
+  function askEdit(id, minutes) {
+    var C = page.config, url = C.apiBase + "rulings/" + id + "/";
+    page.post(url + "edit/preview/", {minutes: minutes}).then(function (result) {
+      var reason = el("input", {id: "edit-reason", maxlength: "500"});
+      var label = el("label", {}, [el("span", {text: C.askEditReason + " "}), reason]);
+      showPreview($("rulings"), result, function (confirm) {
+        return page.post(url, {minutes: minutes, reason: reason.value, confirm: confirm});
+      }, [label]);
+    });
+  }
+
   function submitRuling(event) {
     event.preventDefault();
     var form = $("ruling-form");
     var minutes = form.elements.minutes.value;
-    confirmed(page.config.rulingUrl, {
+    var body = {
       application: parseInt(form.elements.application.value, 10),
       type: form.elements.type.value,
       minutes: minutes === "" ? null : parseFloat(minutes),
       level: form.elements.level.value || null,
       reason: form.elements.reason.value
-    }).then(function (r) { if (r.ok) { form.elements.reason.value = ""; form.elements.minutes.value = ""; } });
+    };
+    page.post(page.config.rulingUrl + "preview/", body).then(function (result) {
+      showPreview(form, result, function (confirm) {
+        return page.post(page.config.rulingUrl, Object.assign({}, body, {confirm: confirm}))
+          .then(function (r) {
+            if (r.ok) { form.elements.reason.value = ""; form.elements.minutes.value = ""; }
+            return r;
+          });
+      });
+    });
   }
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -289,6 +346,15 @@
     $("gorod-manage").addEventListener("click", onAction);
     $("leaderboard-public").addEventListener("change", function (event) {
       page.post(page.config.apiBase + "leaderboard/", {public: event.target.checked});
+    });
+    // A refused switch (the set-up would stop the start, the game has not ended) goes back.
+    [["auto-start", "autostart/"], ["scenario-public", "scenario/publish/"]].forEach(function (pair) {
+      $(pair[0]).addEventListener("change", function (event) {
+        var box = event.target;
+        page.post(page.config.apiBase + pair[1], {on: box.checked}).then(function (r) {
+          if (!r.ok) { box.checked = !box.checked; }
+        });
+      });
     });
   });
 })();

@@ -200,8 +200,15 @@ HTTP_ROWS: dict[str, Row] = {
     "gorod:api_end_force_majeure": Row(ORGANIZER, "post",
                                        kwargs=lambda w: {"game_id": w.ids["spare_gorod"]}),
     "gorod:api_ruling": Row(ORGANIZER, "post", kwargs=gorod),
+    "gorod:api_ruling_preview": Row(ORGANIZER, "post", kwargs=gorod),
+    "gorod:api_ruling_edit_preview": Row(ORGANIZER, "post", kwargs=lambda w: {
+        "game_id": w.ids["gorod"], "ruling_id": 999999}),
+    "gorod:api_ruling_undo_preview": Row(ORGANIZER, "post", kwargs=lambda w: {
+        "game_id": w.ids["gorod"], "ruling_id": 999999}),
     "gorod:api_code": Row(PHONES, "post", kwargs=gorod),
     "gorod:api_leaderboard": Row(ORGANIZER, "post", kwargs=gorod),
+    "gorod:api_autostart": Row(ORGANIZER, "post", kwargs=gorod),
+    "gorod:api_scenario_publish": Row(ORGANIZER, "post", kwargs=gorod),
     "gorod:api_ruling_edit": Row(ORGANIZER, "post", kwargs=lambda w: {
         "game_id": w.ids["gorod"], "ruling_id": 999999}),
     "gorod:api_ruling_undo": Row(ORGANIZER, "post", kwargs=lambda w: {
@@ -229,6 +236,8 @@ HTTP_ROWS: dict[str, Row] = {
     "gorod:statistics_xlsx": Row(ORGANIZER, kwargs=gorod),
     "gorod:task_image": Row(ORGANIZER, kwargs=lambda w: {"game_id": w.ids["gorod"],
                                                         "name": "none.png"}),
+    # Public once published after the night, a 404 to everyone until then.
+    "gorod:scenario": Row(EVERYONE, kwargs=gorod),
     "gorod:scenario_yaml": Row(ORGANIZER, kwargs=gorod),
     "gorod:scenario_json": Row(ORGANIZER, kwargs=gorod),
     # --- results and seasons ---------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """A ruling the morning after, in real Chromium: on a finished GoRoD night whose results are
-published the organizer rules a penalty; the console asks first and says the results will be
-out of date, a refusal stores nothing, a confirmation stores the ruling and the results page
-says the published results are out of date."""
+published the organizer rules a penalty; the console asks first with its preview, which says
+the results will be out of date, a cancel stores nothing, a confirmation stores the ruling and
+the results page says the published results are out of date."""
 
 from __future__ import annotations
 
@@ -41,33 +41,34 @@ def test_a_ruling_after_the_published_night_asks_first_then_marks_the_results_ou
     client.force_login(organizer)
     page = with_session(new_page(), asgi_server, client)
     dialogs: list[str] = []
-    replies = iter(["dismiss", "accept"])
-    page.on("dialog", lambda d: (dialogs.append(d.message), getattr(d, next(replies))()))
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(f"{asgi_server}/gorod/{game.pk}/")
     expect(page.locator("#ruling-team option")).to_have_count(3, timeout=WAIT)
 
-    def rule(seen: int):
+    def rule():
         page.select_option("#ruling-team", str(beta.pk))
         page.select_option("#ruling-type", "penalty")
         page.fill("#ruling-minutes", "30")
         page.fill("#ruling-reason", "протест Alpha")
         page.click("#ruling-send")
-        for _ in range(100):
-            if len(dialogs) >= seen + 1:
-                return
-            page.wait_for_timeout(100)
-        raise AssertionError("no confirmation was asked")
+        asked = page.locator("#ruling-form + #ruling-preview")
+        expect(asked).to_be_visible(timeout=WAIT)
+        return asked
 
-    rule(0)
+    asked = rule()
     # The browser speaks Russian (as a hall's laptop would).
-    assert "результаты которой опубликованы" in dialogs[0]
-    assert "опубликовать их заново" in dialogs[0]
+    expect(asked).to_contain_text("Beta: итог 0:20 → 0:50")
+    expect(asked).to_contain_text("опубликовать их заново")
+    asked.locator("#ruling-preview-cancel").click()
+    expect(page.locator("#ruling-preview")).to_have_count(0)
     assert not Ruling.objects.filter(gorod=gg, type="penalty").exists()
 
-    rule(1)
+    rule().locator("#ruling-preview-confirm").click()
     expect(page.locator("#rulings li")).to_have_count(1, timeout=WAIT)
     expect(page.locator("#rulings li")).to_contain_text("Beta")
+    expect(page.locator("#ruling-preview")).to_have_count(0)
     assert Ruling.objects.filter(gorod=gg, type="penalty", application=beta).exists()
+    assert dialogs == []  # the console asked in the page
     page.screenshot(path=str(artifacts_dir() / "gorod-after-night-confirmed.png"))
 
     page.goto(f"{asgi_server}/rating/games/{game.pk}/")

@@ -129,6 +129,9 @@ def test_a_wrong_code_then_the_right_one_closes_the_level_on_the_organizer_scree
     org.fill("#ruling-minutes", "10")
     org.fill("#ruling-reason", "ехали на красный")
     org.click("#ruling-send")
+    # Asked with its preview first: Beta's total gets the 10 minutes.
+    expect(org.locator("#ruling-preview-text")).to_contain_text("Beta", timeout=WAIT)
+    org.click("#ruling-preview-confirm")
     expect(org.locator("#rulings li")).to_contain_text("ехали на красный", timeout=WAIT)
     expect(org.locator("#rulings li")).to_contain_text("штраф 10 мин")  # labels, not codes
     expect(org.locator("#stats-body tr[data-team='Beta'] td").nth(-4)).to_have_text("10:00")

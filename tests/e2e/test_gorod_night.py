@@ -155,10 +155,14 @@ def test_two_teams_play_a_night_from_a_scenario_file_to_the_exports(asgi_server,
     org.fill("#ruling-minutes", "10")
     org.fill("#ruling-reason", "шум")
     org.click("#ruling-send")
+    org.click("#ruling-preview-confirm")  # asked with its preview first
     expect(a.locator("#me-penalty")).to_have_text("10:00", timeout=WAIT)
     penalty = Ruling.objects.get(type="penalty")
-    answers.append("не та команда")
     org.click(f"#rulings li[data-ruling='{penalty.pk}'] button.ruling-undo")
+    # The undo is asked with its preview and the reason, in the page.
+    expect(org.locator("#ruling-preview-text")).to_contain_text("итог 0:10 → 0:00", timeout=WAIT)
+    org.fill("#undo-reason", "не та команда")
+    org.click("#ruling-preview-confirm")
     expect(org.locator(f"#rulings li[data-ruling='{penalty.pk}']")).to_have_class(
         re.compile("undone"), timeout=WAIT)
     expect(a.locator("#me-penalty")).to_have_text("0:00", timeout=WAIT)

@@ -161,6 +161,7 @@ def test_a_team_phone_through_a_night_wrong_codes_the_wait_a_closed_level_and_th
     org.select_option("#ruling-type", "force_majeure")
     org.fill("#ruling-reason", "дорога перекрыта")
     org.click("#ruling-send")
+    org.click("#ruling-preview-confirm")  # asked with its preview first
     expect(phone.locator("#game-status")).to_be_visible(timeout=WAIT)
     expect(phone.locator("#code-result")).to_be_hidden()
     expect(phone.locator("#history tr")).to_have_count(3)
