@@ -43,3 +43,22 @@ def fresh_client(cookies: SimpleCookie, client_class: type[Client] = Client) -> 
     client.cookies = SimpleCookie()
     client.cookies.load({key: morsel.value for key, morsel in cookies.items()})
     return client
+
+
+@contextmanager
+def committed_once(django_db_blocker) -> Iterator[None]:
+    """Database access for a module-scoped fixture whose rows a server in another process must
+    read (browser tests): they are committed, and the database is flushed when the fixture is
+    torn down, as a transactional test's end does. The module's tests take no database mark;
+    what they write through the server goes with the flush."""
+    from django.core.management import call_command
+
+    from tests.conftest import settle_socket_closes
+
+    with django_db_blocker.unblock():
+        try:
+            yield
+        finally:
+            # A phone's closing socket removes its presence row: not while the flush runs.
+            settle_socket_closes()
+            call_command("flush", interactive=False, verbosity=0)
