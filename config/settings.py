@@ -167,6 +167,10 @@ CACHES = cache_config(ENV)
 # The host's console learns which phones are connected at most this often: one refresh for
 # however many sockets opened or closed meanwhile (core.coalesce); 0 refreshes on every one.
 PRESENCE_REFRESH_MS = env_int("PRESENCE_REFRESH_MS", 1000)
+# A phone's presence is a lease: each worker refreshes its open phone sockets' rows this often,
+# and a row not refreshed for PRESENCE_LEASE_MS (its worker crashed) counts as gone.
+PRESENCE_HEARTBEAT_MS = env_int("PRESENCE_HEARTBEAT_MS", 20_000)
+PRESENCE_LEASE_MS = env_int("PRESENCE_LEASE_MS", 60_000)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -138,6 +138,35 @@ class EndAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+class PauseAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodPauseSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Pause the whole game now (3.5, 9.1): every team's clock stops")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodPauseSerializer)
+        services.game_pause(actor=request.user, game=self.get_gorod(), **data)
+        return self.organizer_state()
+
+
+class ResumeAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Resume the paused game: open levels move by the pause's length")
+    def post(self, request, game_id: int):
+        services.game_resume(actor=request.user, game=self.get_gorod())
+        return self.organizer_state()
+
+
+class EndForceMajeureAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodEndForceMajeureSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="End the game as force majeure for everyone (3.5): every open "
+                           "level closes as force majeure")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodEndForceMajeureSerializer)
+        services.game_end_force_majeure(actor=request.user, game=self.get_gorod(), **data)
+        return self.organizer_state()
+
+
 class RulingAPI(OrganizerAPIView):
     @extend_schema(tags=TAG, request=s.GorodRulingSerializer,
                    responses={200: s.GorodStateSerializer, **ERRORS},
@@ -204,6 +233,17 @@ class PhotoDecideAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+class MessageAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodMessageSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Send a message (to all teams, the teams on a level, one team) or a "
+                           "bonus hint to the teams on its level")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodMessageSerializer)
+        services.message_send(actor=request.user, game=self.get_gorod(), **data)
+        return self.organizer_state()
+
+
 # --- team actions -----------------------------------------------------------------------------
 
 
@@ -225,6 +265,16 @@ class PhotoAPI(TeamAPIView):
         photo = self.payload(s.GorodPhotoSerializer)["photo"]
         services.photo_submit(game=self.get_gorod(), application=self.entry,
                               data=photo.read(services.IMAGE_MAX_BYTES + 1))
+        return self.team_state()
+
+
+class MessagesSeenAPI(TeamAPIView):
+    @extend_schema(tags=TAG, request=s.GorodMessagesSeenSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="The phone showed these messages and bonus hints (idempotent)")
+    def post(self, request, game_id: int):
+        ids = self.payload(s.GorodMessagesSeenSerializer)["messages"]
+        services.message_seen(game=self.kwargs["game_id"], application=self.entry, messages=ids)
         return self.team_state()
 
 

@@ -23,6 +23,14 @@ class Computed:
 
 
 @dataclass(frozen=True, slots=True)
+class PauseChanged:
+    """The whole game paused or resumed (``gorod.pauses``), computed after it: every audience
+    is rebuilt from that snapshot, and no deadline is stored while the pause lasts."""
+
+    snapshot: Snapshot
+
+
+@dataclass(frozen=True, slots=True)
 class RulingAdded:
     """A ruling about one team, the game computed after it: while nothing is due and the public
     state stands, only the organizer's view and that team's are rebuilt."""
@@ -64,5 +72,26 @@ class CodesApplied:
     codes: tuple[CodeChecked | LevelClosed, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class MessageSent:
+    """The organizer's message or bonus hint (``gorod.messages``): it changes no time, only the
+    organizer's list and the phones of the teams it reached."""
+
+    message: int
+    teams: tuple[int, ...]  # the application ids it reached
+    # A bonus hint's: the game computed at the sending (its receivers' levels), from which
+    # their own part is rebuilt to show it under their level's hints.
+    snapshot: Snapshot | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MessagesSeen:
+    """A team's phone showed some messages or bonus hints: its list and the organizer's."""
+
+    team: int  # the team's application id
+
+
 Code = CodeChecked | LevelClosed
-Change = Computed | RulingAdded | CodeChecked | LevelClosed | Tick | CodesApplied
+Note = MessageSent | MessagesSeen
+Change = (Computed | PauseChanged | RulingAdded | CodeChecked | LevelClosed | Tick | CodesApplied
+          | MessageSent | MessagesSeen)

@@ -305,6 +305,7 @@ def scenario_import(w: Write, *, actor, scenario) -> GorodGame:
     Level.objects.filter(gorod=gg).delete()
     for level in scenario.levels:
         spec = dict(level)
+        spec.pop("bonus_hints", None)  # what a played night sent: its account, not set-up
         level_add(actor=actor, game=gg, label=spec.pop("id"), **spec)
     Route.objects.bulk_create([Route(gorod=gg, application=by_name[name], levels=list(route))
                                for name, route in scenario.routes.items()])

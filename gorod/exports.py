@@ -1,4 +1,5 @@
-"""The GoRoD statistics table as files: CSV and XLSX.
+"""The GoRoD statistics table as files: CSV and XLSX; and the night's bonus hints and messages
+as the statistics page lists them (``notes``).
 
 The table comes from the game record and the pure engine —
 ``services.game_record(gg)`` → ``rules.compute(rules.parse_record(record))`` →
@@ -21,7 +22,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core import exports
-from gorod import rules, selectors, services, states
+from gorod import reads, rules, selectors, services, states
+from gorod.models import Message
 
 XLSX = exports.XLSX_TYPE
 TIME_FORMAT = exports.TIME_FORMAT
@@ -114,3 +116,28 @@ def to_csv(table: dict) -> bytes:
 
 def to_xlsx(table: dict) -> bytes:
     return exports.xlsx_bytes(_("Statistics"), header(table), rows(table), freeze="D2")
+
+
+def notes(gg, *, private: bool) -> dict:
+    """The bonus hints per level (in the game's level order) and the messages of a game, each
+    sent one with how many of the teams it reached have seen it. ``private``: the organizer's
+    view; otherwise [decision] a message to one team is left out (it is that team's)."""
+    names = selectors.team_names(gg) if gg.team_order else {}
+    order = [lv.label for lv in selectors.levels(gg)]
+    by_level: dict[str, list[dict]] = {label: [] for label in order}
+    messages = []
+    for note in reads.messages(gg.pk):
+        seen = sum(1 for moment in note.receipts.values() if moment is not None)
+        row = {"text": note.text, "at": note.sent_at, "seen": seen, "of": len(note.receipts),
+               "later": note.later}
+        if note.bonus:
+            by_level.setdefault(note.level, []).append(row)
+            continue
+        if note.audience == Message.Audience.TEAM and not private:
+            continue
+        row["to"] = (names.get(note.application_id, "") if note.audience == Message.Audience.TEAM
+                     else _("the teams on level %(level)s") % {"level": note.level}
+                     if note.audience == Message.Audience.LEVEL else _("all teams"))
+        messages.append(row)
+    return {"levels": [{"level": label, "hints": hints} for label, hints in by_level.items()
+                       if hints], "messages": messages}

@@ -4,6 +4,7 @@ night whose results are published."""
 
 from __future__ import annotations
 
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from core import formats, images
@@ -30,6 +31,18 @@ def require_running(gg: GorodGame) -> None:
         raise DomainError(_("The game has not started yet."))
     if gg.status == GorodGame.Status.FINISHED:
         raise DomainError(_("The game has ended."))
+
+
+def require_not_paused(gg: GorodGame) -> None:
+    """A team's play (a code, a photo, a timeout) waits while the whole game is paused."""
+    if gg.paused_at is not None:
+        raise DomainError(_("The game is paused (since %(t)s): no codes, photos or timeouts "
+                            "until the organizer resumes it.") % {"t": clock_time(gg.paused_at)})
+
+
+def clock_time(moment) -> str:
+    """A moment of tonight as the phones' and the organizer's messages say it: 23:10:05."""
+    return timezone.localtime(moment).strftime("%H:%M:%S")
 
 
 def require_started(gg: GorodGame) -> None:

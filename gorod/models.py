@@ -69,6 +69,13 @@ class GorodGame(models.Model):
     # team's name (``gorod.signals``). A write reads the game's levels and team names from the
     # process's cache under this number (``selectors.setup``) instead of from the database.
     setup_version = models.PositiveIntegerField(_("set-up version"), default=0, editable=False)
+    # The open pause of the whole game (3.5, 9.1): since when every team's clock stands, or
+    # None. Read on the locked row, so a code is refused without a query.
+    paused_at = models.DateTimeField(_("paused since"), null=True, blank=True)
+    # The ended pauses as the record's ``pause`` events ({"at", "minutes"}), oldest first: what
+    # every team's timeline is computed with, read from the locked row like the settings (a
+    # code's write reads no other table for them). ``Pause`` rows keep who and why.
+    pauses = models.JSONField(_("pauses"), default=list, blank=True, editable=False)
 
     class Meta:
         verbose_name = _("GoRoD game")
@@ -225,6 +232,41 @@ class CodeAttempt(models.Model):
         return f"{self.application_id} @ {self.level_id}: {self.text} ({self.verdict})"
 
 
+class Pause(models.Model):
+    """A pause of the whole game by the organizer (force majeure, 3.5 and 9.1): open from
+    ``started_at`` until ``ended_at`` (None while it lasts). [decision] A pause cannot be
+    undone: while it lasted the phones refused codes and showed the clock stopped, so the
+    teams played it as a pause; taking it out afterwards would fail levels they were told
+    were standing still."""
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="pause_rows",
+                              verbose_name=_("game"))
+    started_at = models.DateTimeField(_("paused at"))
+    ended_at = models.DateTimeField(_("resumed at"), null=True, blank=True)
+    reason = models.TextField(_("reason"), blank=True)
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+",
+                                   verbose_name=_("paused by"))
+    ended_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                 null=True, blank=True, related_name="+",
+                                 verbose_name=_("resumed by"))
+
+    class Meta:
+        ordering = ["started_at", "pk"]
+        verbose_name = _("pause")
+        verbose_name_plural = _("pauses")
+        constraints = [
+            models.UniqueConstraint(fields=["gorod"], condition=models.Q(ended_at__isnull=True),
+                                    name="gorod_one_open_pause"),
+            models.CheckConstraint(condition=models.Q(ended_at__isnull=True)
+                                   | models.Q(ended_at__gt=models.F("started_at")),
+                                   name="gorod_pause_ends_after_it_starts"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gorod_id}: {self.started_at:%H:%M}"
+
+
 class Ruling(models.Model):
     class Type(models.TextChoices):
         PENALTY = "penalty", _("penalty")
@@ -346,3 +388,67 @@ class PhotoProof(models.Model):
 
     def __str__(self) -> str:
         return f"{self.application_id} @ {self.level_id} ({self.status})"
+
+
+class Message(models.Model):
+    """The organizer's message or bonus hint (2.15.1, 4.1.4): it changes no time, so it is no
+    event of the game's record. Its receivers are fixed when it is sent (``MessageReceipt``);
+    a bonus hint ``later`` also reaches the teams that get its level afterwards."""
+
+    class Kind(models.TextChoices):
+        MESSAGE = "message", _("message")
+        BONUS_HINT = "bonus_hint", _("bonus hint")
+
+    class Audience(models.TextChoices):
+        ALL = "all", _("all teams")
+        LEVEL = "level", _("the teams on a level")
+        TEAM = "team", _("one team")
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="messages",
+                              verbose_name=_("game"))
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices,
+                            default=Kind.MESSAGE)
+    audience = models.CharField(_("to"), max_length=20, choices=Audience.choices,
+                                default=Audience.ALL)
+    text = models.TextField(_("text"))
+    # The level audience's level, or the bonus hint's level.
+    level = models.ForeignKey(Level, on_delete=models.CASCADE, null=True, blank=True,
+                              related_name="messages", verbose_name=_("level"))
+    # The one team it is addressed to.
+    application = models.ForeignKey(Application, on_delete=models.CASCADE, null=True,
+                                    blank=True, related_name="gorod_messages",
+                                    verbose_name=_("team"))
+    later = models.BooleanField(_("also for teams that reach the level later"), default=False)
+    sent_at = models.DateTimeField(_("sent at"))
+    sent_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                                blank=True, related_name="+", verbose_name=_("sent by"))
+
+    class Meta:
+        ordering = ["sent_at", "pk"]
+        verbose_name = _("message to teams")
+        verbose_name_plural = _("messages to teams")
+
+    def __str__(self) -> str:
+        return f"{self.gorod_id} · {self.kind} · {self.text[:40]}"
+
+
+class MessageReceipt(models.Model):
+    """A team a message reached, and when its phone first showed it (``seen_at``)."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="receipts",
+                                verbose_name=_("message"))
+    application = models.ForeignKey(Application, on_delete=models.CASCADE,
+                                    related_name="gorod_receipts", verbose_name=_("team"))
+    seen_at = models.DateTimeField(_("seen at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["message", "pk"]
+        verbose_name = _("message receipt")
+        verbose_name_plural = _("message receipts")
+        constraints = [
+            models.UniqueConstraint(fields=["message", "application"],
+                                    name="gorod_receipt_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.message_id} → {self.application_id}"

@@ -8,7 +8,14 @@ from django.utils.translation import gettext as _
 from core import audit
 from core.errors import DomainError
 from gorod import changes, rules, selectors
-from gorod.guards import answering, checked_image, entry_of, require_organizer, require_running
+from gorod.guards import (
+    answering,
+    checked_image,
+    entry_of,
+    require_not_paused,
+    require_organizer,
+    require_running,
+)
 from gorod.live import LIVE
 from gorod.models import PHOTO_SECTOR, CodeAttempt, PhotoProof
 from live.write import Write
@@ -29,6 +36,7 @@ def _photo_store(w: Write, *, application: Application | int, kind: str,
                  data: bytes) -> PhotoProof:
     gg, now = w.game, w.now
     require_running(gg)
+    require_not_paused(gg)
     entry = entry_of(gg, application)
     snap = selectors.snapshot_or_refusal(gg, now)
     result = snap.by_name[entry.team.name]

@@ -19,7 +19,14 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from core import sql
-from gorod.models import CodeAttempt, PhotoProof, Route, Ruling, TimeoutRequest
+from gorod.models import (
+    CodeAttempt,
+    Message,
+    PhotoProof,
+    Route,
+    Ruling,
+    TimeoutRequest,
+)
 
 RECENT = 20  # the attempts a team's phones list (``selectors.TEAM_ATTEMPTS``)
 
@@ -248,3 +255,45 @@ def _extras_sql() -> str:
             f"SELECT 'p', {p('pk')}, {p('application')}, NULL, {p('level')}, NULL, "
             f"{p('status')}, {p('uploaded_at')}, {p('answer')} FROM {sql.table(PhotoProof)} "
             f"WHERE {p('application')} = %s")
+
+
+@dataclass(frozen=True)
+class MessageRow:
+    """A message or bonus hint as the states show it: ``receipts`` maps each team it reached
+    (application id) to the moment its phone showed it (None: not yet)."""
+
+    pk: int
+    kind: str
+    audience: str
+    text: str
+    level: str | None  # the level's id in the record (label)
+    application_id: int | None
+    later: bool
+    sent_at: datetime
+    by: str | None
+    receipts: dict[int, datetime | None]
+
+    @property
+    def bonus(self) -> bool:
+        return self.kind == Message.Kind.BONUS_HINT
+
+
+def messages(gorod_id: int, *, kind: str | None = None) -> list[MessageRow]:
+    """The game's messages (or those of one ``kind``), the earliest first, with their
+    receipts: one query (the receipts joined, a message without any still listed)."""
+    rows = Message.objects.filter(gorod_id=gorod_id)
+    if kind is not None:
+        rows = rows.filter(kind=kind)
+    user = get_user_model().USERNAME_FIELD
+    found: dict[int, MessageRow] = {}
+    for (pk, kind_, audience, text, level, app, later, sent_at, by, team,
+         seen_at) in rows.order_by("sent_at", "pk", "receipts__pk").values_list(
+            "pk", "kind", "audience", "text", "level__label", "application_id", "later",
+            "sent_at", f"sent_by__{user}", "receipts__application_id", "receipts__seen_at"):
+        row = found.get(pk)
+        if row is None:
+            row = found[pk] = MessageRow(pk, kind_, audience, text, level, app, later, sent_at,
+                                         by, {})
+        if team is not None:
+            row.receipts[team] = seen_at
+    return list(found.values())

@@ -12,7 +12,14 @@ from core import audit
 from core.errors import DomainError
 from core.text import within
 from gorod import changes, rules, selectors
-from gorod.guards import KEEP, confirm_after_results, entry_of, require_organizer, require_started
+from gorod.guards import (
+    KEEP,
+    clock_time,
+    confirm_after_results,
+    entry_of,
+    require_organizer,
+    require_started,
+)
 from gorod.live import LIVE
 from gorod.models import GorodGame, Level, Ruling
 from live.write import Write
@@ -55,6 +62,7 @@ def ruling_add(w: Write, *, actor, application: Application | int, type: str,
     at = (at or now) if type in rules.TIMED_RULINGS else None
     if at is not None and at > now:
         raise DomainError(_("A ruling cannot take effect in the future."))
+    _refuse_inside_the_pause(gg, at)
     ruling = Ruling.objects.create(
         gorod=gg, application=entry, type=type, minutes=minutes, level=level_row, at=at,
         reason=(reason or "").strip(), by=actor, created_at=now)
@@ -69,6 +77,15 @@ def ruling_add(w: Write, *, actor, application: Application | int, type: str,
     confirm_after_results(w, confirm=confirm, what=_("A ruling for %(team)s was added.")
                            % {"team": entry.team.name})
     return ruling
+
+
+def _refuse_inside_the_pause(gg: GorodGame, at: datetime | None) -> None:
+    """A fail, force majeure or timeout takes effect before the open pause or after the resume
+    (the engine refuses one inside an ended pause in its own words)."""
+    if at is not None and gg.paused_at is not None and at > gg.paused_at:
+        raise DomainError(_("The game is paused (since %(t)s): a fail, force majeure or "
+                            "timeout cannot take effect during the pause.")
+                          % {"t": clock_time(gg.paused_at)})
 
 
 def _ruling_of(gg: GorodGame, ruling: Ruling | int) -> Ruling:
@@ -153,6 +170,7 @@ def ruling_edit(w: Write, *, actor, ruling: Ruling | int, reason: str, minutes=K
     if at is not KEEP and row.type in rules.TIMED_RULINGS and at is not None:
         if at > now:
             raise DomainError(_("A ruling cannot take effect in the future."))
+        _refuse_inside_the_pause(gg, at)
         row.at = at
     if ruling_reason is not KEEP:
         row.reason = str(ruling_reason or "").strip()

@@ -25,6 +25,13 @@ The file (``gorod/scenarios/demo-night.yaml`` is a complete example)::
         codes: {code: G1R12345D}      # or {sectors: [{name, kind, codes, personal}]}
     routes:                           # optional: a non-linear game
       Альфа: ["2", "3", "1"]
+    messages: [...]                   # the export of a played night: what was sent
+
+[decision] The export of a started game also writes what the organizer sent during the night:
+each level's ``bonus_hints`` and the ``messages`` (each with its moment, its text, the teams it
+reached and those whose phones showed it). They are the night's account, not its set-up: a file
+carrying them is read (checked for shape) but an import sends nothing; the night's own messages
+are sent live.
 
 [decision] Routes name teams by their name at the file boundary; on import each name must be an
 approved team of the game (``gorod.services.scenario_import``). Teams are not part of a
@@ -53,13 +60,13 @@ from core.errors import DomainError
 from core.parsers import json_depth_exceeds
 from core.records import RecordError
 from core.text import find_unstorable_text
-from gorod import rules, selectors
+from gorod import reads, rules, selectors
 from gorod.codes import CodeSpecError, level_codes_from_dict
 from gorod.models import Route
 
 FORMAT = "gorod-scenario"
 VERSION = 1
-TOP_KEYS = ("format", "version", "title", "settings", "levels", "routes")
+TOP_KEYS = ("format", "version", "title", "settings", "levels", "routes", "messages")
 SETTING_KEYS = ("hint_offsets_min", "sliv_penalty_min", "max_duration_h", "max_wrong",
                 "wrong_window_s")
 DEFAULT_SETTINGS = {"hint_offsets_min": list(rules.DEFAULT_HINT_OFFSETS_MIN),
@@ -67,7 +74,7 @@ DEFAULT_SETTINGS = {"hint_offsets_min": list(rules.DEFAULT_HINT_OFFSETS_MIN),
                     "max_duration_h": rules.DEFAULT_MAX_DURATION_H,
                     "max_wrong": 10, "wrong_window_s": 60}
 LEVEL_KEYS = ("id", "task", "hint1", "hint2", "duration_min", "danger", "images", "photo_proof",
-              "codes")
+              "codes", "bonus_hints")
 MAX_BYTES = 2 * 1024 * 1024
 #: a scenario is four levels deep (levels → level → codes → sectors → sector → codes); past
 #: this a file is not a scenario, and the parsers would recurse until Python gives up
@@ -90,6 +97,7 @@ class Scenario:
     levels: tuple[dict, ...]  # each: id, task, hint1, hint2, duration_min, danger, images, codes
     routes: dict[str, tuple[str, ...]] = field(default_factory=dict)  # team name → level ids
     title: str = ""
+    messages: tuple[dict, ...] = ()  # sent during a played night (the export); never imported
 
 
 # --- reading the file ---------------------------------------------------------------------------
@@ -274,6 +282,8 @@ def parse_scenario(data: Any) -> Scenario:
     ids = [level["id"] for level in levels]
     routes, route_problems = _routes(data.get("routes"), ids)
     problems += route_problems
+    messages, message_problems = _sent(data.get("messages"), "messages")
+    problems += message_problems
 
     if not problems:
         # The engine has the last word: a record of this scenario must parse.
@@ -289,7 +299,21 @@ def parse_scenario(data: Any) -> Scenario:
             problems.append(str(exc))
     if problems:
         raise ScenarioError(problems)
-    return Scenario(settings=settings, levels=tuple(levels), routes=routes, title=title)
+    return Scenario(settings=settings, levels=tuple(levels), routes=routes, title=title,
+                    messages=tuple(messages))
+
+
+def _sent(raw: Any, where: str) -> tuple[list[dict], list[str]]:
+    """What was sent during a played night (``messages``, a level's ``bonus_hints``): a list
+    of mappings, each with its text; kept as it is."""
+    if raw is None:
+        return [], []
+    if not isinstance(raw, list):
+        return [], [f"{where}: expected a list"]
+    problems = [f"{where}[{i}]: expected a mapping with a text"
+                for i, item in enumerate(raw)
+                if not isinstance(item, Mapping) or not isinstance(item.get("text"), str)]
+    return ([] if problems else [_plain(item) for item in raw]), problems
 
 
 def _levels(raw: Any) -> tuple[list[dict], list[str]]:
@@ -355,6 +379,10 @@ def _levels(raw: Any) -> tuple[list[dict], list[str]]:
             except CodeSpecError as exc:
                 problems.append(f"{where}.codes: {exc}")
         level["codes"] = _plain(codes)
+        hints, hint_problems = _sent(item.get("bonus_hints"), f"{where}.bonus_hints")
+        problems += hint_problems
+        if hints:
+            level["bonus_hints"] = hints
         levels.append(level)
     return levels, problems
 
@@ -422,9 +450,13 @@ def scenario_dict(scenario: Scenario) -> dict:
         if level.get("photo_proof"):
             row["photo_proof"] = True
         row["codes"] = _plain(level["codes"])
+        if level.get("bonus_hints"):
+            row["bonus_hints"] = _plain(level["bonus_hints"])
         data["levels"].append(row)
     if scenario.routes:
         data["routes"] = {team: list(route) for team, route in scenario.routes.items()}
+    if scenario.messages:
+        data["messages"] = _plain(scenario.messages)
     return data
 
 
@@ -473,13 +505,36 @@ def _whole(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
+def _sent_row(note: reads.MessageRow, names: dict[int, str]) -> dict:
+    row: dict[str, Any] = {"sent_at": selectors.iso(note.sent_at)}
+    if not note.bonus:
+        row["to"] = note.audience
+        if note.level:
+            row["level"] = note.level
+        if note.application_id:
+            row["team"] = names.get(note.application_id, "")
+    elif note.later:
+        row["later"] = True
+    row["text"] = note.text
+    row["teams"] = [names.get(pk, "") for pk in note.receipts]
+    row["seen_by"] = [names.get(pk, "") for pk, moment in note.receipts.items()
+                      if moment is not None]
+    return row
+
+
 def scenario_of(gg) -> Scenario:
-    """The scenario of a GoRoD game as it is set up now (the export)."""
+    """The scenario of a GoRoD game as it is set up now (the export), with what was sent
+    during a started one (its bonus hints by level, its messages)."""
     gg = selectors.gorod_game(gg.pk)  # as committed, not as some caller last saw it
+    notes = reads.messages(gg.pk) if gg.started_at else []
+    names = selectors.team_names(gg) if notes else {}
     levels = tuple({"id": lv.label, "task": lv.task, "hint1": lv.hint1, "hint2": lv.hint2,
                     "duration_min": _whole(lv.duration_min), "danger": lv.danger,
                     "images": list(lv.images or []), "photo_proof": lv.photo_proof,
-                    "codes": _plain(lv.codes)} for lv in selectors.levels(gg))
+                    "codes": _plain(lv.codes),
+                    **({"bonus_hints": hints} if (hints := [
+                        _sent_row(n, names) for n in notes if n.bonus and n.level == lv.label])
+                       else {})} for lv in selectors.levels(gg))
     routes = {r.application.team.name: tuple(r.levels) for r in
               Route.objects.filter(gorod=gg).select_related("application__team")
               .order_by("application_id")}
@@ -487,4 +542,5 @@ def scenario_of(gg) -> Scenario:
                 "sliv_penalty_min": _whole(gg.sliv_penalty_min),
                 "max_duration_h": _whole(gg.max_duration_h),
                 "max_wrong": gg.max_wrong, "wrong_window_s": gg.wrong_window_s}
-    return Scenario(settings=settings, levels=levels, routes=routes, title=gg.game.title)
+    return Scenario(settings=settings, levels=levels, routes=routes, title=gg.game.title,
+                    messages=tuple(_sent_row(n, names) for n in notes if not n.bonus))

@@ -27,6 +27,8 @@ from gorod.models import (
     CodeAttempt,
     GorodGame,
     Level,
+    Message,
+    Pause,
     PhotoProof,
     Ruling,
     TimeoutRequest,
@@ -95,11 +97,14 @@ def levels(gg: GorodGame) -> list[Level]:
 @dataclass(frozen=True)
 class Setup:
     """What every code of a started game is checked against besides its team's rows: the
-    levels in order, their codes parsed, the team names. Shared between threads: read only."""
+    levels in order, their codes parsed, the team names; and the bonus hints sent so far, by
+    level id (label), which a team's phones show once on that level (``gorod.messages``
+    moves the set-up version on when it sends one). Shared between threads: read only."""
 
     levels: list[Level]
     names: dict[int, str]
     codes: dict[int, Any]  # level id -> ``LevelCodes`` (or the ``CodeSpecError`` it raised)
+    bonus: dict[str, tuple[reads.MessageRow, ...]] = field(default_factory=dict)
 
     def spec(self, level: Level):
         found = self.codes[level.pk]
@@ -130,7 +135,12 @@ def _load_setup(gg: GorodGame) -> Setup:
             codes[lv.pk] = level_codes_from_dict(lv.codes)
         except CodeSpecError as exc:  # pragma: no cover - checked when the level is stored
             codes[lv.pk] = exc
-    return Setup(level_rows, team_names(gg), codes)
+    bonus: dict[str, list[reads.MessageRow]] = {}
+    if gg.started_at is not None:  # none is sent before the start
+        for row in reads.messages(gg.pk, kind=Message.Kind.BONUS_HINT):
+            bonus.setdefault(row.level, []).append(row)
+    return Setup(level_rows, team_names(gg), codes,
+                 {label: tuple(rows) for label, rows in bonus.items()})
 
 
 def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | None = None,
@@ -176,6 +186,9 @@ def build_record(gg: GorodGame, *, now: datetime | None = None, end: datetime | 
         if ruling.by is not None:
             event["by"] = ruling.by
         events.append(event)
+    # The ended pauses of the whole game: every team's timeline stops at them.
+    events.extend({"type": "pause", "at": p["at"], "minutes": p["minutes"]}
+                  for p in gg.pauses)
     record: dict[str, Any] = {
         "format": "gorod",
         "start": iso(gg.started_at),
@@ -219,6 +232,14 @@ class Snapshot:
         return next((lv for lv in self.levels if lv.label == label), None)
 
 
+def engine_moment(gg: GorodGame, now: datetime) -> datetime:
+    """The moment the engine computes a started game at for ``now``: a finished game's results
+    are those at its end, whatever a (skewed) clock says; while the whole game is paused, those
+    at the pause's start (every team's clock stands: nothing shown moves until the resume)."""
+    moment = max(now, gg.ended_at or gg.started_at)
+    return moment if gg.paused_at is None else min(moment, gg.paused_at)
+
+
 def load_snapshot(gg: GorodGame, now: datetime | None = None, *,
                   end: datetime | None = None) -> Snapshot:
     """The engine's view at ``now``; raises ``RecordError`` if the stored rows are impossible
@@ -227,8 +248,7 @@ def load_snapshot(gg: GorodGame, now: datetime | None = None, *,
     snap = Snapshot(gorod=gg, now=now, entries=entries(gg), levels=levels(gg))
     if gg.started_at is not None:
         snap.record = build_record(gg, end=end, teams=snap.entries, level_rows=snap.levels)
-        # A finished game's results are those at its end, whatever a (skewed) clock says.
-        moment = max(now, gg.ended_at or gg.started_at)
+        moment = engine_moment(gg, now)
         snap.results = rules.compute(rules.parse_record(snap.record), moment)
         snap.by_name = {t.team: t for t in snap.results.teams}
     return snap
@@ -252,7 +272,7 @@ def team_snapshot(gg: GorodGame, application_id: int | Collection[int], now: dat
     snap = Snapshot(gorod=gg, now=now, entries=[], levels=known_levels, known_names=known_names)
     if team_rows is not None and ids != [team_rows.application_id]:
         team_rows = None  # several teams: each one's rows are read with the record
-    moment = max(now, gg.ended_at or gg.started_at)
+    moment = engine_moment(gg, now)
     key = None if team_rows is None else _timeline_key(gg, team_rows, known_levels, known_names)
     known = None if key is None else _TIMELINES.get(key)
     advanced = None
@@ -308,7 +328,8 @@ def _timeline_key(gg: GorodGame, rows: reads.TeamRows, levels: list[Level],
     closing = rows.closing() if closing is None else closing
     return (connection.settings_dict["NAME"], gg.pk, rows.application_id, id(levels), id(names),
             gg.started_at, gg.ended_at, tuple(gg.hint_offsets_min), gg.sliv_penalty_min,
-            gg.max_duration_h, tuple((a.level_id, a.at) for a in closing),
+            gg.max_duration_h, tuple((p["at"], p["minutes"]) for p in gg.pauses),
+            tuple((a.level_id, a.at) for a in closing),
             tuple(rows.rulings), None if rows.route is None else tuple(rows.route))
 
 
@@ -377,6 +398,16 @@ def attempt_log(gg: GorodGame):
 def all_rulings(gg: GorodGame):
     """Every ruling of the game (undone ones too), the latest first."""
     return Ruling.objects.filter(gorod=gg).select_related("by").order_by("-created_at", "-pk")
+
+
+def all_pauses(gg: GorodGame):
+    """The pauses of the whole game, the latest first: none without a query when the game's
+    row says it was never paused (most nights; the organizer's state is built at every
+    ruling)."""
+    if not gg.pauses and gg.paused_at is None:
+        return []
+    return Pause.objects.filter(gorod=gg).select_related("started_by", "ended_by").order_by(
+        "-started_at", "-pk")
 
 
 def all_timeout_requests(gg: GorodGame):

@@ -13,7 +13,7 @@ from core.api import (  # noqa: F401 (ErrorSerializer: the shared Error componen
     model_int_field,
 )
 from gorod import codes, rules
-from gorod.models import GorodGame, Ruling
+from gorod.models import GorodGame, Message, Ruling
 
 
 def _text_list(value, where: str) -> None:
@@ -141,6 +141,28 @@ class GorodTimeoutAskSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=500, allow_blank=True)
 
 
+class GorodMessageSerializer(serializers.Serializer):
+    """The organizer's message or bonus hint (the text's limits are the service's)."""
+
+    text = serializers.CharField(allow_blank=True)
+    kind = serializers.ChoiceField(choices=Message.Kind.choices, default=Message.Kind.MESSAGE)
+    audience = serializers.ChoiceField(choices=Message.Audience.choices,
+                                       default=Message.Audience.ALL)
+    level = serializers.CharField(required=False, allow_null=True, allow_blank=True,
+                                  default=None, max_length=40,
+                                  help_text="level id: the level audience's, a bonus hint's")
+    application = id_field(required=False, allow_null=True, default=None,
+                           help_text="the team's application id (audience team)")
+    later = serializers.BooleanField(
+        required=False, default=False,
+        help_text="a bonus hint: also for the teams that reach its level later")
+
+
+class GorodMessagesSeenSerializer(serializers.Serializer):
+    messages = serializers.ListField(child=id_field(), min_length=1, max_length=200,
+                                     help_text="the ids of the messages and bonus hints shown")
+
+
 class GorodDecisionSerializer(serializers.Serializer):
     """The organizer's answer to a team's timeout request or photo: yes or no, and why."""
 
@@ -171,3 +193,13 @@ class GorodRulingEditSerializer(serializers.Serializer):
 
 class GorodPhotoSerializer(serializers.Serializer):
     photo = serializers.FileField(help_text="PNG, JPEG, GIF or WebP, at most 5 MB")
+
+
+class GorodPauseSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=500, default="",
+                                   help_text="why the whole game is paused (the audit log keeps it)")
+
+
+class GorodEndForceMajeureSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500, allow_blank=True,
+                                   help_text="why the game ends as force majeure for everyone")

@@ -1,7 +1,8 @@
 """Writes of the live GoRoD game: one keyword-only ``<entity>_<action>`` per action. The game's
 course is here (the start, a team's code, the clock's tick, the end, the leaderboard switch, the
 record); the other writes live by topic — the set-up (``gorod.editing``), rulings
-(``gorod.rulings``), timeouts (``gorod.timeouts``), photo proof (``gorod.photos``) — and are
+(``gorod.rulings``), timeouts (``gorod.timeouts``), photo proof (``gorod.photos``), messages and bonus hints
+(``gorod.messages``) — and are
 named here too, so callers find every write in one place.
 
 Every write goes through the live core (``gorod.live.LIVE.write``, see ``live``): one
@@ -60,12 +61,15 @@ from gorod.guards import (
     IMAGE_MAX_BYTES,  # noqa: F401
     KEEP,  # noqa: F401
     entry_of,
+    require_not_paused,
     require_organizer,
     require_running,
     require_setup,
 )
 from gorod.live import LIVE
-from gorod.models import CodeAttempt, GorodGame, Level
+from gorod.messages import message_seen, message_send  # noqa: F401
+from gorod.models import CodeAttempt, GorodGame, Level, Ruling
+from gorod.pauses import close_pause, game_pause, game_resume  # noqa: F401
 from gorod.photos import photo_decide, photo_submit  # noqa: F401
 from gorod.rulings import ruling_add, ruling_edit, ruling_undo  # noqa: F401
 from gorod.timeouts import timeout_decide, timeout_request  # noqa: F401
@@ -105,10 +109,46 @@ def game_start(w: Write, *, actor) -> GorodGame:
 
 @LIVE.write
 def game_end(w: Write, *, actor) -> GorodGame:
-    """The organizer ends the game now; teams still playing are stopped."""
+    """The organizer ends the game now; teams still playing are stopped. A pause still open
+    ends with the game."""
     require_organizer(actor)
-    gg = w.game
+    require_running(w.game)
+    close_pause(w, actor)
+    return _end(w)
+
+
+@LIVE.write
+def game_end_force_majeure(w: Write, *, actor, reason: str) -> GorodGame:
+    """Force majeure for everyone (3.5): every playing team's open level closes as force
+    majeure now — the per-team ruling, one for each — and the game ends, in one write. A pause
+    still open ends first. [decision] A team on its timeout keeps its level open and is
+    stopped with the game: nothing closes a level during a team's timeout (3.10)."""
+    require_organizer(actor)
+    gg, now = w.game, w.now
     require_running(gg)
+    reason = (reason or "").strip()
+    if not reason:
+        raise DomainError(_("Say why the game ends as force majeure."))
+    close_pause(w, actor)
+    snap = selectors.snapshot_or_refusal(gg, now)
+    closed = []
+    for entry in snap.entries:
+        result = snap.by_name[entry.team.name]
+        if (result.status != "playing" or result.current_level is None
+                or rules.timeout_until(result, now) is not None):
+            continue
+        Ruling.objects.create(gorod=gg, application=entry, type=Ruling.Type.FORCE_MAJEURE,
+                              level=snap.level(result.current_level), at=now, reason=reason,
+                              by=actor, created_at=now)
+        closed.append({"team": entry.team.name, "level": result.current_level})
+    audit.record(game=gg, actor=actor, action="gorod.end_force_majeure", at=now, before=None,
+                 after={"closed": closed, "ended_at": selectors.iso(now)}, reason=reason)
+    return _end(w)
+
+
+def _end(w: Write) -> GorodGame:
+    """The game ends at ``w.now`` inside the caller's write, checked by the engine first."""
+    gg = w.game
     w.change = changes.Computed(selectors.snapshot_or_refusal(gg, w.now, end=w.now))
     gg.ended_at = w.now
     gg.status = GorodGame.Status.FINISHED
@@ -187,6 +227,7 @@ def code_submit(w: Write, *, application: Application | int, text: str,
         w.unchanged = True
         return Submitted(seen, _remaining(seen), True)
     require_running(gg)
+    require_not_paused(gg)
     text = (text or "").strip()
     normalized = normalize_code(text)
     if not normalized:
@@ -284,4 +325,7 @@ def game_record(game: GorodGame | int, *, now: datetime | None = None) -> dict:
     if gg.started_at is None:
         raise DomainError(_("The game has not started yet."))
     running = gg.status == GorodGame.Status.RUNNING
-    return selectors.build_record(gg, now=(now or timezone.now()) if running else None)
+    # While the game is paused its record stops at the pause's start, as the live statistics
+    # do: the open pause has no length yet.
+    moment = selectors.engine_moment(gg, now or timezone.now()) if running else None
+    return selectors.build_record(gg, now=moment)

@@ -8,7 +8,8 @@ path the write takes, for ``gorod.states.build_states`` to render:
 - ``Attempts``: codes that closed no level with nothing due: no result moves;
 - ``Moved``: the teams a write moved on (a closing code, a deadline, the clock's tick), from
   their own rows, with the organizer's stored parts they are ranked into;
-- ``Deadline``: a tick with nothing due: only the moment and the next deadline change.
+- ``Deadline``: a tick with nothing due: only the moment and the next deadline change;
+- ``Noted``: a message sent or seen (``gorod.messages``) with nothing due: it changes no time.
 
 The path is picked by what the action changed (``w.change``, one of ``gorod.changes``); an
 incremental path that cannot be exact (a team finished, an average-time ruling stands, a stored
@@ -74,7 +75,16 @@ class Deadline:
     """The clock's tick with nothing due (a write already moved the teams on)."""
 
 
-Settled = Whole | Attempts | Moved | Deadline
+@dataclass(frozen=True, slots=True)
+class Noted:
+    """A message sent or seen with nothing due: the organizer's list of messages and these
+    teams' own (a bonus hint: their part too, from the sending's ``snapshot``)."""
+
+    teams: tuple[int, ...]
+    snapshot: Snapshot | None = None
+
+
+Settled = Whole | Attempts | Moved | Deadline | Noted
 
 
 def settle(w: Write) -> Settled:
@@ -97,6 +107,8 @@ def settle(w: Write) -> Settled:
             pass
         case changes.Computed(snapshot=snap):
             pass
+        case changes.PauseChanged(snapshot=snap):
+            pass
         case changes.RulingAdded(team=team_id, snapshot=snap):
             pass
         case changes.CodeChecked() as code:
@@ -114,6 +126,13 @@ def settle(w: Write) -> Settled:
             found = _moved(w, set())
         case changes.CodesApplied(codes=codes):
             found = _batch(w, codes, calm)
+        case changes.MessageSent(teams=teams, snapshot=snap):
+            # A message changes no time: past a deadline the write settles it like any other.
+            if calm or gg.status == GorodGame.Status.FINISHED:
+                return Noted(teams=teams, snapshot=snap)
+        case changes.MessagesSeen(team=team):
+            if calm or gg.status == GorodGame.Status.FINISHED:
+                return Noted(teams=(team,))
         case _:
             raise TypeError(f"GoRoD builds no {type(w.change).__name__}: {w.change!r}")
     if found is not None:
@@ -137,7 +156,10 @@ def _whole(w: Write, team_id: int | None, snap: Snapshot | None) -> Whole:
             status=Game.Status.FINISHED)
         snap = snapshot_or_refusal(gg, w.now)  # the record now carries the end
     running = gg.status == GorodGame.Status.RUNNING and snap.results is not None
-    gg.next_deadline = rules.next_deadline(snap.results) if running else None
+    # While the whole game is paused every deadline is after its start, inside the open pause:
+    # the clock fires nothing until the resume stores the moved ones.
+    gg.next_deadline = (rules.next_deadline(snap.results)
+                        if running and gg.paused_at is None else None)
     gg.clock_failures = 0
     gg.save(update_fields=fields)
     return Whole(snapshot=snap, running=running, team=team_id)
@@ -298,6 +320,8 @@ _STORE_DEADLINE = (f"UPDATE {sql.table(GorodGame)} SET {sql.column(GorodGame, 'n
 
 def _store_deadline(gg: GorodGame, deadline: datetime | None) -> None:
     """The clock's next deadline (and no failed tick pending), unless the row says so."""
+    if gg.paused_at is not None:
+        deadline = None  # nothing is due inside the open pause (``_whole``)
     if deadline == gg.next_deadline and gg.clock_failures == 0:
         return  # the locked row already says so
     gg.next_deadline = deadline

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.urls import reverse
 
-from gorod import realtime, rules
+from gorod import reads, realtime, rules
 from gorod.codes import CodeSpecError
 from gorod.models import CodeAttempt, GorodGame, Level, PhotoProof, TimeoutRequest
 from gorod.selectors import (
@@ -18,6 +18,7 @@ from gorod.selectors import (
     Setup,
     Snapshot,
     TeamData,
+    all_pauses,
     all_photos,
     all_rulings,
     all_timeout_requests,
@@ -31,7 +32,7 @@ from gorod.selectors import (
     setup,
     team_data,
 )
-from gorod.settle import Attempts, Deadline, Moved, Settled, Whole
+from gorod.settle import Attempts, Deadline, Moved, Noted, Settled, Whole
 from live import delta
 from live.codec import encode
 from live.messages import PUBLIC, team_audience
@@ -82,6 +83,8 @@ def game_info(snap: Snapshot) -> dict:
     return {
         "id": gg.pk, "title": gg.game.title, "status": gg.status,
         "started_at": iso(gg.started_at), "ended_at": iso(gg.ended_at),
+        # Since when the whole game is paused (every screen says so), or None.
+        "paused_since": iso(gg.paused_at),
         "levels": len(snap.levels), "teams": len(snap.entries),
         "finished_share": results.finished_share if results else 0.0,
     }
@@ -151,7 +154,7 @@ def _organizer_live(snap: Snapshot) -> dict:
     }
 
 
-def organizer_state(snap: Snapshot) -> dict:
+def organizer_state(snap: Snapshot, notes: list[reads.MessageRow] | None = None) -> dict:
     gg = snap.gorod
     names = snap.names
     labels = {lv.pk: lv.label for lv in snap.levels}
@@ -162,7 +165,8 @@ def organizer_state(snap: Snapshot) -> dict:
         **public_state(snap),
         "statistics": statistics(snap),
         "as_of": live["as_of"],
-        "next_deadline": iso(rules.next_deadline(snap.results)) if snap.results else None,
+        # The clock's next deadline as settled (none while the game is paused).
+        "next_deadline": iso(gg.next_deadline) if snap.results else None,
         "settings": {"hint_offsets_min": gg.hint_offsets_min,
                      "sliv_penalty_min": gg.sliv_penalty_min,
                      "max_duration_h": gg.max_duration_h, "max_wrong": gg.max_wrong,
@@ -182,7 +186,54 @@ def organizer_state(snap: Snapshot) -> dict:
                     for r in listed],
         "timeout_requests": [_timeout_request(t, names) for t in all_timeout_requests(gg)],
         "photos": [_photo(p, names, labels) for p in all_photos(gg)],
+        "messages": organizer_messages(reads.messages(gg.pk) if notes is None else notes,
+                                       names),
+        "pauses": [{"started_at": iso(p.started_at), "ended_at": iso(p.ended_at),
+                    "reason": p.reason,
+                    "by": p.started_by.get_username() if p.started_by else None,
+                    "resumed_by": p.ended_by.get_username() if p.ended_by else None}
+                   for p in all_pauses(gg)],
     }
+
+
+def organizer_messages(notes: list[reads.MessageRow], names: dict[int, str]) -> Rows:
+    """The messages and bonus hints sent, the latest first, each with the teams it reached
+    (in the game's order) and which of their phones have shown it."""
+    order = {pk: i for i, pk in enumerate(names)}
+    listed = []
+    for note in reversed(notes):
+        teams = sorted(note.receipts, key=lambda pk: order.get(pk, len(order)))
+        listed.append({
+            "id": note.pk, "kind": note.kind, "audience": note.audience, "level": note.level,
+            "application": note.application_id, "team": names.get(note.application_id),
+            "later": note.later, "text": note.text, "at": iso(note.sent_at), "by": note.by,
+            # By application id (the team list names them): a message to all of 200 teams
+            # stays a small row, and a phone's "seen" adds one key to it.
+            "reached": teams,
+            "seen_by": {str(pk): iso(note.receipts[pk]) for pk in teams
+                        if note.receipts[pk] is not None},
+            "seen": sum(1 for pk in teams if note.receipts[pk] is not None), "of": len(teams)})
+    # Row by row: a phone's "seen" rewrites its message's row alone.
+    return Rows(listed, by="id")
+
+
+def team_messages(notes: list[reads.MessageRow], application_id: int) -> dict:
+    """A team's messages (the latest first; its bonus hints are shown with their level,
+    ``team_me``) and the ids of those and of the bonus hints its phones have shown."""
+    return {"items": [{"id": note.pk, "text": note.text, "at": iso(note.sent_at)}
+                      for note in reversed(notes)
+                      if not note.bonus and application_id in note.receipts],
+            "seen": sorted(note.pk for note in notes
+                           if note.receipts.get(application_id) is not None)}
+
+
+def bonus_hints(known: Setup, level: str, application_id: int) -> list[dict]:
+    """The bonus hints of the level a team is on: those that reached it when sent, and those
+    sent for the teams that reach the level later too (from the set-up cache: a code that
+    brings a team to a level reads nothing more)."""
+    return [{"id": note.pk, "text": note.text, "at": iso(note.sent_at)}
+            for note in known.bonus.get(level, ())
+            if note.later or application_id in note.receipts]
 
 
 def _timeout_request(t: TimeoutRequest, names: dict[int, str]) -> dict:
@@ -209,10 +260,13 @@ def sectors(level: Level, found: set[str], known: Setup) -> list[dict]:
 
 
 def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None,
-               public: dict | None = None) -> dict:
-    """What one team's phones see: its level, hints, deadlines and its own attempts only."""
+               public: dict | None = None, notes: list[reads.MessageRow] | None = None) -> dict:
+    """What one team's phones see: its level, hints, deadlines and its own attempts only, and
+    the organizer's messages to it."""
     state = dict(public or public_state(snap))
     state["me"] = team_me(snap, application_id, data)
+    state["messages"] = team_messages(
+        reads.messages(snap.gorod.pk) if notes is None else notes, application_id)
     return state
 
 
@@ -257,6 +311,7 @@ def team_me(snap: Snapshot, application_id: int, data: TeamData | None = None) -
     if result.current_level is not None:
         lr = result.levels[-1]
         level = snap.level(result.current_level)
+        known = setup(snap.gorod)
         shown = lr.hints_shown
         upcoming = [h for h in lr.hints_at[shown:] if h < lr.fail_at]
         timeout_until = iso(rules.timeout_until(result, snap.now))
@@ -267,8 +322,8 @@ def team_me(snap: Snapshot, application_id: int, data: TeamData | None = None) -
                       for i in range(shown)],
             "next_hint_at": iso(upcoming[0]) if upcoming else None,
             "fail_at": iso(lr.fail_at), "timeout_until": timeout_until,
-            "sectors": sectors(level, data.found.get((application_id, level.pk), set()),
-                               setup(snap.gorod)),
+            "bonus_hints": bonus_hints(known, lr.level, application_id),
+            "sectors": sectors(level, data.found.get((application_id, level.pk), set()), known),
             "danger": level.danger,
             "danger_text": level.get_danger_display() if level.danger else None,
             "images": [reverse("gorod:team_image", args=[snap.gorod.pk, level.label, name])
@@ -338,6 +393,8 @@ def build_states(w: Write, settled: Settled) -> dict[str, dict]:
             return _attempt_states(w, settled)
         case Moved():
             return _moved_states(w, settled)
+        case Noted():
+            return _noted_states(w, settled)
         case Deadline():
             # Only the moment and the next deadline move.
             return {realtime.ORGANIZER: Parts(as_of=iso(w.now),
@@ -351,7 +408,8 @@ def _whole_states(w: Write, whole: Whole) -> dict[str, dict]:
     (``whole.team``) the other teams' views only when the public state changed."""
     gg, snap, team_id = w.game, whole.snapshot, whole.team
     public = public_state(snap)
-    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap)}
+    notes = reads.messages(gg.pk)  # the organizer's list and the teams' own: one read
+    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap, notes)}
     teams = [entry.pk for entry in snap.entries]
     # An average-time ruling credits its team from the others' times: then every view moves.
     if team_id is not None and whole.running and not averages_in_force(gg):
@@ -360,7 +418,23 @@ def _whole_states(w: Write, whole: Whole) -> dict[str, dict]:
             teams = [team_id]
     data = team_data(gg, only=team_id if teams == [team_id] else None)
     for pk in teams:
-        states[team_audience(pk)] = team_state(snap, pk, data, public)
+        states[team_audience(pk)] = team_state(snap, pk, data, public, notes)
+    return states
+
+
+def _noted_states(w: Write, noted: Noted) -> dict[str, dict]:
+    """A message sent or seen: the organizer's list and the teams' own (``Parts``); for a bonus
+    hint also their part, now showing it under their level's hints."""
+    gg = w.game
+    notes = reads.messages(gg.pk)
+    states: dict[str, dict] = {
+        realtime.ORGANIZER: Parts(messages=organizer_messages(notes, setup(gg).names))}
+    data = team_data(gg, only=list(noted.teams)) if noted.snapshot and noted.teams else None
+    for pk in noted.teams:
+        parts = Parts(messages=team_messages(notes, pk))
+        if data is not None:
+            parts["me"] = team_me(noted.snapshot, pk, data)
+        states[team_audience(pk)] = parts
     return states
 
 

@@ -9,7 +9,14 @@ from core import audit
 from core.errors import DomainError
 from core.text import within
 from gorod import changes, rules, selectors
-from gorod.guards import answering, entry_of, require_organizer, require_running
+from gorod.guards import (
+    answering,
+    clock_time,
+    entry_of,
+    require_not_paused,
+    require_organizer,
+    require_running,
+)
 from gorod.live import LIVE
 from gorod.models import GorodGame, Ruling, TimeoutRequest
 from live.write import Write
@@ -36,6 +43,7 @@ def timeout_request(w: Write, *, application: Application | int, minutes: float,
     until the organizer confirms it (``timeout_decide``)."""
     gg, now = w.game, w.now
     require_running(gg)
+    require_not_paused(gg)
     entry = entry_of(gg, application)
     reason = (reason or "").strip()
     if not reason:
@@ -67,6 +75,10 @@ def timeout_decide(w: Write, *, actor, request: TimeoutRequest | int, confirm: b
                     missing=_("There is no such timeout request in this game."),
                     answered=_("This timeout request has been answered already."))
     if confirm:
+        if gg.paused_at is not None:
+            # The team's clock already stands; a timeout may not overlap the game's pause.
+            raise DomainError(_("The game is paused (since %(t)s): confirm the timeout after "
+                                "the resume.") % {"t": clock_time(gg.paused_at)})
         if _timeout_taken(gg, row.application):
             raise DomainError(_("This team has had its timeout: one per game (rules, 3.10)."))
         row.ruling = Ruling.objects.create(

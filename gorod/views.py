@@ -84,6 +84,9 @@ def statistics(request, game_id: int):
     # The same rule as the export views: organizers once it started, everyone after the end.
     context["exports"] = gg.started_at is not None and (
         is_organizer(request.user) or gg.status == GorodGame.Status.FINISHED)
+    # The bonus hints and messages with the statistics: for everyone once they are published.
+    if context["exports"]:
+        context["notes"] = exports.notes(gg, private=is_organizer(request.user))
     return render(request, "gorod/statistics.html", context)
 
 

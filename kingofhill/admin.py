@@ -9,7 +9,7 @@ class KothGameAdmin(admin.ModelAdmin):
     # The status, the times and the board are the services'; edit events through the host
     # console so the board and every screen stay true.
     readonly_fields = ["status", "board", "board_generation", "team_order", "started_at",
-                       "finished_at"]
+                       "finished_at", "answers_after_zero"]
 
 
 class ReadOnlyInline(admin.TabularInline):

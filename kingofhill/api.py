@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import DomainError, NotAllowed
 from core.permissions import IsHost, IsOrganizer
-from kingofhill import selectors, services
+from kingofhill import bank_edits, grouping, selectors, services
 from kingofhill import serializers as s
 from kingofhill.live import LIVE
 from kingofhill.models import KothGame
@@ -163,6 +163,36 @@ class JudgeAPI(HostAPIView):
         return self.host_state()
 
 
+class GroupsMergeAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.GroupsSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Merge answer groups of the open question that are the same answer")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GroupsSerializer)
+        grouping.groups_merge(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class GroupsSplitAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.SplitSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Split a merged answer group back into its answers")
+    def post(self, request, game_id: int):
+        data = self.payload(s.SplitSerializer)
+        grouping.groups_split(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class GroupsApartAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.GroupsSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Keep suggested groups apart: not suggested again for this question")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GroupsSerializer)
+        grouping.groups_keep_apart(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
 class VerdictAPI(HostAPIView):
     @extend_schema(tags=TAG, request=s.VerdictSerializer,
                    responses={200: s.StateSerializer, **CHANGE_ERRORS},
@@ -219,6 +249,42 @@ class CountdownAPI(HostAPIView):
         return self.host_state()
 
 
+class CountdownPauseAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Pause the running countdown: it keeps its seconds left")
+    def post(self, request, game_id: int):
+        services.countdown_pause(actor=request.user, game=self.get_koth())
+        return self.host_state()
+
+
+class CountdownResumeAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.StateSerializer, **ERRORS},
+                   summary="Resume the paused countdown with the seconds it kept")
+    def post(self, request, game_id: int):
+        services.countdown_resume(actor=request.user, game=self.get_koth())
+        return self.host_state()
+
+
+class CountdownAdjustAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.CountdownAdjustSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Add or remove seconds of the countdown, running or paused")
+    def post(self, request, game_id: int):
+        data = self.payload(s.CountdownAdjustSerializer)
+        services.countdown_adjust(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class AnswersAfterZeroAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.AnswersAfterZeroSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Whether answers are still taken after the countdown has run out")
+    def post(self, request, game_id: int):
+        data = self.payload(s.AnswersAfterZeroSerializer)
+        services.answers_after_zero_set(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
 class RevealAPI(HostAPIView):
     @extend_schema(tags=TAG, request=s.RevealSerializer,
                    responses={200: s.StateSerializer, **ERRORS},
@@ -227,6 +293,39 @@ class RevealAPI(HostAPIView):
         data = self.payload(s.RevealSerializer)
         services.question_reveal(actor=request.user, game=self.get_koth(), **data)
         return self.host_state()
+
+
+# --- the question bank --------------------------------------------------------------------------
+
+
+class BankAPI(HostAPIView):
+    def bank(self):
+        return Response({"bank": selectors.bank_listing(self.get_koth())})
+
+    @extend_schema(tags=TAG, responses={200: s.BankSerializer, **ERRORS},
+                   summary="The question bank in order, with each question's place in the queue")
+    def get(self, request, game_id: int):
+        return self.bank()
+
+
+class BankEditAPI(BankAPI):
+    @extend_schema(tags=TAG, request=s.BankEditSerializer,
+                   responses={200: s.BankSerializer, **ERRORS},
+                   summary="Edit a prepared question not yet announced")
+    def post(self, request, game_id: int):
+        data = self.payload(s.BankEditSerializer)
+        bank_edits.bank_question_edit(actor=request.user, game=self.get_koth(), **data)
+        return self.bank()
+
+
+class BankMoveAPI(BankAPI):
+    @extend_schema(tags=TAG, request=s.BankMoveSerializer,
+                   responses={200: s.BankSerializer, **ERRORS},
+                   summary="Move a prepared question to another place in the queue")
+    def post(self, request, game_id: int):
+        data = self.payload(s.BankMoveSerializer)
+        bank_edits.bank_question_move(actor=request.user, game=self.get_koth(), **data)
+        return self.bank()
 
 
 # --- team actions -----------------------------------------------------------------------------

@@ -45,8 +45,23 @@ class AnswersAdded:
 
 
 @dataclass(frozen=True, slots=True)
+class GroupsChanged:
+    """The host merged the open question's answer groups, split a merge or kept a suggested
+    pair apart (``kingofhill.grouping``): only the host's view changes."""
+
+    current: Question
+
+
+@dataclass(frozen=True, slots=True)
 class PresenceChanged:
     """Phones connected or left: the host's list of connected teams follows."""
 
 
-Change = BoardChanged | QuestionChanged | AnswerAdded | AnswersAdded | PresenceChanged
+@dataclass(frozen=True, slots=True)
+class BankChanged:
+    """A prepared question was edited or moved: the host's view of the bank's next question
+    follows (``kingofhill.bank_edits``)."""
+
+
+Change = (BoardChanged | QuestionChanged | AnswerAdded | AnswersAdded | GroupsChanged
+          | PresenceChanged | BankChanged)

@@ -21,9 +21,31 @@ class PublicConsumer(_KothConsumer):
 
 
 class HostConsumer(_KothConsumer):
+    """The host's console; while one is open its worker's heartbeat also expires the phone
+    sockets whose worker crashed (``presence.BEATS``), so the console learns of them."""
+
+    joined_beats = False
+    expired: list[int] = []
+
     def authorise(self) -> str | None:
         allowed = selectors.can_host(self.scope.get("user"), self.game_id)
         return realtime.HOST if allowed else None
+
+    def joined(self) -> None:
+        # A console opened after a crash need not wait a heartbeat for the rows it left.
+        self.expired = presence.phones_expire()
+
+    async def after_welcome(self) -> None:
+        presence.BEATS.join(self.channel_name)
+        self.joined_beats = True
+        for game in self.expired:
+            presence.PRESENCE.schedule(game)
+
+    async def disconnect(self, code):
+        if self.joined_beats:
+            self.joined_beats = False
+            presence.BEATS.leave(self.channel_name)
+        await super().disconnect(code)
 
 
 class TeamConsumer(_KothConsumer):
@@ -42,12 +64,16 @@ class TeamConsumer(_KothConsumer):
         self.present = True
 
     async def after_welcome(self) -> None:
+        if self.present:
+            # Its row is a lease this worker's heartbeat keeps alive while the socket is open.
+            presence.BEATS.join(self.channel_name, (self.game_id, self.application_id))
         if self.refresh_due:
             presence.PRESENCE.schedule(self.game_id)
 
     async def disconnect(self, code):
         if self.present:
             self.present = False
+            presence.BEATS.leave(self.channel_name)  # before the row goes: no beat renews it
             if await in_thread(presence.phone_closed)(game=self.game_id,
                                                       channel=self.channel_name):
                 presence.PRESENCE.schedule(self.game_id)

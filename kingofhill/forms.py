@@ -20,10 +20,29 @@ class BankQuestionForm(forms.Form):
     note = forms.CharField(label=_("Note for the host"), required=False,
                            widget=forms.Textarea(attrs={"rows": 2}), max_length=bank.NOTE_MAX)
 
+    @staticmethod
+    def initial_of(question: dict) -> dict:
+        """The form's fields as a stored question fills them (``selectors.bank_listing``)."""
+        return {"text": question["text"], "answer_key": question["answer_key"],
+                "variants": "\n".join(question["variants"]), "partner": question["partner"],
+                "note": question["note"]}
+
     def question(self) -> dict:
         data = dict(self.cleaned_data)
         data["variants"] = bank.split_variants(data["variants"])
         return data
+
+
+class BankEditForm(BankQuestionForm):
+    """A prepared question's fields, filled, beside the add form on the same page."""
+
+    prefix = "edit"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The page opens at the form (its link has no #fragment, which would cancel autofocus):
+        # typing goes to the text at once.
+        self.fields["text"].widget.attrs["autofocus"] = True
 
 
 class BankImportForm(forms.Form):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from kingofhill import rules
@@ -66,6 +67,10 @@ class KothGame(models.Model):
     hosts = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True,
                                    related_name="koth_games_hosted", verbose_name=_("hosts"))
     started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    # Whether an answer that arrives after the host's countdown has run out is still taken
+    # (the host's choice per game; a club that plays strictly to the second leaves it off).
+    answers_after_zero = models.BooleanField(_("answers taken after the countdown's end"),
+                                             default=False)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     class Meta:
@@ -103,8 +108,17 @@ class Question(models.Model):
     countdown_seconds = models.PositiveSmallIntegerField(_("countdown, seconds"), null=True,
                                                          blank=True)
     countdown_ends_at = models.DateTimeField(_("countdown ends at"), null=True, blank=True)
+    # A paused countdown has no end, only the whole seconds it had left (what the screens
+    # showed); resuming gives it a new end from the moment of the resume.
+    countdown_paused_left = models.PositiveSmallIntegerField(_("countdown paused, seconds left"),
+                                                             null=True, blank=True)
     # The host showed the question and its answer on the projector after the close.
     revealed_at = models.DateTimeField(_("revealed at"), null=True, blank=True)
+    # The host's merges of answer groups: a normalised answer → the key of the group it joined
+    # (answers arriving later with that form join it too); ``kingofhill.grouping``.
+    merged = models.JSONField(_("merged answer groups"), default=dict, blank=True)
+    # Pairs of group keys the host said are not the same answer: never suggested again.
+    kept_apart = models.JSONField(_("answer groups kept apart"), default=list, blank=True)
 
     class Meta:
         ordering = ["koth", "number"]
@@ -274,8 +288,12 @@ class PhoneSocket(models.Model):
         Application, on_delete=models.CASCADE, related_name="+", verbose_name=_("team"))
     channel = models.CharField(_("channel"), max_length=200, unique=True)
     opened_at = models.DateTimeField(_("opened at"))
+    # The lease: the socket's worker refreshes it while the socket is open
+    # (``kingofhill.presence.BEATS``); a row its worker stopped refreshing counts as gone.
+    seen_at = models.DateTimeField(_("seen at"), default=timezone.now)
 
     class Meta:
+        indexes = [models.Index(fields=["seen_at"], name="koth_phone_seen")]
         verbose_name = _("team phone socket")
         verbose_name_plural = _("team phone sockets")
 

@@ -22,7 +22,8 @@ The public state ``S`` (the projector relies on exactly this)::
 
     {
       "game": {"id", "title", "status": "setup" | "running" | "finished",
-               "summit", "main_questions", "reserve_questions"},
+               "summit", "main_questions", "reserve_questions", "holds_to_win",
+               "answers_after_zero"},  # whether answers are taken after the countdown's end
       "teams": [{"name", "colour"}],          # registration order = slope order
       "board": kingofhill.rules.board_to_dict(board) without "moves",
                # summit, question, finished, finish_reason, winner, king, king_holds,
@@ -32,14 +33,18 @@ The public state ``S`` (the projector relies on exactly this)::
                           "partner", "answered", "total",
                           "revolutions": [team names whose revolution counts],
                           "jumps": [team names whose jump counts],
-                          "countdown": null | {"seconds", "ends_at"}},  # the host's countdown
+                          # the host's countdown: running, or paused with its seconds left
+                          "countdown": null | {"seconds", "ends_at"}
+                                            | {"seconds", "paused_left"}},
       "reveal": null | {"number", "text", "answer_key", "variants"},
                # the last closed question, once the host reveals it, until the next announcement
     }
 
 The host state is ``S`` plus ``"host"``: the current question's text and key, its declarations
 (with whether each counts and the engine's reason when not), its answers grouped by normalised
-text with verdicts, the "answered of total" counter, the teams that have not answered and the
+text (or by the group the host merged a text into: each group's ``forms``) with verdicts, the
+groups the console suggests merging (``suggestions``: ``[{"keys": [group keys, the first
+kept], "reasons": [why each other key is the same answer as one before it]}]``), the "answered of total" counter, the teams that have not answered and the
 number of answers not judged yet (why "close" waits), every question's history (answers with
 verdicts, partner mark, ignored declarations, and ``counts``: false for a question a changed
 verdict took out of the game by ending it earlier) so earlier verdicts can be changed, the

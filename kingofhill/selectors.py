@@ -342,6 +342,20 @@ def bank_questions(koth: KothGame) -> list[PreparedQuestion]:
                 .order_by("position", "pk"))
 
 
+def bank_listing(koth: KothGame) -> list[dict]:
+    """The whole bank in order as the page and the API show it: each question's ``place`` in
+    the queue (1 is announced next; None once announced) and ``announced_as``, the number of
+    the question it was announced as."""
+    rows, place = [], 0
+    for q in bank_questions(koth):
+        used = q.question.number if q.question is not None else None
+        place += used is None
+        rows.append({"id": q.pk, "place": None if used is not None else place,
+                     "announced_as": used, "text": q.text, "answer_key": q.answer_key,
+                     "variants": list(q.variants or []), "partner": q.partner, "note": q.note})
+    return rows
+
+
 def connected_teams(koth: KothGame, entries: list[Application], names: dict[int, str]
                     ) -> list[str]:
     """The teams whose phones are connected now (at least one open socket), in slope order."""

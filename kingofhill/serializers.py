@@ -21,6 +21,8 @@ class KothCreateSerializer(serializers.Serializer):
                                      default=rules.DEFAULT_MAIN_QUESTIONS)
     reserve_questions = model_int_field(KothGame, "reserve_questions",
                                         default=rules.DEFAULT_RESERVE_QUESTIONS)
+    answers_after_zero = serializers.BooleanField(
+        default=False, help_text="answers still taken after the countdown has run out")
 
 
 class AnnounceSerializer(serializers.Serializer):
@@ -38,6 +40,19 @@ class JudgeSerializer(serializers.Serializer):
     confirm = serializers.BooleanField(default=False, help_text=CONFIRM)
 
 
+class GroupsSerializer(serializers.Serializer):
+    question = id_field()
+    keys = serializers.ListField(
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=300),
+        max_length=100, help_text="the groups' keys; a merge keeps the first one's")
+
+
+class SplitSerializer(serializers.Serializer):
+    question = id_field()
+    key = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=300,
+                                help_text="the merged group's key")
+
+
 class VerdictSerializer(serializers.Serializer):
     answer = id_field()
     verdict = serializers.BooleanField()
@@ -53,6 +68,17 @@ class PartnerSerializer(serializers.Serializer):
 class CountdownSerializer(serializers.Serializer):
     seconds = serializers.IntegerField(min_value=0, max_value=600,
                                        help_text="1..600 starts (or restarts) it, 0 stops it")
+
+
+class CountdownAdjustSerializer(serializers.Serializer):
+    # Its range is the service's (``kingofhill.timer``), with its own message.
+    seconds = serializers.IntegerField(help_text="seconds to add (> 0) or remove (< 0); what "
+                                                 "is left stays within 0..600")
+
+
+class AnswersAfterZeroSerializer(serializers.Serializer):
+    taken = serializers.BooleanField(help_text="whether answers are still taken after the "
+                                               "countdown has run out (default: not)")
 
 
 class RevealSerializer(serializers.Serializer):
@@ -77,6 +103,28 @@ class DeclareSerializer(serializers.Serializer):
 class AnswerSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=1000, trim_whitespace=False, allow_blank=True)
     client_id = serializers.UUIDField(help_text="generated once per question by the phone")
+
+
+class BankEditSerializer(serializers.Serializer):
+    prepared = id_field(help_text="the prepared question's id")
+    text = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    answer_key = serializers.CharField(required=False, allow_blank=True, default="")
+    variants = serializers.ListField(child=serializers.CharField(allow_blank=True),
+                                     required=False, default=list)
+    partner = serializers.BooleanField(required=False, default=False)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class BankMoveSerializer(serializers.Serializer):
+    prepared = id_field(help_text="the prepared question's id")
+    to = serializers.IntegerField(help_text="its place in the queue: 1 is announced next")
+
+
+class BankSerializer(serializers.Serializer):
+    bank = serializers.ListField(
+        child=serializers.DictField(),
+        help_text='[{"id", "place", "announced_as", "text", "answer_key", "variants", '
+                  '"partner", "note"}] in order; "place" is null once announced')
 
 
 class StateSerializer(serializers.Serializer):

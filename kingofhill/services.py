@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import timedelta
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -31,6 +30,9 @@ from core import audit, rights, sql
 from core.errors import DomainError, NotAllowed
 from core.roles import is_host, is_organizer
 from kingofhill import bank, changes, past, rules, selectors
+from kingofhill.guards import current as _current
+from kingofhill.guards import require_host as _require_host
+from kingofhill.guards import require_running as _require_running
 from kingofhill.live import LIVE
 from kingofhill.models import (
     Answer,
@@ -40,6 +42,15 @@ from kingofhill.models import (
     PreparedQuestion,
     Question,
     VerdictChange,
+)
+from kingofhill.timer import (  # noqa: F401 - callers name every write here
+    COUNTDOWN_MAX,
+    answers_after_zero_set,
+    countdown_adjust,
+    countdown_pause,
+    countdown_resume,
+    countdown_set,
+    refuse_after_zero,
 )
 from live.write import Write
 from teams.models import Application, Game
@@ -52,33 +63,6 @@ NEW_VERDICT_CHANGE = sql.Inserter(VerdictChange)
 
 
 # --- plumbing ---------------------------------------------------------------------------------
-
-
-def _require_host(actor, koth: KothGame) -> None:
-    if not selectors.can_host(actor, koth):
-        raise NotAllowed(_("Only a host of this game or an organizer may do this."))
-
-
-def _require_running(koth: KothGame) -> None:
-    if koth.status == KothGame.Status.SETUP:
-        raise DomainError(_("The game has not started yet."))
-    if koth.status == KothGame.Status.FINISHED:
-        raise DomainError(_("The game has finished."))
-
-
-_QUESTIONS = sql.Loader(Question)
-# Constant SQL: every answer, declaration and judgement starts here.
-_CURRENT = (f"t.{sql.column(Question, 'koth')} = %s",
-            f"t.{sql.column(Question, 'number')} DESC LIMIT 1")
-
-
-def _current(koth: KothGame) -> Question:
-    found = _QUESTIONS.load(_CURRENT[0], [koth.pk], _CURRENT[1])
-    if not found:
-        raise DomainError(_("The game has not started yet."))
-    question = found[0]
-    question.koth = koth
-    return question
 
 
 def _question(koth: KothGame, number: int) -> Question:
@@ -104,7 +88,7 @@ def _board(koth: KothGame) -> rules.Board | None:
 def koth_create(
     *, actor, game: Game, summit: int = rules.DEFAULT_SUMMIT,
     main_questions: int = rules.DEFAULT_MAIN_QUESTIONS,
-    reserve_questions: int = rules.DEFAULT_RESERVE_QUESTIONS,
+    reserve_questions: int = rules.DEFAULT_RESERVE_QUESTIONS, answers_after_zero: bool = False,
 ) -> KothGame:
     """Attach the live King of the Hill state to a scheduled ``teams.Game``; a host (not an
     organizer) who does it hosts the game."""
@@ -118,10 +102,13 @@ def koth_create(
             raise DomainError(
                 _("%(what)s must be a whole number from %(low)d to 200.")
                 % {"what": what, "low": low})
+    if not isinstance(answers_after_zero, bool):
+        raise DomainError(_("“Answers after zero” is true or false."))
     if KothGame.objects.filter(pk=game.pk).exists():
         raise DomainError(_("This game already has a King of the Hill board."))
     koth = KothGame.objects.create(game=game, summit=summit, main_questions=main_questions,
-                                   reserve_questions=reserve_questions)
+                                   reserve_questions=reserve_questions,
+                                   answers_after_zero=answers_after_zero)
     if not is_organizer(actor):
         koth.hosts.add(actor)
     LIVE.refresh(game=koth.pk)
@@ -235,6 +222,8 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
             raise DomainError(_("Question %(n)d has not been announced yet.")
                               % {"n": question.number})
         raise DomainError(_("Question %(n)d is closed.") % {"n": question.number})
+    # The question row holds its countdown: no query more on the hot path.
+    refuse_after_zero(koth, question, w.now)
     if not isinstance(text, str) or not text.strip():
         raise DomainError(_("The answer is empty."))
     text = " ".join(text.split())
@@ -309,35 +298,6 @@ def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
 def _verdict_value(question: Question, answer: Answer, verdict: bool | None) -> dict:
     return {"question": question.number, "answer": answer.pk, "text": answer.text,
             "verdict": verdict}
-
-
-COUNTDOWN_MAX = 600
-
-
-@LIVE.write
-def countdown_set(w: Write, *, actor, seconds: int) -> Question:
-    """Start (or restart) a countdown of ``seconds`` for the answers to the announced question;
-    0 stops it. Screens count down to its end; nothing is refused when it runs out (the host
-    closes the question)."""
-    _require_host(actor, w.game)
-    koth = w.game
-    _require_running(koth)
-    if not isinstance(seconds, int) or isinstance(seconds, bool) \
-            or not 0 <= seconds <= COUNTDOWN_MAX:
-        raise DomainError(_("A countdown is a whole number of seconds from 1 to %(max)d "
-                            "(0 stops it).") % {"max": COUNTDOWN_MAX})
-    question = _current(koth)
-    if question.phase != Question.Phase.ANSWERING:
-        raise DomainError(_("Announce question %(n)d before starting its countdown.")
-                          % {"n": question.number})
-    if not seconds and question.countdown_ends_at is None:
-        w.unchanged = True
-        return question
-    question.countdown_seconds = seconds or None
-    question.countdown_ends_at = w.now + timedelta(seconds=seconds) if seconds else None
-    question.save(update_fields=["countdown_seconds", "countdown_ends_at"])
-    w.change = changes.QuestionChanged(current=question)
-    return question
 
 
 @LIVE.write
@@ -455,8 +415,8 @@ def _check_verdict(verdict) -> bool:
 @LIVE.write
 def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: bool,
                   confirm: bool = False) -> int:
-    """Judge every answer of ``question`` whose normalised text is ``normalized`` at once;
-    returns how many verdicts changed. Works on a closed question too (the board is then
+    """Judge every answer of ``question`` in the group ``normalized`` at once (its normalised
+    text, and the texts the host merged into it); returns how many verdicts changed. Works on a closed question too (the board is then
     recomputed; a change of the outcome needs ``confirm``, see ``past.change_past``)."""
     _require_host(actor, w.game)
     verdict = _check_verdict(verdict)
@@ -464,7 +424,8 @@ def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: b
     if koth.status == KothGame.Status.SETUP:
         raise DomainError(_("The game has not started yet."))
     q = _question(koth, question)
-    answers = list(Answer.objects.filter(question=q, normalized=normalized))
+    answers = list(Answer.objects.filter(
+        question=q, normalized__in=sorted(rules.group_forms(q.merged or {}, normalized))))
     if not answers:
         raise DomainError(_("No answer «%(text)s» to question %(n)d.")
                           % {"text": normalized, "n": q.number})

@@ -31,19 +31,20 @@ def settle(w: Write) -> selectors.Snapshot | states.StoredHost:
     (``BoardChanged``), or when this process keeps no board for the game's
     ``board_generation``; otherwise only the open question is read. The game settles only in
     the first case: a board recomputed because this process kept none is the stored one.
-    A presence refresh whose host state is stored settles nothing (``StoredHost``).
+    A presence refresh or a change of the bank whose host state is stored settles nothing
+    (``StoredHost``): only the host's view of them changes.
     """
     koth = w.game
     full, closed, current, current_read = False, None, None, False
     match w.change:
-        case changes.PresenceChanged():
+        case changes.PresenceChanged() | changes.BankChanged():
             host = w.read_values({realtime.HOST: ["host"]}).get(realtime.HOST, {}).get("host")
             if host is not None:
                 return states.StoredHost(host)
             # Never stored: the whole game is built, as a refresh.
         case changes.BoardChanged(closed=closed):
             full = True
-        case changes.QuestionChanged(current=current):
+        case changes.QuestionChanged(current=current) | changes.GroupsChanged(current=current):
             pass
         case changes.AnswerAdded(current=current) | changes.AnswersAdded(current=current):
             current_read = True

@@ -79,10 +79,7 @@ def public_state(snap: Snapshot) -> dict:
             "total": len(snap.entries),
             "revolutions": _counting(snap, question, rules.REVOLUTION),
             "jumps": _counting(snap, question, rules.JUMP),
-            # The host's countdown: screens count down to ``ends_at`` from ``server_time``.
-            "countdown": {"seconds": question.countdown_seconds,
-                          "ends_at": _time(question.countdown_ends_at)}
-            if question.countdown_ends_at is not None and question.closed_at is None else None,
+            "countdown": _countdown(question),
         }
     return {
         "game": {
@@ -93,6 +90,8 @@ def public_state(snap: Snapshot) -> dict:
             "main_questions": koth.main_questions,
             "reserve_questions": koth.reserve_questions,
             "holds_to_win": rules.KING_HOLD_MOVES,
+            # Phones close their answer at the countdown's end unless this is on.
+            "answers_after_zero": koth.answers_after_zero,
         },
         "teams": [{"name": a.team.name, "colour": team_colour(i)}
                   for i, a in enumerate(snap.entries)],
@@ -100,6 +99,20 @@ def public_state(snap: Snapshot) -> dict:
         "question": q,
         "reveal": _reveal(snap),
     }
+
+
+def _countdown(question: Question) -> dict | None:
+    """The host's countdown of the open question: running, screens count down to ``ends_at``
+    from ``server_time``; paused, they show ``paused_left`` and stand still."""
+    if question.closed_at is not None:
+        return None
+    if question.countdown_paused_left is not None:
+        return {"seconds": question.countdown_seconds,
+                "paused_left": question.countdown_paused_left}
+    if question.countdown_ends_at is not None:
+        return {"seconds": question.countdown_seconds,
+                "ends_at": _time(question.countdown_ends_at)}
+    return None
 
 
 def _reveal(snap: Snapshot) -> dict | None:
@@ -126,18 +139,24 @@ def _keys(question: Question) -> set[str]:
 
 
 def answer_groups(snap: Snapshot, question: Question) -> list[dict]:
-    """Answers grouped by normalised text, biggest group first (then the earliest arrival)."""
+    """Answers grouped by normalised text, or by the group the host merged that text into
+    (``Question.merged``), biggest group first (then the earliest arrival)."""
     keys = _keys(question)
+    merged = question.merged or {}
     groups: dict[str, dict] = {}
     for answer in sorted(question.answers.all(), key=lambda a: (a.at, a.pk)):
         if answer.application_id not in snap.names:
             continue
-        group = groups.setdefault(answer.normalized, {
-            "key": answer.normalized, "texts": [], "teams": [], "answers": [],
-            "matches_key": answer.normalized in keys, "verdicts": set(),
+        key = rules.group_of(merged, answer.normalized)
+        group = groups.setdefault(key, {
+            "key": key, "texts": [], "teams": [], "answers": [], "forms": [],
+            "matches_key": False, "verdicts": set(),
         })
         if answer.text not in group["texts"]:
             group["texts"].append(answer.text)
+        if answer.normalized not in group["forms"]:
+            group["forms"].append(answer.normalized)
+            group["matches_key"] = group["matches_key"] or answer.normalized in keys
         group["teams"].append(snap.names[answer.application_id])
         group["answers"].append(answer.pk)
         group["verdicts"].add(answer.verdict)
@@ -148,6 +167,18 @@ def answer_groups(snap: Snapshot, question: Question) -> list[dict]:
         group["count"] = len(group["answers"])
         group["verdict"] = verdicts.pop() if len(verdicts) == 1 else "mixed"
     return ordered
+
+
+def group_suggestions(question: Question, groups: list[dict]) -> list[dict]:
+    """The merges the console offers the host for the open question's groups (the pure
+    ``rules.similar``, whose pairs are memoised: an answer compares only its new group), minus
+    the pairs the host kept apart."""
+    if question.phase != Question.Phase.ANSWERING or len(groups) < 2:
+        return []
+    found = rules.suggestions([g["key"] for g in groups], dismissed=question.kept_apart or [],
+                              verdicts={g["key"]: g["verdict"] for g in groups},
+                              forms={g["key"]: g["forms"] for g in groups})
+    return [{"keys": list(s.keys), "reasons": list(s.reasons)} for s in found]
 
 
 def _history(snap: Snapshot) -> list[dict]:
@@ -179,6 +210,7 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
     current = None
     declarations: list[dict] = []
     groups: list[dict] = []
+    suggestions: list[dict] = []
     unanswered: list[str] = []
     if question is not None:
         current = {
@@ -193,6 +225,7 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
                                  "at": _time(d.at), "counts": reason is None,
                                  "reason": reason})
         groups = answer_groups(snap, question)
+        suggestions = group_suggestions(question, groups)
         answered = {a.application_id for a in question.answers.all()}
         unanswered = [snap.names[a.pk] for a in snap.entries if a.pk not in answered]
     history = _history(snap)
@@ -203,6 +236,8 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
         "question": current,
         "declarations": declarations,
         "groups": groups,
+        # Groups that are probably the same answer: each offered once, to merge or keep apart.
+        "suggestions": suggestions,
         "answered": sum(g["count"] for g in groups),
         "total": len(snap.entries),
         "unanswered": unanswered,
@@ -351,8 +386,9 @@ def team_state(snap: Snapshot, application_id: int, public: dict | None = None) 
 
 @dataclass(frozen=True)
 class StoredHost:
-    """What settling a presence refresh hands the build: nothing to settle, only the host's
-    stored ``host`` part (read only), which the build patches with the connected teams."""
+    """What settling a presence refresh or a change of the bank hands the build: nothing to
+    settle, only the host's stored ``host`` part (read only), which the build patches with the
+    connected teams or the bank's next question."""
 
     host: dict
 
@@ -375,6 +411,17 @@ def presence_states(w: Write, stored: dict) -> dict[str, dict]:
                                  patches={"host": {"d": {"connected": {"=": connected}}}})}
 
 
+def bank_states(w: Write, stored: dict) -> dict[str, dict]:
+    """The build of a change of the bank: only the host's view of its next question and how
+    many are left changes (one query, no snapshot)."""
+    summary = bank_summary(w.game)
+    if stored.get("bank") == summary:
+        return {}
+    host = {**stored, "bank": summary}  # the stored value is read only (``shared``)
+    return {realtime.HOST: Parts({"host": host},
+                                 patches={"host": {"d": {"bank": {"=": summary}}}})}
+
+
 def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
     """The live core's build for King of the Hill: the states of the audiences the write may
     have changed, rendered from what ``kingofhill.settle.settle`` computed.
@@ -384,6 +431,8 @@ def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
     other write builds every audience.
     """
     if isinstance(settled, StoredHost):
+        if isinstance(w.change, changes.BankChanged):
+            return bank_states(w, settled.host)
         return presence_states(w, settled.host)
     snap = settled
     teams = None
@@ -392,6 +441,8 @@ def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
             teams = {team}
         case changes.AnswersAdded(teams=teams):
             pass
+        case changes.GroupsChanged():
+            teams = frozenset()  # the host's groups only: no team sees them
     public = public_state(snap)
     states = {PUBLIC: public, realtime.HOST: host_state(snap, public)}
     # A write about some teams on an unchanged board (an answer, a batch of answers) changes

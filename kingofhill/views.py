@@ -18,7 +18,7 @@ from django.views.decorators.http import require_http_methods
 from core.converters import ID_MAX
 from core.errors import DomainError
 from core.roles import is_host, is_organizer
-from kingofhill import bank, forms, rules, selectors, services
+from kingofhill import bank, bank_edits, forms, rules, selectors, services
 from kingofhill.models import KothGame
 from teams.models import Game
 from teams.permissions import get_team_entry, redirect_to_join
@@ -76,7 +76,8 @@ def create(request):
             main_questions=int(request.POST.get("main_questions")
                                or rules.DEFAULT_MAIN_QUESTIONS),
             reserve_questions=int(request.POST.get("reserve_questions")
-                                  or rules.DEFAULT_RESERVE_QUESTIONS))
+                                  or rules.DEFAULT_RESERVE_QUESTIONS),
+            answers_after_zero=request.POST.get("answers_after_zero") == "on")
     except (ValueError, Game.DoesNotExist):
         messages.error(request, _("Choose a game and give whole numbers."))
         return redirect("kingofhill:index")
@@ -158,15 +159,38 @@ def projector(request, game_id: int):
 def question_bank(request, game_id: int):
     """The question bank of one game: the host (or organizer) prepares questions before the
     evening by a form or by importing a file; the announcement takes the next unused one.
-    Actions post here with ``action`` = add | import | delete."""
+    Actions post here with ``action`` = add | import | delete | edit | move; ``?edit=<id>``
+    opens a question's edit form."""
     koth = _koth(game_id)
     if not selectors.can_host(request.user, koth):
         raise PermissionDenied
     add_form, import_form = forms.BankQuestionForm(), forms.BankImportForm()
+    listing = selectors.bank_listing(koth)
+    editing = _editing(listing, request.GET.get("edit"))
+    edit_form = forms.BankEditForm(initial=forms.BankQuestionForm.initial_of(editing)) \
+        if editing else None
     if request.method == "POST":
         action = request.POST.get("action")
         try:
-            if action == "add":
+            if action == "edit":
+                editing = _editing(listing, request.POST.get("prepared"))
+                edit_form = forms.BankEditForm(request.POST)
+                if editing is None:
+                    raise DomainError(_("This question is not in the queue any more: it was "
+                                        "announced or removed."))
+                if edit_form.is_valid():
+                    bank_edits.bank_question_edit(actor=request.user, game=koth,
+                                                  prepared=editing["id"], **edit_form.question())
+                    messages.success(request, _("The question is changed."))
+                    return redirect("kingofhill:bank", game_id=koth.pk)
+            elif action == "move":
+                moved = bank_edits.bank_question_move(
+                    actor=request.user, game=koth, prepared=_int(request.POST.get("prepared")),
+                    to=_int(request.POST.get("to")))
+                messages.success(request, _("The question is moved."))
+                # Back at the moved question: the next "up" or "down" is one key away.
+                return redirect(f"{reverse('kingofhill:bank', args=[koth.pk])}#bank-q{moved.pk}")
+            elif action == "add":
                 add_form = forms.BankQuestionForm(request.POST)
                 if add_form.is_valid():
                     services.bank_question_add(actor=request.user, game=koth,
@@ -198,10 +222,18 @@ def question_bank(request, game_id: int):
         except DomainError as exc:
             messages.error(request, exc.message)
     status = 400 if request.method == "POST" else 200
+    listing = selectors.bank_listing(koth) if request.method == "POST" else listing
     return render(request, "kingofhill/bank.html", {
-        "game": koth, "questions": selectors.bank_questions(koth), "add_form": add_form,
-        "import_form": import_form,
+        "game": koth, "questions": listing, "add_form": add_form, "import_form": import_form,
+        "editing": editing, "edit_form": edit_form,
+        "waiting": sum(1 for q in listing if q["place"] is not None),
     }, status=status)
+
+
+def _editing(listing: list[dict], prepared) -> dict | None:
+    """The queued question ``prepared`` (an id as typed in a link or a form), or None."""
+    pk = _int(prepared)
+    return next((q for q in listing if q["id"] == pk and q["place"] is not None), None)
 
 
 def _int(value) -> int:

@@ -21,14 +21,13 @@ if TYPE_CHECKING:
 def _team_deadline(row: _Played, offsets_us: tuple[int, ...], now_us: int, cap_us: int) -> int:
     candidates = [row.fail]
     for off in offsets_us:
-        h = row.r + off
-        if row.timeout_start is not None and h > row.timeout_start:
-            h += row.timeout_us
+        h = row.hint(off)
         if now_us < h < row.fail:
             candidates.append(h)
-    if row.timeout_start is not None and now_us < row.timeout_start + row.timeout_us:
-        # Codes are accepted again when the timeout ends; the live screen should know.
-        candidates.append(row.timeout_start + row.timeout_us)
+    for start, length in row.stops:
+        # Codes are accepted again when a timeout or a pause ends; the live screen should know.
+        if now_us < start + length:
+            candidates.append(start + length)
     return min(min(c for c in candidates if c > now_us), cap_us)
 
 

@@ -133,16 +133,31 @@ def _finished_share(finishes: list) -> float:
 
 class _Played:
     """One level of a team's timeline in instants (µs): received ``r``, failing at ``fail``,
-    closed at ``close`` (None: open) with ``outcome``, and the timeout taken on it."""
+    closed at ``close`` (None: open) with ``outcome``, the timeout taken on it, the pauses of
+    the whole game it was open at (``paused_us`` in all) and ``stops``: every ``(start,
+    length)`` the level's clock stood still, in order (what moves its hints)."""
 
     # A plain class: a 200-team night makes 6 000 of them, and defining a dataclass slows the
     # replay process's start.
-    __slots__ = ("level", "r", "fail", "close", "outcome", "timeout_us", "timeout_start")
+    __slots__ = ("level", "r", "fail", "close", "outcome", "timeout_us", "timeout_start",
+                 "paused_us", "stops")
 
     def __init__(self, level: str, r: int, fail: int, close: int | None, outcome: str | None,
-                 timeout_us: int, timeout_start: int | None):
+                 timeout_us: int, timeout_start: int | None, paused_us: int = 0,
+                 stops: tuple[tuple[int, int], ...] = ()):
         self.level, self.r, self.fail, self.close, self.outcome = level, r, fail, close, outcome
         self.timeout_us, self.timeout_start = timeout_us, timeout_start
+        self.paused_us, self.stops = paused_us, stops
+
+    def hint(self, offset_us: int) -> int:
+        """The moment the hint ``offset_us`` after receipt appears: every stop of the level's
+        clock that began before it moves it later by the stop's length. [decision] A hint due
+        at the very instant a timeout or a pause starts has appeared; only later hints move."""
+        h = self.r + offset_us
+        for start, length in self.stops:
+            if h > start:
+                h += length
+        return h
 
 
 def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
@@ -195,8 +210,13 @@ def _standings(record: GameRecord, now: datetime | None) -> _Standings:
     clock_over = now_us is None or now_us >= game_end
 
     by_team: dict[str, list[Event]] = {team: [] for team in record.teams}
+    pauses = [event for event in record.events if event.type == "pause"]
     for event in record.events:
-        by_team[event.team].append(event)
+        if event.team is not None:
+            by_team[event.team].append(event)
+    if pauses:  # every team's clock stops at a pause of the whole game
+        for events in by_team.values():
+            events.extend(pauses)
 
     level_by_id = record.level_by_id
     offsets_us = tuple(round(o * _MIN) for o in record.hint_offsets_min)
@@ -293,7 +313,7 @@ def team_result(record: GameRecord | dict, team: str, now: datetime | None = Non
     """
     if not isinstance(record, GameRecord):
         record = parse_record(record)
-    events = [event for event in record.events if event.team == team]
+    events = [event for event in record.events if event.team == team or event.type == "pause"]
     now, now_us = _checked_now(record, now, events)
     game_end = record.cap_us if record.end_us is None else record.end_us
     horizon = game_end if now_us is None else min(now_us, game_end)
@@ -321,7 +341,7 @@ def _sums(record: GameRecord, played: Mapping[str, list[_Played]]) -> dict[str, 
         for row in rows:
             if row.close is not None:
                 acc = sums[row.level]
-                acc[0] += (row.close - row.r - row.timeout_us) / _US
+                acc[0] += (row.close - row.r - row.timeout_us - row.paused_us) / _US
                 acc[1] += 1
     return sums
 
@@ -333,6 +353,10 @@ def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mappi
     closings = {e.level: e for e in events if e.type in CLOSING_TYPES}
     timeout = next((e for e in events if e.type == "timeout"), None)
     timeout_left = timeout is not None
+    # The stops of the clock in order: the pauses of the whole game and the team's timeout
+    # (the record refuses any two that overlap).
+    stops = sorted((e for e in events if e.type == "pause" or e is timeout),
+                   key=lambda e: e.at_us)
     rows: list[_Played] = []
     r = record.start_us
     for level_id in record.routes[team]:
@@ -340,16 +364,25 @@ def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mappi
             break
         fail = r + level_by_id[level_id].limit_us
         event = closings.pop(level_id, None)
-        t_us = t_start = 0
-        if timeout_left:
-            start_t = timeout.at_us
-            # The timeout belongs to the level the team is on at its start: received at or
-            # before it and still open (a level that closes at that very instant hands the
-            # timeout to the next level, received at that instant).
-            if r <= start_t < fail and (event is None or event.at_us > start_t):
-                t_us, t_start = round(timeout.minutes * _MIN), start_t
-                fail += t_us
+        t_us = t_start = paused_us = 0
+        applied: list[tuple[int, int]] = []
+        for stop in stops:
+            start = stop.at_us
+            # A stop belongs to the level the team is on at its start: received at or before
+            # it and still open (a level that closes at that very instant hands it to the next
+            # level, received at that instant).
+            if start < r:
+                continue
+            if start >= fail or (event is not None and event.at_us <= start):
+                break
+            length = round(stop.minutes * _MIN)
+            fail += length
+            applied.append((start, length))
+            if stop is timeout:
+                t_us, t_start = length, start
                 timeout_left = False
+            else:
+                paused_us += length
         if event is not None:
             at = event.at_us
             if at < r:
@@ -366,12 +399,15 @@ def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mappi
             close, outcome = at, event.type
         else:
             close, outcome = fail, "auto_sliv"
+        stopped = tuple(applied)
         if close > horizon:
             if event is not None:  # pragma: no cover - events after the horizon are refused earlier
                 raise RecordError(f"{event.where}: later than the computed moment")
-            rows.append(_Played(level_id, r, fail, None, None, t_us, t_start if t_us else None))
+            rows.append(_Played(level_id, r, fail, None, None, t_us, t_start if t_us else None,
+                                paused_us, stopped))
             break
-        rows.append(_Played(level_id, r, fail, close, outcome, t_us, t_start if t_us else None))
+        rows.append(_Played(level_id, r, fail, close, outcome, t_us, t_start if t_us else None,
+                            paused_us, stopped))
         r = close
 
     if closings:
@@ -429,30 +465,23 @@ def _team_times(record: GameRecord, team: str, reg: int, events: list[Event],
     levels: list[tuple] = []
     failed: list[str] = []
     adjust = 0.0
-    timeout_closed_us = 0
+    stopped_closed_us = 0
     last_close = record.start_us
     closed = 0
     for row in rows:
-        t_start = row.timeout_start
-        hints = []
-        for off in offsets_us:
-            h = row.r + off
-            # [decision] A hint due at the very instant the timeout starts has appeared; only
-            # later hints move.
-            if t_start is not None and h > t_start:
-                h += row.timeout_us
-            hints.append(h)
+        hints = [row.hint(off) for off in offsets_us]
         if row.close is not None:
             # [decision] A hint due at the instant the level closes does not appear (the level
             # is no longer open then), e.g. a 50-min level never shows its 50-min hint.
             listed = [h for h in hints if h < row.close]
             shown = len(listed)
-            duration_us = row.close - row.r - row.timeout_us
+            duration_us = row.close - row.r - row.timeout_us - row.paused_us
             duration = duration_us / _US
             closed += 1
             last_close = row.close
-            if row.timeout_us:
-                timeout_closed_us = row.timeout_us
+            # The timeout and the pauses count only on a level already closed: for a team
+            # still on that level the total stops at its last close, before them.
+            stopped_closed_us += row.timeout_us + row.paused_us
             if row.outcome in ("sliv", "auto_sliv"):
                 failed.append(row.level)
             avg = None
@@ -472,9 +501,7 @@ def _team_times(record: GameRecord, team: str, reg: int, events: list[Event],
                        duration, row.timeout_us / _US, avg))
 
     finished = closed == len(record.levels)
-    # The total counts the timeout only when it was taken on a level already closed: for a team
-    # still on that level the total stops at its last close, before the timeout.
-    total = ((last_close - record.start_us - timeout_closed_us) / _US + sliv_s * len(failed)
+    total = ((last_close - record.start_us - stopped_closed_us) / _US + sliv_s * len(failed)
              + penalty_s - bonus_s + adjust)
 
     if disqualified:

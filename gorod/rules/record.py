@@ -44,7 +44,11 @@ TIMEOUT_MIN_RANGE = (1, 30)
 
 CLOSING_TYPES = ("code", "sliv", "force_majeure")
 RULING_TYPES = ("penalty", "bonus", "average_time", "disqualify")
-EVENT_TYPES = (*CLOSING_TYPES, "timeout", *RULING_TYPES)
+#: ``pause`` is game-wide (no ``team``): the organizer stopped every team's clock (3.5, 9.1).
+EVENT_TYPES = (*CLOSING_TYPES, "timeout", *RULING_TYPES, "pause")
+#: A pause of the whole game lasts more than 0 minutes and at most the longest game allowed
+#: (1000 h, ``check_settings``): a live pause is as long as the organizer left it.
+PAUSE_MIN_RANGE = (0, 60000)
 #: Organizer rulings that take effect at a moment of the game (the record's ``at``); the others
 #: are about totals.
 TIMED_RULINGS = ("sliv", "force_majeure", "timeout")
@@ -78,7 +82,7 @@ class Level:
 @dataclass(frozen=True)
 class Event:
     index: int  # position in the record's ``events``, for messages
-    team: str
+    team: str | None  # None: a game-wide ``pause``
     type: str
     at: datetime | None
     at_us: int | None
@@ -90,6 +94,11 @@ class Event:
     @property
     def where(self) -> str:
         return f"events[{self.index}]"
+
+    @property
+    def stop_us(self) -> tuple[int, int]:
+        """A timeout's or a pause's ``[start, end)`` in instants: the clock stands then."""
+        return self.at_us, self.at_us + round(self.minutes * _MIN)
 
 
 @dataclass(frozen=True)
@@ -378,6 +387,7 @@ class _EventParser:
         self.timeouts: dict[str, Event] = {}
         self.averages: dict[tuple[str, str], Event] = {}
         self.disqualified: dict[str, Event] = {}
+        self.pauses: list[Event] = []
 
     def seen(self, event: Event) -> None:
         """An event already checked (the first of each kind stays the one named)."""
@@ -389,10 +399,14 @@ class _EventParser:
             self.averages.setdefault((event.team, event.level), event)
         elif event.type == "disqualify":
             self.disqualified.setdefault(event.team, event)
+        elif event.type == "pause":
+            self.pauses.append(event)
 
     def add(self, item: Any, i: int) -> Event:
         where = f"events[{i}]"
         check_type(item, dict, where)
+        if item.get("type") == "pause":
+            return self._pause(item, i, where)
         team = require(item, "team", str, where)
         if team not in self.teams:
             raise RecordError(f"{where}.team: unknown team {team!r}")
@@ -424,11 +438,15 @@ class _EventParser:
             if first is not None:
                 raise RecordError(f"{where}: {team}'s level {level} is closed twice "
                                   f"(already by {first.type} in {first.where})")
+            for pause in self.pauses:
+                _refuse_inside(event, pause)
             self.closings[(team, level)] = event
         elif kind == "timeout":
             if team in self.timeouts:
                 raise RecordError(f"{where}: {team} takes a second timeout (one per game, 3.10; "
                                   f"the first is {self.timeouts[team].where})")
+            for pause in self.pauses:
+                _refuse_overlap(event, pause)
             self.timeouts[team] = event
         elif kind == "average_time":
             if (team, level) in self.averages:
@@ -441,3 +459,48 @@ class _EventParser:
                                   f"{self.disqualified[team].where}")
             self.disqualified[team] = event
         return event
+
+    def _pause(self, item: dict, i: int, where: str) -> Event:
+        """A pause of the whole game: no team, a moment and a length; refused when another
+        pause or a team's timeout overlaps it, or a level closes inside it."""
+        if "team" in item:
+            raise RecordError(f"{where}.team: a pause is of the whole game and names no team")
+        at, at_us = _time(require(item, "at", str, where), f"{where}.at")
+        minutes = _number(require(item, "minutes", (int, float), where), f"{where}.minutes",
+                          *PAUSE_MIN_RANGE, low_open=True)
+        event = Event(i, None, "pause", at, at_us, None, minutes,
+                      _text(item, "reason", where), _text(item, "by", where))
+        for other in (*self.pauses, *self.timeouts.values()):
+            _refuse_overlap(other, event)
+        for closing in self.closings.values():
+            _refuse_inside(closing, event)
+        self.pauses.append(event)
+        return event
+
+
+def _refuse_overlap(one: Event, other: Event) -> None:
+    """A pause and another stop of the clock (a pause, a team's timeout) share no moment; the
+    later-listed of the two is named as the refused event."""
+    start, end = one.stop_us
+    o_start, o_end = other.stop_us
+    if not (start < o_end and o_start < end):
+        return
+    first, second = sorted((one, other), key=lambda e: e.index)
+    if first.type == second.type:
+        raise RecordError(f"{second.where}: the pause at {format_time(second.at)} overlaps the "
+                          f"pause at {format_time(first.at)} ({first.minutes:g} min, "
+                          f"{first.where})")
+    timeout, pause = (one, other) if one.type == "timeout" else (other, one)
+    raise RecordError(f"{second.where}: {timeout.team}'s timeout at {format_time(timeout.at)} "
+                      f"({timeout.minutes:g} min) overlaps the pause of the game at "
+                      f"{format_time(pause.at)} ({pause.minutes:g} min)")
+
+
+def _refuse_inside(event: Event, pause: Event) -> None:
+    """No level closes while the whole game is paused; one closed at the pause's very start
+    came before it, and at its end the clock runs again."""
+    start, end = pause.stop_us
+    if start < event.at_us < end:
+        raise RecordError(f"{event.where}: {event.team}'s {event.type} on level {event.level} at "
+                          f"{format_time(event.at)} is during the pause of the game "
+                          f"({format_time(pause.at)}, {pause.minutes:g} min, {pause.where})")

@@ -2,7 +2,8 @@
 
 A package by topic, read like the rule book: ``record`` (constants and the record), ``board``
 (the engine), ``screens`` (the questions the screens ask), ``past`` (changing the past),
-``output`` (the replay contract), ``answers`` (equal answers). Everything public is named
+``output`` (the replay contract), ``answers`` (equal answers), ``similar`` (answers that are
+probably the same: the host's grouping help). Everything public is named
 here too (``from kingofhill import rules; rules.compute(...)``).
 
 The rules are ``docs/rules/kingofhill.md``; the record and the replay output are
@@ -26,8 +27,12 @@ from __future__ import annotations
 
 from kingofhill.rules.answers import (  # noqa: F401
     answer_keys,
+    group_forms,
+    group_of,
     matches_key,
+    merge_groups,
     normalize_answer,
+    split_group,
 )
 from kingofhill.rules.board import (  # noqa: F401
     Board,
@@ -94,6 +99,11 @@ from kingofhill.rules.screens import (  # noqa: F401
     could_still_depose,
     moves_to_penultimate,
     projected_outcome,
+)
+from kingofhill.rules.similar import (  # noqa: F401
+    Suggestion,
+    same_answer,
+    suggestions,
 )
 
 __all__ = [

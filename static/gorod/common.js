@@ -44,6 +44,24 @@
     return (new Date(iso).getTime() - (Date.now() + this.offsetMs)) / 1000;
   };
 
+  // While the whole game is paused every team's clock stands at the pause's start: a
+  // countdown shows what was left then (the server moves the deadlines at the resume).
+  GorodPage.prototype.secondsLeft = function (iso, game) {
+    if (!iso) { return null; }
+    if (game && game.paused_since) {
+      return (new Date(iso).getTime() - new Date(game.paused_since).getTime()) / 1000;
+    }
+    return this.secondsUntil(iso);
+  };
+
+  // "The game is paused since 22:10:05" on every GoRoD screen, or nothing.
+  function pauseBanner(page, game, node) {
+    var paused = !!(game && game.paused_since);
+    node.hidden = !paused;
+    node.textContent = paused ? page.text.paused + " " + time(game.paused_since) : "";
+    node.dataset.since = paused ? game.paused_since : "";
+  }
+
   function cellText(page, cell, row) {
     var T = page.text;
     if (!cell) { return ""; }
@@ -74,6 +92,7 @@
 
   global.GorodPage = GorodPage;
   global.gorodStatsTable = statsTable;
+  global.gorodPauseBanner = pauseBanner;
   global.gorodEl = el;
   global.gorodTime = time;
   global.gorodDuration = duration;

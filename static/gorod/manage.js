@@ -1,7 +1,8 @@
 /* The organizer screen: start (confirmed) and end, the finished share against the rules' end
  * share, the team list (level, time on it, next deadline, last attempt), the live statistics
  * table (the engine's statistics_table), the rulings form and list, the attempts log filtered by
- * team, level and verdict (refused tries included). */
+ * team, level and verdict (refused tries included), the messages and bonus hints to teams with
+ * who has seen each. */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -23,7 +24,8 @@
         el("td", {text: t.name}),
         el("td", {text: t.current_level != null ? t.level_number + " · " + t.current_level : (T[t.status] || t.status || "–")}),
         el("td", {"class": "on-level", "data-since": t.received_at || "", text: "–"}),
-        el("td", {text: t.next_deadline ? time(t.next_deadline) : "–"}),
+        // While the game is paused no deadline stands: the resume moves them all.
+        el("td", {text: t.next_deadline && !state.game.paused_since ? time(t.next_deadline) : "–"}),
         el("td", {"class": last ? "verdict-" + last.verdict : "", text: last ? time(last.at) + " · " + last.level + " · " + last.text + " — " + verdictText(last) : "–"})
       ]));
     });
@@ -34,7 +36,7 @@
   function tickTeams() {
     Array.prototype.forEach.call(document.querySelectorAll("#teams td.on-level"), function (td) {
       var since = td.dataset.since;
-      td.textContent = since ? dur(-page.secondsUntil(since)) : "–";
+      td.textContent = since ? dur(-page.secondsLeft(since, current && current.game)) : "–";
     });
   }
 
@@ -75,6 +77,17 @@
     $("end-allowed").hidden = !(state.end_rule && state.end_rule.allowed && game.status === "running");
     $("start-game").hidden = game.status !== "setup";
     $("end-game").hidden = game.status !== "running";
+    $("pause-game").hidden = game.status !== "running" || !!game.paused_since;
+    $("resume-game").hidden = game.status !== "running" || !game.paused_since;
+    $("end-force-majeure").hidden = game.status !== "running";
+    window.gorodPauseBanner(page, game, $("pause-banner"));
+    var pauses = $("pauses");
+    pauses.textContent = "";
+    (state.pauses || []).forEach(function (p) {
+      pauses.appendChild(el("li", {"data-open": p.ended_at ? "false" : "true",
+        text: T.pauseOf + " " + time(p.started_at) + (p.ended_at ? " – " + time(p.ended_at) + " (" + T.resumedAt + ")" : "") +
+          (p.reason ? " · " + p.reason : "") + (p.by ? " · " + p.by : "")}));
+    });
     $("record-link").hidden = game.status === "setup";
     $("leaderboard-public").checked = !!state.leaderboard;
     window.gorodStatsTable(page, stats, $("stats-head"), $("stats-body"));
@@ -97,12 +110,72 @@
       ]));
     });
     renderRequests(state);
+    fillSelect($("message-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
+    fillSelect($("message-team"), (state.teams || []).map(function (t) { return [String(t.application), t.name]; }));
+    renderMessages(state);
     var teamOptions = (state.teams || []).map(function (t) { return [String(t.application), t.name]; });
     fillSelect($("filter-team"), teamOptions);
     fillSelect($("filter-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
     current = state;
     renderTeams(state);
     renderAttempts();
+  }
+
+  function fill(template, values) {
+    return template.replace(/\{(\w+)\}/g, function (m, key) { return values[key]; });
+  }
+
+  function messageTo(m) {
+    var T = page.text;
+    if (m.kind === "bonus_hint") { return fill(T.bonusOn, {level: m.level}) + (m.later ? " " + T.alsoLater : ""); }
+    if (m.audience === "level") { return fill(T.toLevel, {level: m.level}); }
+    return m.audience === "team" ? "→ " + m.team : T.toAll;
+  }
+
+  // The messages sent, the latest first: whom each reached, and whose phones have shown it.
+  function renderMessages(state) {
+    var T = page.text, list = $("messages"), names = {};
+    (state.teams || []).forEach(function (t) { names[t.application] = t.name; });
+    list.textContent = "";
+    (state.messages || []).forEach(function (m) {
+      var teams = m.reached.map(function (pk) { return {team: names[pk] || pk, seen_at: m.seen_by[pk]}; });
+      var seen = teams.filter(function (t) { return t.seen_at; }), unseen = teams.filter(function (t) { return !t.seen_at; });
+      list.appendChild(el("li", {"data-message": m.id, "data-kind": m.kind}, [
+        el("span", {text: time(m.at) + " · " + messageTo(m) + " · " + m.text + (m.by ? " · " + m.by : "")}),
+        el("span", {"class": "gorod-seen", "data-seen": seen.length, "data-of": m.of, text: " — " + fill(T.seenBy, {k: seen.length, n: m.of}) +
+          (seen.length ? ": " + seen.map(function (t) { return t.team + " " + time(t.seen_at); }).join(", ") : "") +
+          (unseen.length ? "; " + T.notSeenYet + ": " + unseen.map(function (t) { return t.team; }).join(", ") : "")})
+      ]));
+    });
+  }
+
+  // The form shows the fields its choice needs: a bonus hint goes to a level's teams.
+  function messageFields() {
+    var bonus = $("message-kind").value === "bonus_hint";
+    if (bonus) { $("message-audience").value = "level"; }
+    $("message-audience").disabled = bonus;
+    var audience = $("message-audience").value;
+    $("message-level-field").hidden = audience !== "level";
+    $("message-team-field").hidden = audience !== "team";
+    $("message-later-field").hidden = !bonus;
+  }
+
+  function sendMessage(event) {
+    event.preventDefault();
+    var form = $("message-form"), audience = $("message-audience").value, bonus = $("message-kind").value === "bonus_hint";
+    $("message-send").disabled = true;
+    page.post(page.config.messageUrl, {
+      text: form.elements.text.value, kind: form.elements.kind.value, audience: audience,
+      level: audience === "level" ? form.elements.level.value : null,
+      application: audience === "team" ? parseInt(form.elements.application.value, 10) : null,
+      later: bonus && form.elements.later.checked
+    }).then(function (r) {
+      $("message-send").disabled = false;
+      // The refusal next to the form that caused it (the page's error line says it too).
+      $("message-error").textContent = r.ok ? "" : ((r.data && r.data.detail) || page.text.notSent);
+      $("message-error").hidden = r.ok;
+      if (r.ok) { form.elements.text.value = ""; form.elements.later.checked = false; }
+    });
   }
 
   // What waits for the organizer: timeout requests (3.10) and photos of photo-proof levels.
@@ -198,7 +271,21 @@
     $("end-game").addEventListener("click", function () {
       if (window.confirm(page.text.confirmEnd)) { page.post(page.config.endUrl); }
     });
+    $("pause-game").addEventListener("click", function () {
+      var reason = window.prompt(page.text.askPause, "");
+      if (reason !== null) { page.post(page.config.pauseUrl, {reason: reason}); }
+    });
+    $("resume-game").addEventListener("click", function () {
+      if (window.confirm(page.text.confirmResume)) { page.post(page.config.resumeUrl); }
+    });
+    $("end-force-majeure").addEventListener("click", function () {
+      var reason = window.prompt(page.text.askForceMajeure, "");
+      if (reason !== null) { page.post(page.config.forceMajeureUrl, {reason: reason}); }
+    });
     $("ruling-form").addEventListener("submit", submitRuling);
+    $("message-form").addEventListener("submit", sendMessage);
+    ["message-kind", "message-audience"].forEach(function (id) { $(id).addEventListener("change", messageFields); });
+    messageFields();
     $("gorod-manage").addEventListener("click", onAction);
     $("leaderboard-public").addEventListener("change", function (event) {
       page.post(page.config.apiBase + "leaderboard/", {public: event.target.checked});

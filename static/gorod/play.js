@@ -3,13 +3,15 @@
  * and the level history, the team's own result. A submission's client_id is kept until the server
  * answered, so a resend after a network failure is counted once. A brute-force refusal carries
  * its wait: the form stays disabled and counts it down. A new level or hint vibrates and beeps
- * where the browser allows it. */
+ * where the browser allows it, and so does a new message or bonus hint of the organizer's; the
+ * phone tells the server which of those it showed (one small post). */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
   var el = window.gorodEl, time = window.gorodTime, dur = window.gorodDuration;
   var page, current = null, pendingId = null, pendingText = null, refetchAt = 0;
   var waitUntil = 0, resultLevel = null, seen = null, audio = null;
+  var notes = null, marking = {};
 
   // Browsers let a page play sound only after a user gesture: the first touch or key opens it.
   function unlockAudio() {
@@ -32,11 +34,49 @@
     document.body.dataset.alerts = String(Number(document.body.dataset.alerts || 0) + 1);
   }
 
-  // What is new to the team: a level it had not seen, or a hint more on the same level.
-  function noticeNews(level) {
+  // What is new to the team: a level it had not seen, a hint more on the same level, or a
+  // message or bonus hint of the organizer's it had not been shown.
+  function noticeNews(level, ids) {
     var now = level ? level.label + "#" + level.hints.length : "none";
-    if (seen !== null && level && now !== seen) { alertTeam(); }
+    var fresh = notes !== null && ids.some(function (id) { return !notes[id]; });
+    if ((seen !== null && level && now !== seen) || fresh) { alertTeam(); }
     seen = now;
+    notes = {};
+    ids.forEach(function (id) { notes[id] = true; });
+  }
+
+  function shownIds(state) {
+    var level = state.me && state.me.level, inbox = state.messages || {};
+    return (inbox.items || []).map(function (m) { return m.id; })
+      .concat(level ? (level.bonus_hints || []).map(function (h) { return h.id; }) : []);
+  }
+
+  function renderMessages(inbox) {
+    var T = page.text, items = (inbox && inbox.items) || [], latest = items[0];
+    $("messages-box").hidden = !latest;
+    if (!latest) { return; }
+    $("message-at").textContent = time(latest.at);
+    $("message-text").textContent = latest.text;
+    var list = $("messages-list");
+    list.textContent = "";
+    items.forEach(function (m) {
+      list.appendChild(el("li", {"data-message": m.id}, [el("strong", {text: time(m.at) + " "}), el("span", {text: m.text})]));
+    });
+    $("messages-more-label").textContent = fill(T.allMessages, {n: items.length});
+    var clipped = $("message-latest").scrollHeight > $("message-latest").clientHeight + 1;
+    $("messages-more").hidden = items.length < 2 && !clipped;
+  }
+
+  // Shown on a visible screen: the server keeps the first moment (a repeat changes nothing).
+  function markSeen() {
+    if (!current || document.hidden) { return; }
+    var done = (current.messages && current.messages.seen) || [];
+    var ids = shownIds(current).filter(function (id) { return done.indexOf(id) < 0 && !marking[id]; });
+    if (!ids.length) { return; }
+    ids.forEach(function (id) { marking[id] = true; });
+    page.post(page.config.seenUrl, {messages: ids}).then(function (r) {
+      if (!r.ok) { ids.forEach(function (id) { delete marking[id]; }); }
+    });
   }
 
   function fill(template, values) {
@@ -73,17 +113,19 @@
     var T = page.text, me = state.me || {}, level = me.level, game = state.game;
     var banner = "";
     if (game.status === "setup") { banner = T.setup; }
+    else if (game.status === "running" && game.paused_since) { banner = T.paused + " " + time(game.paused_since); }
     else if (me.status === "disqualified") { banner = T.disqualified; }
     else if (game.status === "finished") { banner = me.status === "finished" ? T.finishedDone : me.status === "stopped" ? T.stopped : T.finished; }
     else if (me.status === "finished") { banner = T.done; }
     $("game-status").textContent = banner;
     $("game-status").hidden = !banner;
+    $("game-status").dataset.paused = game.paused_since ? "true" : "false";
     $("level-box").hidden = !level;
     $("code-box").hidden = !level;
     // A verdict belongs to the level it was given on ("sector found, 1 left"): gone once the
     // level changed.
     if (resultLevel !== null && (!level || level.label !== resultLevel)) { showResult("", ""); }
-    noticeNews(level);
+    noticeNews(level, shownIds(state));
     renderResult(me, game);
     if (level) {
       $("level-title").textContent = T.level + " " + level.number + " " + T.of + " " + level.of;
@@ -107,6 +149,9 @@
       hints.textContent = "";
       level.hints.forEach(function (h) {
         hints.appendChild(el("li", {"data-hint": h.n}, [el("strong", {text: T.hint + " " + h.n + " (" + time(h.at) + "): "}), el("span", {text: h.text})]));
+      });
+      (level.bonus_hints || []).forEach(function (h) {
+        hints.appendChild(el("li", {"class": "bonus", "data-bonus": h.id}, [el("strong", {text: T.bonusHint + " (" + time(h.at) + "): "}), el("span", {text: h.text})]));
       });
       var note = $("timeout-note");
       note.hidden = !level.timeout_until;
@@ -132,6 +177,9 @@
     tick();
     // The boxes show once drawn (gorod.css): nothing visible moves when the first state fills them.
     $("gorod-play").dataset.ready = "true";
+    // After it shows (the same task, before a paint): is the latest message cut to its lines?
+    renderMessages(state.messages);
+    markSeen();
   }
 
   function statusLine(box, text, kind) {
@@ -144,7 +192,7 @@
     var T = page.text, photos = level && level.photo_proof ? level.photos || [] : [];
     $("photo-box").hidden = !(level && level.photo_proof);
     var last = photos[0], pending = last && last.status === "pending";
-    $("photo-send").disabled = !!pending;
+    $("photo-send").disabled = !!pending || paused();
     if (!last) { statusLine($("photo-status"), ""); return; }
     var text = {pending: T.photoPending, rejected: T.photoRejected, accepted: T.photoAccepted}[last.status];
     statusLine($("photo-status"), text + (last.answer ? " — " + last.answer : ""), last.status === "rejected" ? "wrong" : "accepted");
@@ -152,7 +200,7 @@
 
   function renderTimeout(me, level, game) {
     var T = page.text, asked = me.timeout_request;
-    var open = game.status === "running" && !!level && !me.timeout_taken && !(asked && asked.status === "pending");
+    var open = game.status === "running" && !game.paused_since && !!level && !me.timeout_taken && !(asked && asked.status === "pending");
     $("timeout-box").hidden = game.status !== "running" || (!level && !asked);
     $("timeout-form").hidden = !open;
     if (!asked) { statusLine($("timeout-status"), ""); return; }
@@ -183,12 +231,17 @@
     });
   }
 
+  function paused() {
+    return !!(current && current.game && current.game.paused_since);
+  }
+
   function waitTick() {
     var left = Math.ceil((waitUntil - Date.now()) / 1000), waiting = left > 0;
     $("code-wait").hidden = !waiting;
     $("code-wait").textContent = waiting ? page.text.wait + " " + dur(left) : "";
-    $("code-text").disabled = waiting;
-    $("code-send").disabled = waiting || sending;
+    // While the game is paused no code is accepted: the field waits with the banner above.
+    $("code-text").disabled = waiting || paused();
+    $("code-send").disabled = waiting || sending || paused();
     if (!waiting && waitUntil) { waitUntil = 0; page.showError(""); $("code-text").focus(); }
   }
 
@@ -196,13 +249,14 @@
     waitTick();
     var level = current && current.me && current.me.level;
     if (!level) { return; }
-    var toHint = page.secondsUntil(level.next_hint_at), toFail = page.secondsUntil(level.fail_at);
+    var game = current.game;
+    var toHint = page.secondsLeft(level.next_hint_at, game), toFail = page.secondsLeft(level.fail_at, game);
     $("next-hint-row").hidden = toHint == null;
     $("next-hint").textContent = dur(toHint);
     $("fail-in").textContent = dur(toFail);
     // A deadline passed: the state changed by the clock. The clock process pushes it; fetch it
     // too in case it is not running (the state is a function of the record and the time).
-    var passed = (toHint != null && toHint < -1) || (toFail != null && toFail < -1);
+    var passed = !game.paused_since && ((toHint != null && toHint < -1) || (toFail != null && toFail < -1));
     if (passed && Date.now() > refetchAt) {
       refetchAt = Date.now() + 5000;
       page.live.resync();
@@ -247,7 +301,7 @@
         }
       }
       waitTick();
-      if (!waitUntil) { $("code-text").focus(); }
+      if (!waitUntil && !paused()) { $("code-text").focus(); }
     });
   }
 
@@ -261,5 +315,6 @@
       document.addEventListener(name, unlockAudio, {passive: true});
     });
     window.setInterval(tick, 1000);
+    document.addEventListener("visibilitychange", markSeen);
   });
 })();

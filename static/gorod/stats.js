@@ -9,6 +9,7 @@
     var T = page.text, game = state.game;
     $("game-status").textContent = T[game.status] || game.status;
     $("game-status").dataset.status = game.status;
+    window.gorodPauseBanner(page, game, $("pause-banner"));
     $("finished-share").textContent = Math.round(game.finished_share * 100) + " %";
     $("stats-later").hidden = !!state.statistics;
     window.gorodStatsTable(page, state.statistics, $("stats-head"), $("stats-body"));

@@ -1,6 +1,7 @@
 /* The host's answer countdown on the projector, the phones and the host console. The state
- * carries only its end (question.countdown.ends_at, the server's clock); each page counts down
- * from the server_time it was served with, so a phone whose clock is off still ends on time.
+ * carries only its end (question.countdown.ends_at, the server's clock), or the seconds left of
+ * a paused one (paused_left); each page counts down from the server_time it was served with,
+ * so a phone whose clock is off still ends on time.
  * A short tone at the end where the browser allows sound (after a tap or a key on the page). */
 (function (global) {
   "use strict";
@@ -42,20 +43,40 @@
     return m + ":" + (s < 10 ? "0" : "") + s;
   }
 
-  function Countdown(node) {
+  /* ``onOver`` (optional) is called when a running countdown reaches zero on this page. */
+  function Countdown(node, onOver) {
     this.node = node;
+    this.key = null;  // what is shown: the end (ms), "p<seconds>" when paused, null for none
     this.endsAt = null;
     this.timer = null;
+    this.over = false;  // a running countdown at zero (a paused one never is)
+    this.onOver = onOver || null;
   }
 
-  /* Show the state's countdown ({seconds, ends_at} or null); the same end again changes nothing. */
+  /* Show the state's countdown ({seconds, ends_at}, {seconds, paused_left} or null); the same
+   * one again changes nothing. A paused one stands still with its seconds left and the word
+   * the page gives in the node's data-paused-text. */
   Countdown.prototype.set = function (countdown) {
     var self = this;
-    var ends = countdown && countdown.ends_at ? Date.parse(countdown.ends_at) : null;
-    if (ends === this.endsAt) { return; }
+    var paused = countdown && countdown.paused_left != null ? countdown.paused_left : null;
+    var ends = paused == null && countdown && countdown.ends_at ? Date.parse(countdown.ends_at) : null;
+    var key = paused != null ? "p" + paused : ends;
+    if (key === this.key) { return; }
+    this.key = key;
     this.endsAt = ends;
+    this.over = false;
     global.clearInterval(this.timer);
-    this.node.classList.remove("is-short", "is-over");
+    this.node.classList.remove("is-short", "is-over", "is-paused");
+    delete this.node.dataset.paused;
+    if (paused != null) {
+      this.node.hidden = false;
+      this.node.classList.add("is-paused");
+      this.node.dataset.paused = "true";
+      this.node.dataset.left = String(paused);
+      var word = this.node.dataset.pausedText;
+      this.node.textContent = label(paused) + (word ? " · " + word : "");
+      return;
+    }
     if (ends == null) {
       this.node.hidden = true;
       this.node.textContent = "";
@@ -65,11 +86,12 @@
     // a page opened after the end shows 0:00 without a tone
     this.armed = ends > now();
     this.node.hidden = false;
-    this.tick();
-    this.timer = global.setInterval(function () { self.tick(); }, 250);
+    this.tick(true);
+    this.timer = global.setInterval(function () { self.tick(false); }, 250);
   };
 
-  Countdown.prototype.tick = function () {
+  /* ``quiet``: called from ``set``, inside the page's own render, which reads ``over`` itself. */
+  Countdown.prototype.tick = function (quiet) {
     var left = Math.max(0, Math.ceil((this.endsAt - now()) / 1000));
     this.node.textContent = label(left);
     this.node.dataset.left = String(left);
@@ -77,10 +99,12 @@
     this.node.classList.toggle("is-over", left === 0);
     if (left === 0) {
       global.clearInterval(this.timer);
+      this.over = true;
       if (this.armed) {
         this.armed = false;
         this.node.dataset.sounded = beep() ? "yes" : "no";
       }
+      if (!quiet && this.onOver) { this.onOver(); }
     }
   };
 

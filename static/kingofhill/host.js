@@ -1,7 +1,9 @@
 /* The host console: everything is rendered from the server's host state (so a reload loses
  * nothing); every button is a POST to the API. Keyboard, by physical key whatever the layout
  * (KeyS is «ы» in ЙЦУКЕН): S start, A announce, C close, P partner mark, a group's number (any
- * number of digits) marks it correct, Shift incorrect. */
+ * number of digits) marks it correct, Shift incorrect; Space pauses or resumes the countdown,
+ * "=" and "-" add or remove 10 seconds; M merges the first suggested groups, Shift+M keeps
+ * them apart. */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -113,10 +115,16 @@
     renderQuestion(q, host.bank, status);
     var answering = !!(q && q.phase === "answering" && status === "running");
     $("countdown-controls").hidden = !host.can.countdown;
-    var running = answering && state.question && state.question.countdown;
-    $("countdown-stop").hidden = !running;
+    var shown = answering && state.question ? state.question.countdown : null;
+    $("countdown-stop").hidden = !shown;
+    $("countdown-running").hidden = !shown;
+    var paused = !!(shown && shown.paused_left != null);
+    $("countdown-pause").dataset.paused = String(paused);
+    $("countdown-pause-label").textContent = paused ? T.resume : T.pause;
     if (!countdown) { countdown = new window.KothCountdown.Countdown($("countdown")); }
-    countdown.set(answering && state.question ? state.question.countdown : null);
+    countdown.set(shown);
+    $("answers-after-zero-box").hidden = status === "finished";
+    $("answers-after-zero").checked = !!state.game.answers_after_zero;
     $("reveal").hidden = !host.can.reveal;
     $("reveal").textContent = host.revealed ? T.unreveal : T.reveal;
     $("close").disabled = !host.can.close;
@@ -147,6 +155,8 @@
     $("presence").dataset.connected = connected.join("\n");
     $("end-links").hidden = status !== "finished";
     var groups = $("groups");
+    var offered = {};  // a suggestion beside its first group
+    (host.suggestions || []).forEach(function (s, i) { offered[s.keys[0]] = {s: s, first: i === 0}; });
     groups.replaceChildren.apply(groups, host.groups.map(function (g) {
       var yes = el("button", {type: "button", text: "✓ " + g.index, class: "koth-yes",
                               title: T.correct + " (" + g.index + ")"});
@@ -161,7 +171,8 @@
         el("span", {class: "koth-group-count", text: "× " + g.count}),
         el("span", {class: "muted", text: g.teams.join(", ")}),
         el("span", {class: "koth-verdict", text: verdictText(g.verdict) + (g.matches_key ? " (" + T.key + ")" : "")}),
-        yes, no]);
+        yes, no, g.forms.length > 1 ? splitButton(g) : null,
+        offered[g.key] ? suggestionBox(offered[g.key].s, offered[g.key].first, host.groups) : null]);
     }));
 
     $("king-line").textContent = (board.king ? T.king + " " + board.king : T.noKing) +
@@ -234,6 +245,52 @@
     }
   }
 
+  // A merge the console suggests, beside the group it keeps: the other groups by number and
+  // text with why each is the same answer; the first suggestion also answers M / Shift+M.
+  function suggestionBox(s, first, groups) {
+    var T = page.text;
+    var byKey = {};
+    groups.forEach(function (g) { byKey[g.key] = g; });
+    var others = s.keys.slice(1).map(function (key, i) {
+      var g = byKey[key];
+      return (g ? g.index + " «" + g.texts.join(" / ") + "»" : "«" + key + "»") +
+        " (" + (T.reasons[s.reasons[i]] || s.reasons[i]) + ")";
+    });
+    var merge = el("button", {type: "button", class: "koth-merge", "data-past": "merge"},
+                   keyed(T.merge, first ? "" : null));
+    var apart = el("button", {type: "button", class: "secondary koth-apart", "data-past": "apart"},
+                   keyed(T.apart, first ? "Shift+" : null));
+    merge.addEventListener("click", function () { suggest("merge", s); });
+    apart.addEventListener("click", function () { suggest("apart", s); });
+    return el("div", {class: "koth-suggestion", "data-keys": s.keys.join("\n")}, [
+      el("span", {text: T.sameAnswer + " " + others.join(", ")}), merge, apart]);
+  }
+
+  // A button's text with its key, "Merge (M)", the key labelled in the layout in use.
+  function keyed(text, shift) {
+    var parts = [document.createTextNode(text)];
+    if (shift === null) { return parts; }
+    var key = el("kbd", {"data-code": "KeyM", text: "M"});
+    labelKey(key);
+    return parts.concat([document.createTextNode(" (" + shift), key, document.createTextNode(")")]);
+  }
+
+  function splitButton(g) {
+    var split = el("button", {type: "button", class: "secondary koth-split", "data-past": "split",
+                              text: page.text.split, title: page.text.splitTitle});
+    split.addEventListener("click", function () {
+      api("groups/split", {question: current.host.question.number, key: g.key},
+          "#groups > li:nth-child(" + g.index + ') [data-past="split"]');
+    });
+    return split;
+  }
+
+  function suggest(action, s) {
+    var index = current.host.groups.findIndex(function (g) { return g.key === s.keys[0]; }) + 1;
+    api("groups/" + action, {question: current.host.question.number, keys: s.keys},
+        "#groups > li:nth-child(" + index + ') [data-past="' + action + '"]');
+  }
+
   function judge(group, verdict, which) {
     var q = current.host.question;
     // The anchor names the group by its index: keys are the teams' own texts.
@@ -302,23 +359,44 @@
     if (code === "KeyA" && host.can.announce) { announce(); }
     else if (code === "KeyC" && host.can.close) { api("close"); }
     else if (code === "KeyS" && host.can.start) { api("start"); }
+    else if (code === "Space" && countdownShown()) { pauseOrResume(); }
+    else if ((code === "Equal" || code === "NumpadAdd") && countdownShown()) { adjust(10); }
+    else if ((code === "Minus" || code === "NumpadSubtract") && countdownShown()) { adjust(-10); }
+    else if (code === "KeyM" && host.suggestions && host.suggestions.length) {
+      suggest(event.shiftKey ? "apart" : "merge", host.suggestions[0]);
+    }
     else if (code === "KeyP" && host.question && current.game.status !== "setup") {
       api("partner", {question: host.question.number, partner: !host.question.partner}, "#partner");
     } else { return; }
     event.preventDefault();
   }
 
+  // The countdown's own buttons (and keys) show only while the answers have one.
+  function countdownShown() { return !$("countdown-running").hidden; }
+
+  function pauseOrResume() {
+    api($("countdown-pause").dataset.paused === "true" ? "countdown/resume" : "countdown/pause");
+  }
+
+  function adjust(seconds) { api("countdown/adjust", {seconds: seconds}); }
+
   // Each key's label: its Latin letter, and the layout's own letter when that differs ("A/Ф").
   // Without the Keyboard Map API (Firefox, Safari) the Latin letters stay.
+  var layout = null;  // the keyboard's layout map, once known
+
+  function labelKey(k) {
+    if (!layout) { return; }
+    var latin = k.dataset.latin || k.textContent, local = (layout.get(k.dataset.code) || "").toUpperCase();
+    k.dataset.latin = latin;
+    k.textContent = local && local !== latin ? latin + "/" + local : latin;
+  }
+
   function labelKeys() {
     var kb = navigator.keyboard;
     if (!kb || typeof kb.getLayoutMap !== "function") { return; }
     kb.getLayoutMap().then(function (map) {
-      Array.prototype.forEach.call(document.querySelectorAll("kbd[data-code]"), function (k) {
-        var latin = k.dataset.latin || k.textContent, local = (map.get(k.dataset.code) || "").toUpperCase();
-        k.dataset.latin = latin;
-        k.textContent = local && local !== latin ? latin + "/" + local : latin;
-      });
+      layout = map;
+      Array.prototype.forEach.call(document.querySelectorAll("kbd[data-code]"), labelKey);
     }, function () { /* not allowed here (e.g. in a frame): the Latin letters stay */ });
   }
 
@@ -333,6 +411,12 @@
       api("countdown", {seconds: Number($("countdown-seconds").value) || 0});
     });
     $("countdown-stop").addEventListener("click", function () { api("countdown", {seconds: 0}); });
+    $("countdown-pause").addEventListener("click", pauseOrResume);
+    $("countdown-plus").addEventListener("click", function () { adjust(10); });
+    $("countdown-minus").addEventListener("click", function () { adjust(-10); });
+    $("answers-after-zero").addEventListener("change", function () {
+      api("answers-after-zero", {taken: $("answers-after-zero").checked}, "#answers-after-zero");
+    });
     $("reveal").addEventListener("click", function () { api("reveal", {reveal: !current.host.revealed}); });
     $("partner").addEventListener("change", function () {
       api("partner", {question: current.host.question.number, partner: $("partner").checked},

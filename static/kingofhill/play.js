@@ -110,8 +110,16 @@
     $("question-status").textContent = state.game.status === "finished" ? "" :
       (phase ? T[phase] : "");
     document.body.dataset.phase = phase || "setup";
-    if (!countdown) { countdown = new window.KothCountdown.Countdown($("countdown")); }
+    if (!countdown) {
+      // at zero the answer closes here too, without waiting for a push
+      countdown = new window.KothCountdown.Countdown($("countdown"), function () {
+        if (current) { render(current); }
+      });
+    }
     countdown.set(phase === "answering" ? q.countdown : null);
+    // The game's choice: after the countdown's end the server refuses answers unless it
+    // takes them after zero; the phone says so at zero instead of letting the team send.
+    var timeUp = phase === "answering" && countdown.over && !state.game.answers_after_zero;
     // the host revealed the last question: its answer under this team's verdict
     var shown = state.reveal, reveal = $("last-reveal");
     reveal.hidden = !(shown && shown.answer_key && me.last_move && me.last_move.number === shown.number);
@@ -134,9 +142,11 @@
 
     // The answer: one per question, confirmed with the server's arrival time.
     var answer = me.answer, confirm = $("answer-confirm");
-    var open = phase === "answering" && !answer;
+    var open = phase === "answering" && !answer && !timeUp;
     $("answer-text").disabled = !open;
     $("answer-send").disabled = !open;
+    $("time-up").hidden = !(timeUp && !answer);
+    $("time-up").textContent = timeUp && !answer ? T.timeUp : "";
     // Only a receipt here; the verdict is the last-move card's (red or green by the verdict).
     if (answer && phase !== "closed") {
       confirm.textContent = T.sent + " " + window.kothTime(answer.at) + ": «" + answer.text + "»";

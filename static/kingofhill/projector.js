@@ -7,7 +7,7 @@
  *   window.KothProjector.render(svgRoot, state, strings)      the board
  *   window.KothProjector.renderPanel(panelRoot, state, strings) title, question, King, standings
  *   window.KothProjector.renderPage(document, state, strings)  both, plus the winner banner
- *   window.KothProjector.geometry(teamCount, summit)           pure layout helpers (tested)
+ *   window.KothProjector.geometry(teamCount, summit[, aspect, pxPerUnit])  pure layout helpers (tested)
  *
  * The live socket is the shared module's (js/live.js, Live.connect): it calls renderPage with
  * every newer state. How many holds win is the rules' number, read from state.game.holds_to_win.
@@ -30,9 +30,21 @@
     return "l";
   }
 
+  /* The smallest a board label may be on the screen, in CSS px. The board is drawn in user
+   * units and scaled to its box, so on a small projector a fixed unit size came out at 13.7 px
+   * for 8 teams at 1024x768. Names (up to 32 teams) keep 14 px, then 12 px where 13-32 of them
+   * share the rim; 64 teams are labelled by their number (the standings name them), and 11 px
+   * digits are still read from the back of a hall while 64 of them fit around the rim. */
+  function labelFloorPx(n) {
+    if (n <= 12) { return 14; }
+    if (n <= 32) { return 12; }
+    return 11;
+  }
+
   /* Board geometry in SVG user units; the board centre is (0, 0), the rim has radius R.
-   * Step 0 is the outer ring, step S-1 the ring next to the summit, step S the summit disc. */
-  function geometry(n, summit, aspect) {
+   * Step 0 is the outer ring, step S-1 the ring next to the summit, step S the summit disc.
+   * `pxPerUnit` (optional: CSS px per user unit as drawn) raises the labels to their floor. */
+  function geometry(n, summit, aspect, pxPerUnit, extraWidth) {
     n = Math.max(1, n | 0);
     var S = Math.max(1, summit | 0);
     var size = sizeClass(n);
@@ -43,11 +55,14 @@
     var g = {
       n: n, S: S, R: R, r0: r0, ringW: ringW, slice: slice, size: size,
       // as wide as the box the board is drawn in (labels use the room at the sides), 1000 high
-      viewBox: viewBoxFor(size, aspect),
+      viewBox: viewBoxFor(size, aspect, extraWidth),
       labelRadius: R + 22,
       labelFont: n <= 8 ? 30 : n <= 12 ? 28 : n <= 16 ? 25 : n <= 24 ? 22 : n <= 32 ? 19 : 20,
+      // rounded up: 13.99 px is not 14
+      labelMin: pxPerUnit > 0 ? Math.ceil(100 * labelFloorPx(n) / pxPerUnit) / 100 : 0,
       kingTokenY: -0.2 * r0
     };
+    g.labelFont = Math.max(g.labelFont, g.labelMin);
     /* Slope i spans [start(i), start(i) + slice]; slope 0 is centred at 12 o'clock. */
     g.start = function (i) { return -Math.PI / 2 - slice / 2 + i * slice; };
     g.mid = function (i) { return -Math.PI / 2 + i * slice; };
@@ -80,7 +95,8 @@
     };
     /* Anchor point and text-anchor of a slope's label just outside the rim. Near the top and
      * the bottom, where labels sit side by side, every other one is set one line further out
-     * (for more than 12 teams) so that neighbours may be wider than their slope. */
+     * (for more than 12 teams) so that neighbours may be wider than their slope; for 64 teams
+     * every other side label too, where 64 numbers at a legible size would touch. */
     g.labelPlace = function (i) {
       var a = g.mid(i);
       var c = Math.cos(a);
@@ -88,19 +104,29 @@
       var anchor = c > 0.3 ? "start" : (c < -0.3 ? "end" : "middle");
       var rr = g.labelRadius + (anchor === "middle" ? 0 : 4);
       var y = rr * s + s * g.labelFont * 0.5;
-      var staggered = anchor === "middle" && size === "m" && i % 2 === 1;
-      if (staggered) {  // one row further out than the top/bottom label
+      var odd = i % 2 === 1;
+      var staggered = odd && (anchor === "middle" ? size !== "s" : size === "l");
+      // where a leader from the rim ends: just short of the label
+      var lx = rr * c, ly = y - (y < 0 ? -1 : 1) * g.labelFont * 0.62;
+      if (staggered && anchor === "middle") {  // one row further out than the top/bottom label
         y = (s < 0 ? -1 : 1) * (g.labelRadius + g.labelFont * 1.85);
+        ly = y - (y < 0 ? -1 : 1) * g.labelFont * 0.62;
+      } else if (staggered) {  // one number's width further out than its neighbours
+        rr += g.labelFont * 1.5;
+        y = rr * s + s * g.labelFont * 0.5;
+        lx = rr * c - (c > 0 ? 1 : -1) * 4;
+        ly = y - s * g.labelFont * 0.5;
       }
-      return {x: round(rr * c), y: round(y), anchor: anchor, staggered: staggered};
+      return {x: round(rr * c), y: round(y), anchor: anchor, staggered: staggered,
+              leaderX: round(lx), leaderY: round(ly)};
     };
     return g;
   }
 
   function round(v) { return Math.round(v * 100) / 100; }
 
-  function viewBoxFor(size, aspect) {
-    var min = size === "l" ? 1040 : 1110;
+  function viewBoxFor(size, aspect, extraWidth) {
+    var min = (size === "l" ? 1040 : 1110) + Math.round(extraWidth || 0);
     var w = Math.max(min, Math.min(1400, Math.round(1000 * (aspect || 0))));
     return [-w / 2, -500, w, 1000];
   }
@@ -273,7 +299,7 @@
   }
 
   /* A slope's label: its name (or number), on two lines when one line has no room at the side. */
-  function makeLabel(text, full, place, viewBox) {
+  function makeLabel(text, full, place, viewBox, minFont) {
     var line = el("tspan", {x: place.x}, text);
     line.textContent = full;
     var label = {node: text, parts: [{node: line, full: full, len: full.length}]};
@@ -292,7 +318,10 @@
     var widest = Math.max.apply(null, label.parts.map(function (p) { return p.node.getComputedTextLength(); }));
     if (widest > room) {
       var font = parseFloat(text.getAttribute("font-size"));
-      text.setAttribute("font-size", round(Math.max(0.64 * font, font * room / widest)));
+      // never below the legible floor: the board makes room, or the name is cut (untangleLabels)
+      var fitted = Math.max(0.64 * font, minFont, font * room / widest);
+      text.setAttribute("font-size", round(fitted));
+      label.short = widest * fitted / font - room;
     }
     return label;
   }
@@ -324,13 +353,13 @@
       if (place.staggered) {  // a short leader from the rim to a label set further out
         var ma = g.mid(i);
         el("line", {x1: round((g.R + 13) * Math.cos(ma)), y1: round((g.R + 13) * Math.sin(ma)),
-                    x2: place.x, y2: round(place.y - (place.y < 0 ? -1 : 1) * g.labelFont * 0.62),
+                    x2: place.leaderX, y2: place.leaderY,
                     "class": "kp-leader"}, slope);
       }
       var text = el("text", {x: place.x, y: place.y, "text-anchor": place.anchor, "class": "kp-label",
                              "font-size": g.labelFont, "data-team": t.name}, slope);
       el("title", null, text).textContent = (i + 1) + ". " + t.name;
-      labels.push(makeLabel(text, g.size === "l" ? String(i + 1) : t.name, place, g.viewBox));
+      labels.push(makeLabel(text, g.size === "l" ? String(i + 1) : t.name, place, g.viewBox, g.labelMin));
     });
 
     var grid = el("g", {"class": "kp-grid"}, svg);
@@ -378,6 +407,18 @@
     }
 
     untangleLabels(labels, g.viewBox);
+    // how many user units the widest side label lacks at its floor (0: every one fits whole)
+    return Math.max.apply(null, labels.map(function (l) { return l.short || 0; }).concat([0]));
+  }
+
+  /* The board's geometry for its box: px per user unit as drawn (the labels' floor follows
+   * it), with `extraWidth` more user units at the sides for labels that lacked room. */
+  function boardGeometry(m, box, extraWidth) {
+    var aspect = box && box.height > 0 ? box.width / box.height : 0;
+    var vb = viewBoxFor(sizeClass(m.teams.length), aspect, extraWidth);
+    // preserveAspectRatio "meet": the board is scaled to fit its box
+    var scale = aspect ? Math.min(box.width / vb[2], box.height / vb[3]) : 0;
+    return geometry(m.teams.length, m.summit, aspect, scale, extraWidth);
   }
 
   function layoutKey(m) {
@@ -389,11 +430,17 @@
     strings = strings || {};
     var m = model(state);
     var box = svg.getBoundingClientRect ? svg.getBoundingClientRect() : null;
-    var aspect = box && box.height > 0 ? box.width / box.height : 0;
-    var g = geometry(m.teams.length, m.summit, aspect);
-    var key = layoutKey(m) + "|" + g.viewBox.join(",");
+    var g = boardGeometry(m, box, 0);
+    var key = layoutKey(m) + "|" + g.viewBox.join(",") + "|" + g.labelFont;
     if (svg.__kothKey !== key) {
-      buildBoard(svg, m, g, strings);
+      var short = buildBoard(svg, m, g, strings);
+      // A name lacks room at the side at its legible size: draw the board a little smaller
+      // rather than cut the name (room on both sides; the font in units grows with it).
+      for (var extra = 0, tries = 0; short > 0.5 && tries < 4 && extra < 400; tries++) {
+        extra = Math.min(400, extra + 2.5 * short);
+        g = boardGeometry(m, box, extra);
+        short = buildBoard(svg, m, g, strings);
+      }
       svg.__kothKey = key;
       svg.__kothKing = undefined;
     }

@@ -20,6 +20,10 @@ SIZES = ((1024, 768), (1280, 720), (1920, 1080))
 # [decision] 14 px is the floor for names up to 24 teams on every size; 64 teams on a small
 # projector may go to 12 px (two columns of 32 rows in 720 px), never clipped off the screen.
 MIN_NAME_PX = {8: 14, 24: 14, 64: 12}
+# [decision] The board's labels, as drawn on the screen: names keep 14 px up to 12 teams and
+# 12 px where 13-32 share the rim; 64 teams are labelled by their numbers, which stay 11 px
+# (read from the back of a hall, and 64 of them still fit around the rim uncut).
+MIN_LABEL_PX = {8: 14, 24: 12, 64: 11}
 
 MEASURE = """() => {
   const vw = innerWidth, vh = innerHeight, d = document.documentElement;
@@ -37,8 +41,15 @@ MEASURE = """() => {
       const r = e.getBoundingClientRect();
       return r.left < legend.right && legend.left < r.right && r.top < legend.bottom && legend.top < r.bottom;
     }).map(e => e.dataset.team);
+  // an SVG label's font is in the board's user units: on the screen it is scaled with the board
+  const labels = [...document.querySelectorAll('#koth-board .kp-label')];
+  const drawn = labels.map(e => parseFloat(getComputedStyle(e).fontSize) * e.getScreenCTM().a);
   return {
-    out, covered, scroll: [d.scrollWidth - vw, d.scrollHeight - vh, document.body.scrollWidth - vw],
+    out, covered,
+    labelFont: Math.min(...drawn), labels: labels.length,
+    labelsCut: labels.filter(e => [...e.querySelectorAll('tspan')].some(t => t.textContent.includes('\u2026')))
+      .map(e => e.dataset.team),
+    scroll: [d.scrollWidth - vw, d.scrollHeight - vh, document.body.scrollWidth - vw],
     nameFont: Math.min(...names.map(e => parseFloat(getComputedStyle(e).fontSize))),
     names: names.length,
     standingsOverflow: standings.scrollHeight - standings.clientHeight,
@@ -56,6 +67,8 @@ def fits(page, n: int, where: str) -> dict:
     assert size["standingsOverflow"] <= 1 and size["panelOverflow"] <= 1, (where, size)
     assert size["names"] == n, where
     assert size["nameFont"] >= MIN_NAME_PX[n], (where, size["nameFont"])
+    assert size["labels"] == n, where
+    assert size["labelFont"] >= MIN_LABEL_PX[n], (where, size["labelFont"])
     return size
 
 
@@ -107,6 +120,20 @@ def test_the_projector_fits_three_screens_with_8_24_and_64_teams(asgi_server, ne
             page.screenshot(path=str(shots / f"projector-winner-{n}-{width}x{height}.png"))
         version += 1
     assert errors == []
+
+
+@pytest.mark.parametrize("n", [8, 64])
+def test_the_boards_team_labels_are_legible_on_a_small_projector(asgi_server, new_page, n):
+    page = new_page(viewport={"width": 1024, "height": 768})
+    html = render_projector(mid_game_state(n))
+    page.route("**/projector-harness", lambda route: route.fulfill(
+        body=html, content_type="text/html; charset=utf-8"))
+    page.goto(asgi_server + "/projector-harness")
+    page.wait_for_function("() => document.querySelectorAll('#koth-board .kp-label').length > 0")
+    size = fits(page, n, f"{n} teams at 1024x768")
+    # Larger labels did not cost the names: every one is whole.
+    assert size["labelsCut"] == [], size["labelsCut"]
+    page.screenshot(path=str(artifacts_dir() / f"projector-labels-{n}-1024x768.png"))
 
 
 def test_a_revealed_question_and_its_answer_show_after_the_close(asgi_server, new_page):

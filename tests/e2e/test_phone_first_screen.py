@@ -1,6 +1,6 @@
 """Both team phones at 390x844 in real Chromium: the GoRoD code field and its button lie inside
-the first screen in every state of a level (a long task with images, danger and hints, a short
-task after a verdict, a timeout), the result card is there once the game is over, neither phone
+the first screen in every state of a level (a long task with images, danger and hints, the
+organizer's long message and a bonus hint, a short task after a verdict, a timeout), the result card is there once the game is over, neither phone
 page shifts its layout by more than 0.1 while it loads and its live state arrives, and the
 phone's table of levels keeps a long Russian word on one line."""
 
@@ -116,6 +116,17 @@ def test_the_gorod_code_form_is_in_the_first_screen_in_every_state_and_nothing_s
     expect(page.locator("#result-box")).to_be_visible()  # the result card of zeros
     assert_steady(page, "long task")
     assert_code_form_in_first_screen(page, "long task")
+
+    # The organizer's long message at the top and a bonus hint under the hints: the message is
+    # held to its first lines, the code form stays in the first screen.
+    services.message_send(actor=organizer, game=gg, text="Внимание! " + "Сбор у моста. " * 40)
+    services.message_send(actor=organizer, game=gg, kind="bonus_hint", audience="level",
+                          level=LONG_LABEL, text="Ищите у воды " * 10)
+    page = phone(alpha, path)
+    expect(page.locator("#messages-box")).to_be_visible(timeout=WAIT)
+    expect(page.locator("#level-hints li.bonus")).to_have_count(1)
+    assert_steady(page, "a long message")
+    assert_code_form_in_first_screen(page, "a long message")
 
     # A short task, with the verdict of the code that closed the level before.
     page.fill("#code-text", "G1R1D")

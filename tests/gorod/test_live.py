@@ -42,10 +42,11 @@ class Rollback(Exception):
     pass
 
 
-def check_steps(running, entries, steps, act, monkeypatch, capture) -> None:
+def check_steps(running, entries, steps, act, monkeypatch, capture, then=None) -> None:
     """Each step ``(kind, team, choice, seconds)`` as ``act(kind, entry, choice, now)`` through
     ``verify_action``, ``seconds`` after the previous one, in a transaction rolled back at the
-    end (every hypothesis example starts from the same game)."""
+    end (every hypothesis example starts from the same game); ``then(now)``, if given, checks
+    the game after the last step, before the rollback."""
     try:
         with transaction.atomic():
             now = T0
@@ -54,6 +55,8 @@ def check_steps(running, entries, steps, act, monkeypatch, capture) -> None:
                 verify_action(LIVE, running.pk,
                               functools.partial(act, kind, entries[team], choice, now), now=now,
                               monkeypatch=monkeypatch, capture=capture)
+            if then is not None:
+                then(now)
             raise Rollback
     except Rollback:
         pass

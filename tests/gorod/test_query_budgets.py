@@ -29,9 +29,10 @@ WRONG = RIGHT = 11  # the team's rows in three reads, its timeout requests and p
 # changed parts
 CLOSING = 11  # its team's timeline again, and the stored standings re-ranked: no whole record
 LIMITED = 11  # unchecked, but the refused try is stored for the organizer's log and pushed
-RULING = {"penalty": 26, "average_time": 26}  # with the audit entry
+RULING = {"penalty": 27, "average_time": 27}  # with the audit entry and the messages (one read
+# for the organizer's list and the teams' own)
 TICK = 17  # the due teams moved on from their own rows, in one batch, and re-ranked
-COLD_SETUP = 2  # the levels, the team names
+COLD_SETUP = 3  # the levels, the team names, the bonus hints
 # The user, the stored state (public: only the state); the session too where it is read from
 # the database (with Redis: config.settings.SESSION_ENGINE).
 SESSION = int(not settings.SESSION_ENGINE.endswith(".cached_db"))
@@ -97,6 +98,17 @@ def test_a_code_refused_by_the_attempt_limit_costs_the_same_queries(
     with django_assert_num_queries(LIMITED):
         refused = services.code_submit(game=gg.pk, application=entries[3], text="again", now=NOW)
     assert refused.wait_s > 0 and refused.attempt.verdict == CodeAttempt.Verdict.LIMITED
+
+
+def test_a_closing_code_onto_a_level_with_a_bonus_hint_costs_no_more_queries(
+        night, organizer, django_assert_num_queries):
+    gg, entries = night
+    services.message_send(actor=organizer, game=gg.pk, text="Behind the tower", now=NOW,
+                          kind="bonus_hint", audience="level", level="2", later=True)
+    with django_assert_num_queries(CLOSING):
+        services.code_submit(game=gg.pk, application=entries[1], text="G1R1D", now=NOW)
+    me = LIVE.read(gg.pk, f"team:{entries[1].pk}").data()["state"]["me"]
+    assert [hint["text"] for hint in me["level"]["bonus_hints"]] == ["Behind the tower"]
 
 
 @pytest.mark.parametrize("ruling", [{"type": "penalty", "minutes": 5},

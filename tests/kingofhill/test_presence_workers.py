@@ -1,10 +1,13 @@
 """The coalesced presence refresh (``core.coalesce``) across two running workers on PostgreSQL and
 Redis: the claim lives in the shared cache, so phones connecting through both workers at once
-reach the host's console in a few refreshes, not one live write each, and none is lost."""
+reach the host's console in a few refreshes, not one live write each, and none is lost; and a
+worker killed with phones connected leaves rows that expire after the lease (the other worker's
+heartbeat), while the other worker's phones stay."""
 
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
 
@@ -68,3 +71,37 @@ def test_phones_connecting_through_both_workers_at_once_reach_the_host_in_few_re
     # All gone through both workers: the host's list empties, as one more coalesced refresh.
     assert wait_for(lambda: host_connected(evening) == []), host_connected(evening)
     assert PhoneSocket.objects.filter(koth_id=evening.id).count() == 0
+
+
+HEARTBEAT_MS, LEASE_MS = 200, 1000
+
+
+@pytest.fixture
+def leased_workers(django_db_setup, django_db_blocker):
+    """Two workers with a short presence lease; the test kills one of them."""
+    need_postgresql_and_redis()
+    env = server_env(DEBUG="true", SCHEDULER_IN_PROCESS="false", PRESENCE_REFRESH_MS="200",
+                     PRESENCE_HEARTBEAT_MS=str(HEARTBEAT_MS), PRESENCE_LEASE_MS=str(LEASE_MS))
+    started = start_workers(2, env, name="workers-lease")
+    yield started
+    started.stop()
+
+
+def test_a_crashed_workers_phones_leave_the_console_after_the_lease_and_the_others_stay(
+        leased_workers):
+    evening = set_up_evening(leased_workers, 2)
+    sockets = [WebSocket(leased_workers.urls[i], f"/ws/koth/{evening.id}/team/",
+                         browser=evening.phones[i]) for i in range(2)]
+    names = {i: evening.entries[i].team.name for i in range(2)}
+    assert wait_for(lambda: sorted(host_connected(evening)) == sorted(names.values()))
+    # Worker 1 dies with its phone's socket open: no close, its row stays behind.
+    leased_workers.procs[1].kill()
+    leased_workers.procs[1].wait(timeout=10)
+    assert PhoneSocket.objects.filter(koth_id=evening.id).count() == 2
+    assert wait_for(lambda: host_connected(evening) == [names[0]]), host_connected(evening)
+    # Worker 0's phone is still connected several leases after it opened: its heartbeat.
+    row = PhoneSocket.objects.get(koth_id=evening.id)
+    assert wait_for(lambda: PhoneSocket.objects.get(pk=row.pk).seen_at - row.opened_at
+                    > timedelta(milliseconds=3 * LEASE_MS))
+    assert host_connected(evening) == [names[0]]
+    sockets[0].close()

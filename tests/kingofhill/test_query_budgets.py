@@ -13,6 +13,7 @@ from django.test import Client
 from core.models import AuditEntry
 from kingofhill import selectors, services
 from kingofhill.models import Answer, VerdictChange
+from kingofhill.services import DomainError
 from tests.kingofhill.conftest import join_session, make_teams
 
 pytestmark = pytest.mark.django_db
@@ -113,3 +114,19 @@ def test_every_state_read_costs_the_same_queries_for_any_game(
         assert response.status_code == 200, response.content
         assert response.json()["version"] >= 1
         assert len(captured) == READ[kind], kind
+
+
+def test_a_running_countdown_adds_no_query_to_an_answer_and_a_late_answer_costs_less(
+        hall, host, django_assert_num_queries, django_assert_max_num_queries,
+        django_capture_on_commit_callbacks):
+    koth, entries, _number = hall
+    capture = django_capture_on_commit_callbacks
+    with capture(execute=True):
+        question = services.countdown_set(actor=host, game=koth.pk, seconds=60)
+    with django_assert_num_queries(ANSWER), capture(execute=True):
+        services.answer_submit(game=koth.pk, application=entries[0], text="нет",
+                               client_id=uuid.uuid4())
+    with django_assert_max_num_queries(ANSWER - 1), capture(execute=True):
+        with pytest.raises(DomainError, match="Time is up"):
+            services.answer_submit(game=koth.pk, application=entries[1], text="нет",
+                                   client_id=uuid.uuid4(), now=question.countdown_ends_at)
