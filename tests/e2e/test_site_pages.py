@@ -16,8 +16,11 @@ from axe_playwright_python.sync_playwright import Axe
 from tests.conftest import artifacts_dir
 from tests.e2e.layout import SPLIT_WORDS_JS
 from tests.e2e.waits import loaded
+from tests.shared_data import committed_once
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+# No database mark: the site's data is committed once for the module (``committed_once``) and
+# the tests only drive the browser.
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1440, "height": 900}
 LONG_NAME = "Достопримечательности"
@@ -25,8 +28,14 @@ LONG_NAME = "Достопримечательности"
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
 
 
-@pytest.fixture
-def site(asgi_server):
+@pytest.fixture(scope="module")
+def site(asgi_server, django_db_blocker):
+    """The demo and the extras below, made once for the module's tests (they only read)."""
+    with committed_once(django_db_blocker):
+        yield build_site(asgi_server)
+
+
+def build_site(asgi_server) -> dict:
     from django.contrib.auth.models import Group, User
 
     from core.demo import load_demo
@@ -190,21 +199,31 @@ def test_the_long_team_name_stays_whole_in_the_organizers_table_on_a_phone(new_p
     assert page.evaluate(OVERFLOW_JS) <= 0
 
 
+ROLES = ("guest", "captain", "host", "organizer", "koth phone", "gorod phone")
+
+
+@pytest.mark.parametrize("who", ROLES)
 def test_every_page_of_every_role_has_no_serious_or_critical_accessibility_violations(
-        new_page, site):
+        new_page, site, who):
     axe = Axe()
     found = []
-    for who, paths in every_page(site).items():
-        page = open_as(new_page, site, who, LAPTOP)
-        for path in paths:
-            response = page.goto(site["base"] + path)
-            if response.status != 200:
-                found.append(f"{who} {path}: HTTP {response.status}")
-                continue
-            loaded(page)
-            results = axe.run(page).response
-            for violation in results["violations"]:
-                if violation["impact"] in ("serious", "critical"):
-                    targets = [node["target"] for node in violation["nodes"]][:3]
-                    found.append(f"{who} {path}: {violation['id']} ({violation['impact']}) {targets}")
+    page = open_as(new_page, site, who, LAPTOP)
+    for path in every_page(site)[who]:
+        response = page.goto(site["base"] + path)
+        if response.status != 200:
+            found.append(f"{who} {path}: HTTP {response.status}")
+            continue
+        loaded(page)
+        results = axe.run(page).response
+        for violation in results["violations"]:
+            if violation["impact"] in ("serious", "critical"):
+                targets = [node["target"] for node in violation["nodes"]][:3]
+                found.append(f"{who} {path}: {violation['id']} ({violation['impact']}) {targets}")
     assert found == []
+
+
+# Its mark also has pytest-django create the test database when this module runs alone: it
+# creates only the databases that marked tests use.
+@pytest.mark.django_db
+def test_the_walk_covers_every_role_of_the_site(site):
+    assert set(every_page(site)) == set(ROLES)

@@ -17,7 +17,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from teams import services
-from teams.models import Application
+from teams.models import Application, Ban, Game, Member, Team
+from tests.shared_data import built_once, fresh_client
+from tests.teams.conftest import _team, _user, apply, login, phone_for
 
 pytestmark = pytest.mark.django_db
 
@@ -25,43 +27,56 @@ ACTORS = ["anonymous", "other_phone", "own_phone", "other_captain", "captain", "
 MANAGERS = {"captain", "organizer"}
 
 
+@pytest.fixture(scope="module")
+def built_world(django_db_setup, django_db_blocker):
+    """Every actor and object of the matrix, made once for the module (``tests.shared_data``):
+    the rows, and each actor's session cookies."""
+    with built_once(django_db_blocker):
+        organizer, host = _user("organizer", "organizer"), _user("host", "host")
+        alpha, beta = _user("alpha"), _user("beta")
+        game = services.game_create(actor=organizer, title="Ночной ГоРоД",
+                                    game_format=Game.Format.GOROD,
+                                    starts_at=timezone.now() + timedelta(days=10))
+        app_alpha, app_beta = (
+            services.application_approve(application=apply(_team(captain, name, nicks), game),
+                                         actor=organizer)
+            for captain, name, nicks in ((alpha, "Альфа", ["Ann", "Bob", "Cat"]),
+                                         (beta, "Бета", ["Dan", "Eve", "Fox"])))
+        clients = {
+            "anonymous": APIClient(),
+            "other_phone": phone_for(app_beta),
+            "own_phone": phone_for(app_alpha),
+            "other_captain": login(beta),
+            "captain": login(alpha),
+            "host": login(host),
+            "organizer": login(organizer),
+        }
+        member = app_alpha.team.members.get(nickname="Ann")
+        # An old, expired ban: something for the lift-a-ban endpoints to act on.
+        ban = services.ban_create(team=app_alpha.team, actor=organizer, reason="old",
+                                  until=timezone.now() - timedelta(days=1))
+        yield {
+            "cookies": {actor: client.cookies for actor, client in clients.items()},
+            "team": app_alpha.team_id, "member": member.pk, "game": game.pk,
+            "app": app_alpha.pk, "ban": ban.pk, "token": app_alpha.join_token,
+            "private": [member.full_name, member.phone, member.email],
+        }
+
+
 @pytest.fixture
-def world(organizer, host, alpha, beta, game, approved_alpha, approved_beta):
-    def phone(application):
-        client = APIClient()
-        assert client.post(f"/teams/j/{application.join_token}/").status_code == 302
-        return client
-
-    def logged(user):
-        client = APIClient()
-        client.force_login(user)
-        return client
-
-    clients = {
-        "anonymous": APIClient(),
-        "other_phone": phone(approved_beta),
-        "own_phone": phone(approved_alpha),
-        "other_captain": logged(beta),
-        "captain": logged(alpha),
-        "host": logged(host),
-        "organizer": logged(organizer),
-    }
-    team = approved_alpha.team
-    member = team.members.get(nickname="Ann")
-    # An old, expired ban: something for the lift-a-ban endpoints to act on.
-    ban = services.ban_create(
-        team=team, actor=organizer, reason="old", until=timezone.now() - timedelta(days=1)
-    )
-    secrets = [member.full_name, member.phone, member.email]
+def world(built_world, db):
+    """The module's world for one test: fresh instances and clients (a test's writes, a
+    replaced session cookie included, go with its rollback)."""
     return {
-        "clients": clients,
-        "team": team,
-        "member": member,
-        "game": game,
-        "app": approved_alpha,
-        "private": secrets,
-        "token": approved_alpha.join_token,
-        "ban": ban,
+        "clients": {actor: fresh_client(cookies, APIClient)
+                    for actor, cookies in built_world["cookies"].items()},
+        "team": Team.objects.get(pk=built_world["team"]),
+        "member": Member.objects.get(pk=built_world["member"]),
+        "game": Game.objects.get(pk=built_world["game"]),
+        "app": Application.objects.get(pk=built_world["app"]),
+        "private": built_world["private"],
+        "token": built_world["token"],
+        "ban": Ban.objects.get(pk=built_world["ban"]),
     }
 
 
