@@ -320,6 +320,8 @@ def test_a_value_every_audience_shares_is_encoded_once_per_write(
         TOY.refresh(game=toy_game)
     board = {"teams": [{"team": f"T{i}", "step": i % 7} for i in range(64)]}
     encoded = []
+    # A seam, not an outcome: sparing the encoding changes no query, push or stored text, so
+    # the encoder, called through, is the only witness of the work not done.
     real = live_store.encode
     monkeypatch.setattr(live_store, "encode",
                         lambda value: encoded.append(value is board) or real(value))
