@@ -230,6 +230,10 @@ class LiveGame(Generic[Settled]):
     def _batcher(self) -> Batcher:
         return Batcher(self.run_batch, most=self.batch_most)
 
+    def waiting(self, game_id: int) -> int:
+        """The game's writes queued behind its running batch (``batch=True`` writes)."""
+        return self._batcher.waiting(game_id)
+
     def run_batch(self, game_id: int, jobs: list[Job]) -> None:
         """One batch of a game's writes: one transaction and lock, each action in a savepoint
         (a refused or failing action leaves no trace and the others stand), then one build of
