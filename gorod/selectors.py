@@ -371,6 +371,14 @@ _TIMELINES: dict[tuple, _Timeline] = {}
 _TIMELINES_MOST = 4096  # teams; one night's few hundred, several games at once
 
 
+def forget_kept() -> None:
+    """Drop the set-ups and team timelines this process keeps: it then holds what a process
+    that has seen no game yet holds (a new worker; a test whose rolled-back game's id the next
+    test's game reuses on SQLite)."""
+    _SETUPS.clear()
+    _TIMELINES.clear()
+
+
 def photo_closed(gorod_id: int, levels: Iterable[Level],
                  whose: Collection[int] | None = None) -> set[tuple[int, str]]:
     """``(application id, level label)`` of the levels these teams (None: all) closed by an

@@ -77,6 +77,11 @@ class Batcher:
         self._lead(key, job)
         return job.outcome()
 
+    def waiting(self, key: Hashable) -> int:
+        """How many jobs of ``key`` wait for the batch running now to end (0: none runs)."""
+        with self._mutex:
+            return len(self._queues.get(key, ()))
+
     def _lead(self, key: Hashable, job: Job) -> None:
         with self._mutex:
             queue = self._queues[key]

@@ -228,15 +228,20 @@ class LiveGame(Generic[Settled]):
 
     @functools.cached_property
     def _batcher(self) -> Batcher:
-        return Batcher(self._run_batch, most=self.batch_most)
+        return Batcher(self.run_batch, most=self.batch_most)
 
-    def _run_batch(self, game_id: int, jobs: list[Job]) -> None:
+    def waiting(self, game_id: int) -> int:
+        """The game's writes queued behind its running batch (``batch=True`` writes)."""
+        return self._batcher.waiting(game_id)
+
+    def run_batch(self, game_id: int, jobs: list[Job]) -> None:
         """One batch of a game's writes: one transaction and lock, each action in a savepoint
         (a refused or failing action leaves no trace and the others stand), then one build of
         the writes merged and one publish. Should the batch as a whole fail (the lock, the
         build), each job runs again alone, as it would have without the batch; a database that
         fails it (no connection in time, a lost server) fails each of its writes the same way,
-        at once, rather than once per write."""
+        at once, rather than once per write. (Public: tests apply a batch of their choosing
+        with it, in one thread, instead of racing threads to form one.)"""
         if len(jobs) > 1:
             try:
                 self._apply_together(game_id, jobs)

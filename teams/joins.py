@@ -92,7 +92,7 @@ def join_by_token(*, session, token: str) -> Application:
     return application
 
 
-def _address_key(game_id: int, client_ip: str | None) -> str:
+def pin_address_key(game_id: int, client_ip: str | None) -> str:
     """The key counting wrong PINs from one address (``core.net.address_bucket``) for a game.
     A missing address is an address too: it never switches the limit off."""
     return f"teams:pin-failures:{game_id}:{address_bucket((client_ip or '').strip() or UNKNOWN)}"
@@ -152,7 +152,7 @@ def join_by_pin(
     if limits.peek(budget_key, limit=budget, window=PIN_BUDGET_WINDOW_SECONDS, now=moment).spent:
         raise _budget_spent()
     by_address = limits.reserve(
-        _address_key(game.pk, client_ip),
+        pin_address_key(game.pk, client_ip),
         limit=PIN_MAX_FAILURES_PER_ADDRESS,
         window=PIN_WINDOW_SECONDS,
         now=moment,

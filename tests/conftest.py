@@ -61,14 +61,15 @@ def presence_refreshed_at_once(settings):
 @pytest.fixture(autouse=True)
 def no_setup_cached_from_another_test():
     """A test's rolled-back game may leave its id, start and set-up version to the next test's
-    game on SQLite (ids are reused): the process's set-up cache starts empty in every test."""
-    from gorod.selectors import _SETUPS
+    game on SQLite (ids are reused): the process's kept set-ups and timelines start empty in
+    every test."""
+    from gorod.selectors import forget_kept
     from live.caches import forget_shared
 
-    _SETUPS.clear()
+    forget_kept()
     forget_shared()
     yield
-    _SETUPS.clear()
+    forget_kept()
     forget_shared()
 
 

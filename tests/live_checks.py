@@ -138,7 +138,7 @@ class HeldBatch:
             assert self.inside.wait(20)
             return
         end = time.monotonic() + 20
-        while len(self.app._batcher._queues.get(self.game_id, [])) < len(self.threads) - 1:
+        while self.app.waiting(self.game_id) < len(self.threads) - 1:
             assert time.monotonic() < end, f"{name} did not queue"
             time.sleep(0.005)
 

@@ -90,7 +90,9 @@ def test_out_of_range_ids_in_page_urls_are_a_404_page(path):
 
 
 def test_an_unknown_api_path_is_a_404_detail():
-    _detail(Client().get("/teams/api/nothing-here/"))
+    response = Client().get("/teams/api/nothing-here/")
+    assert response.status_code == 404
+    _detail(response)
 
 
 def test_a_bad_content_length_is_a_400():

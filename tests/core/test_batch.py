@@ -43,8 +43,13 @@ def start(batcher: Batcher, key, payload, outcomes: dict) -> threading.Thread:
     return thread
 
 
-def queued(batcher: Batcher, key) -> int:
-    return len(batcher._queues.get(key, []))
+def runs_at_once(batcher: Batcher, runner: Recorder, key="game") -> bool:
+    """The key is free: a new caller's batch runs at once, alone, in the caller's thread."""
+    outcomes: dict = {}
+    thread = start(batcher, key, "next", outcomes)
+    thread.join(5)
+    return (not thread.is_alive() and outcomes["next"] == (key, "next")
+            and runner.batches[-1] == (["next"], "t-next"))
 
 
 def wait_until(condition, seconds: float = 5) -> None:
@@ -63,7 +68,7 @@ def behind_a_held_batch(batcher: Batcher, runner: Recorder, payloads: list, key=
     assert runner.started.wait(5)
     for count, payload in enumerate(payloads, start=1):
         threads.append(start(batcher, key, payload, outcomes))
-        wait_until(lambda count=count: queued(batcher, key) == count)
+        wait_until(lambda count=count: batcher.waiting(key) == count)
     runner.hold.set()
     for thread in threads:
         thread.join(10)
@@ -77,7 +82,7 @@ def test_a_caller_alone_runs_at_once_in_a_batch_of_its_own_in_its_own_thread():
     assert batcher.submit("game", 1) == ("game", 1)
 
     assert runner.batches == [([1], threading.current_thread().name)]
-    assert batcher._queues == {}
+    assert batcher.waiting("game") == 0 and runs_at_once(batcher, runner)
 
 
 def test_callers_arriving_while_a_batch_runs_are_run_together_next_by_the_oldest_of_them():
@@ -88,7 +93,7 @@ def test_callers_arriving_while_a_batch_runs_are_run_together_next_by_the_oldest
 
     assert runner.batches == [(["first"], "t-first"), (["b", "c", "d"], "t-b")]
     assert outcomes == {p: ("game", p) for p in ("first", "b", "c", "d")}
-    assert batcher._queues == {}
+    assert batcher.waiting("game") == 0 and runs_at_once(batcher, runner)
 
 
 def test_one_callers_error_reaches_that_caller_alone():
@@ -115,8 +120,8 @@ def test_a_runner_that_fails_fails_every_caller_of_its_batch_and_frees_the_key()
 
     with pytest.raises(RuntimeError, match="went away"):
         batcher.submit("game", 1)
-    assert batcher._queues == {}
-    assert batcher.submit("game", 2) == 2
+    assert batcher.waiting("game") == 0
+    assert batcher.submit("game", 2) == 2  # at once, alone
 
 
 def test_keys_do_not_wait_for_each_other():

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 
-from channels import layers as channels_layers
-
 from config.layers import InMemoryChannelLayer
 
 
@@ -21,30 +19,45 @@ async def test_a_group_message_reaches_every_member_once_in_order():
     assert got == [[0, 1, 2]] * 50
 
 
-async def test_a_burst_of_deliveries_walks_the_layer_for_expired_messages_once(monkeypatch):
+async def test_a_burst_of_deliveries_walks_the_layer_for_expired_messages_once():
     """Channels walked every channel and group before each receive: 2 000 sockets made one
-    change cost 2 000 walks."""
-    walks = []
-    original = channels_layers.InMemoryChannelLayer._clean_expired
-    monkeypatch.setattr(channels_layers.InMemoryChannelLayer, "_clean_expired",
-                        lambda self: walks.append(1) or original(self))
+    change cost 2 000 walks. A message that expires during the burst is still there after it:
+    no receive of the burst walked the layer again."""
     layer = InMemoryChannelLayer()
     channels = [await layer.new_channel() for _ in range(500)]
+    late = await layer.new_channel()
     for channel in channels:
         await layer.group_add("g", channel)
     await layer.group_send("g", {"type": "push", "text": "{}"})
-    assert [(await layer.receive(c))["type"] for c in channels] == ["push"] * 500
-    assert len(walks) == 1
+    got = [(await layer.receive(c))["type"] for c in channels[:250]]  # the first one walked
+    await send_expired(layer, late, {"type": "late"})
+    got += [(await layer.receive(c))["type"] for c in channels[250:]]
+    assert got == ["push"] * 500
+    assert (await asyncio.wait_for(layer.receive(late), 1))["type"] == "late"
+
+
+async def send_expired(layer, channel: str, message: dict) -> None:
+    """``message`` sent to ``channel`` a second past its expiry (the layer's own setting)."""
+    kept, layer.expiry = layer.expiry, -1
+    await layer.send(channel, message)
+    layer.expiry = kept
+
+
+async def sweep(layer) -> None:
+    """The next receive walks the layer (its sweep once a second made every time), as a
+    receive of another socket does."""
+    layer.SWEEP_S = 0
+    other = await layer.new_channel()
+    await layer.send(other, {"type": "other"})
+    assert (await layer.receive(other))["type"] == "other"
 
 
 async def test_a_message_that_waited_past_its_expiry_is_dropped_at_the_next_sweep():
-    layer = InMemoryChannelLayer(expiry=0)
+    layer = InMemoryChannelLayer()
     channel = await layer.new_channel()
     await layer.group_add("g", channel)
-    await layer.send(channel, {"type": "old"})
-    await asyncio.sleep(0.01)
-    layer._swept = float("-inf")  # a second has passed
-    layer._clean_expired()
+    await send_expired(layer, channel, {"type": "old"})
+    await sweep(layer)
     assert channel not in layer.channels and channel not in layer.groups["g"]
 
 
@@ -56,8 +69,7 @@ async def test_a_closed_sockets_channel_is_forgotten_but_a_waiting_one_is_kept()
     await asyncio.sleep(0)
     stopped.cancel()  # a consumer stopping cancels its receive
     await asyncio.gather(stopped, return_exceptions=True)
-    layer._swept = float("-inf")
-    layer._clean_expired()
+    await sweep(layer)
     assert waiting in layer.channels and closed not in layer.channels
     await layer.send(waiting, {"type": "push"})
     assert (await asyncio.wait_for(receive, 1)) == {"type": "push"}

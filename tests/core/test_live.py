@@ -9,6 +9,7 @@ import logging
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import Client
 from django.utils import timezone
 from hypothesis import given
@@ -109,12 +110,21 @@ def test_nothing_is_pushed_before_the_commit_or_for_a_rolled_back_write(
 
 def test_a_write_takes_its_moment_only_after_it_holds_the_game_lock(toy_game, monkeypatch):
     order = []
-    real_lock, real_now = LiveGame.lock, timezone.now
-    monkeypatch.setattr(LiveGame, "lock", lambda self, game: order.append("lock")
-                        or real_lock(self, game))
+    real_now = timezone.now
+
+    def watch(execute, sql, params, many, context):
+        # The game's row, read locked (``FOR NO KEY UPDATE`` on PostgreSQL), or another query
+        # (the transaction's own savepoints aside).
+        if params is not None:
+            locks = KothGame._meta.db_table in sql.split(" WHERE ")[0] and list(params) == [
+                toy_game]
+            order.append("lock" if locks else "query")
+        return execute(sql, params, many, context)
+
     monkeypatch.setattr("live.write.timezone.now", lambda: order.append("now") or real_now())
-    toy_set(game=toy_game, public={"n": 1})
-    assert order == ["lock", "now"]
+    with connection.execute_wrapper(watch):
+        toy_set(game=toy_game, public={"n": 1})
+    assert order[:2] == ["lock", "now"] and order.count("now") == 1
 
 
 def test_a_push_that_fails_after_the_commit_is_logged_and_never_raised(
@@ -320,6 +330,8 @@ def test_a_value_every_audience_shares_is_encoded_once_per_write(
         TOY.refresh(game=toy_game)
     board = {"teams": [{"team": f"T{i}", "step": i % 7} for i in range(64)]}
     encoded = []
+    # A seam, not an outcome: sparing the encoding changes no query, push or stored text, so
+    # the encoder, called through, is the only witness of the work not done.
     real = live_store.encode
     monkeypatch.setattr(live_store, "encode",
                         lambda value: encoded.append(value is board) or real(value))

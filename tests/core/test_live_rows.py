@@ -183,14 +183,14 @@ def test_a_process_that_did_not_keep_the_head_reads_the_rows_and_gets_the_same_v
 def test_a_process_that_kept_an_older_head_reads_only_the_rows_that_changed_since(game):
     STATE.update(teams=Rows(team_rows(30), by="application"))
     TOY.refresh(game=game)
-    kept = dict(caches._latest)
-    heads = dict(caches._heads)
+    first = LivePart.objects.get(stream__game_id=game, key="teams")  # the rows' head
+    kept = caches.head_kept(first.text)
     STATE["teams"] = Rows(team_rows(30, **{"5": 1, "9": 2}), by="application")
     TOY.refresh(game=game)
-    # This process forgets the second write, as a worker that did not make it would.
+    # This process keeps what the first write left alone, as a worker that did not make the
+    # second one would.
     forget_shared()
-    caches._latest.update(kept)
-    caches._heads.update(heads)
+    caches.keep_head(first.text, kept.value, kept.marks, kept.rows, first.stream_id, "teams")
 
     @PARTS.write
     def read(w):
@@ -256,6 +256,8 @@ def test_a_small_change_beside_a_long_row_by_row_value_does_not_encode_that_valu
     sent = []
     monkeypatch.setattr("live.messages.send_to_groups", lambda messages: sent.extend(messages))
     whole = []
+    # A seam, not an outcome: sparing the encoding changes no query, push or stored text, so
+    # the encoder, called through, is the only witness of the work not done.
     real = store.encode
     monkeypatch.setattr(store, "encode", lambda value: whole.append(value is history)
                         or real(value))

@@ -140,19 +140,20 @@ def test_pending_announcements_go_out_oldest_first_and_stale_ones_not_at_all(sen
 
 def test_a_failed_broadcast_is_logged_not_raised_and_retried_next_round(
         monkeypatch, caplog, sent, django_capture_on_commit_callbacks):
-    real = announcements.broadcast_announcement
+    layer = get_channel_layer()
+    real = layer.group_send
 
-    def layer_down(text):
+    async def layer_down(group, message):
         raise ConnectionError("redis is down")
 
-    monkeypatch.setattr(announcements, "broadcast_announcement", layer_down)
+    monkeypatch.setattr(layer, "group_send", layer_down)
     with caplog.at_level(logging.ERROR, logger="core.announcements"), \
             django_capture_on_commit_callbacks(execute=True):
         announcement = announcement_send(actor=None, text="не дошло")  # no error for the sender
     assert "the broadcast failed" in caplog.text
     announcement.refresh_from_db()
     assert announcement.delivered_at is None
-    monkeypatch.setattr(announcements, "broadcast_announcement", real)  # the layer is back
+    monkeypatch.setattr(layer, "group_send", real)  # the layer is back
     assert announcements.deliver_pending() == 1
     assert sent() == ["не дошло"]
 

@@ -118,7 +118,7 @@ def test_a_whole_batch_of_codes_half_of_them_closing_pushes_under_16_kib(
             for i in range(LIVE.batch_most)]
 
     with pushes(monkeypatch, django_capture_on_commit_callbacks) as sent:
-        LIVE._run_batch(gg.pk, jobs)
+        LIVE.run_batch(gg.pk, jobs)
 
     half = LIVE.batch_most // 2
     assert [job.outcome().attempt.closes_level for job in jobs] == [False, True] * half

@@ -5,16 +5,11 @@ from __future__ import annotations
 
 import copy
 from datetime import UTC, datetime, timedelta, timezone
-from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import gorod.codes
-import gorod.rules
-import gorod.rules.instants
-import gorod.rules.record
 from core.records import format_time
 from gorod.rules import (
     compute,
@@ -65,19 +60,30 @@ def test_finished_share_counts_finished_teams():
 
 # ---- the replay's fast moments --------------------------------------------------------------
 # Instants are microseconds since the epoch inside the engine; the replay writes them without a
-# datetime each (gorod.rules.instants._iso_writer) and compute makes its datetimes from the zone's epoch
-# (gorod.rules.instants._moments). Both must be exactly what the plain datetime path gives.
+# datetime each and compute makes its datetimes from the zone's epoch. Both must be exactly
+# what the plain datetime path gives: the moment, in the start's offset.
 
 _UTC = UTC
 
 
-def _us(text: str) -> int:
-    return (datetime.fromisoformat(text) - datetime(1970, 1, 1, tzinfo=_UTC)) // timedelta(
-        microseconds=1)
+def _zone(hours: int = 0, minutes: int = 0, seconds: int = 0) -> timezone:
+    return timezone(timedelta(hours=hours, minutes=minutes, seconds=seconds))
 
 
-def _zone(hours: int = 0, minutes: int = 0, seconds: int = 0, micro: int = 0) -> timezone:
-    return timezone(timedelta(hours=hours, minutes=minutes, seconds=seconds, microseconds=micro))
+def _night(start: str, codes: list[str], limits: tuple[int, ...] = (70,)) -> tuple[dict, object]:
+    """What the replay writes and what compute gives of team A's levels in a night that starts
+    at ``start`` (its offset is the night's zone) and whose codes close levels 1, 2 … at
+    ``codes``."""
+    data = {"format": "gorod", "start": start,
+            "levels": [{"id": str(i), "duration_min": limit} for i, limit in enumerate(limits, 1)],
+            "teams": ["A"],
+            "events": [{"team": "A", "type": "code", "level": str(i), "at": at}
+                       for i, at in enumerate(codes, 1)]}
+    return replay(data)["teams"][0]["levels"], compute(parse_record(data)).teams[0].levels
+
+
+def _plain(moment: datetime, zone) -> datetime:
+    return moment.astimezone(zone)
 
 
 @pytest.mark.parametrize(("moment", "zone", "expected"), [
@@ -94,54 +100,84 @@ def _zone(hours: int = 0, minutes: int = 0, seconds: int = 0, micro: int = 0) ->
     ("2026-12-05T19:00:00+00:00", _zone(14), "2026-12-06T09:00:00+14:00"),
     ("2026-12-05T19:00:00+00:00", _zone(-23, -59), "2026-12-04T19:01:00-23:59"),
     ("2026-12-05T19:00:00+00:00", _zone(0, 30, 15), "2026-12-05T19:30:15+00:30:15"),
-    ("2026-12-05T19:00:00+00:00", _zone(0, 0, 0, 1), "2026-12-05T19:00:00.000001+00:00:00.000001"),
-    ("2026-12-05T19:00:00+00:00", _zone(0, 0, 0, -1), "2026-12-05T18:59:59.999999-00:00:00.000001"),
+    ("2026-12-05T19:00:00+00:00", _zone(0, -30, -15), "2026-12-05T18:29:45-00:30:15"),
     ("1969-12-31T23:59:59.999999+00:00", _UTC, "1969-12-31T23:59:59.999999+00:00"),
-    ("1900-01-01T00:00:00+00:00", _zone(-1), "1899-12-31T23:00:00-01:00"),
+    ("1900-01-01T01:00:00+00:00", _zone(-1), "1900-01-01T00:00:00-01:00"),
     ("1900-01-01T00:00:00+03:00", _zone(3), "1900-01-01T00:00:00+03:00"),
-    ("9000-12-31T23:59:59.999999+00:00", _zone(1), "9001-01-01T00:59:59.999999+01:00"),
-    # Named zones (not what a record gives, but what compute's zone could be): the plain path,
-    # on both sides of daylight-saving changes.
-    ("2026-03-29T00:59:59+00:00", ZoneInfo("Europe/Berlin"), "2026-03-29T01:59:59+01:00"),
-    ("2026-03-29T01:00:00+00:00", ZoneInfo("Europe/Berlin"), "2026-03-29T03:00:00+02:00"),
-    ("2026-10-25T00:30:00+00:00", ZoneInfo("Europe/Berlin"), "2026-10-25T02:30:00+02:00"),
-    ("2026-10-25T01:30:00+00:00", ZoneInfo("Europe/Berlin"), "2026-10-25T02:30:00+01:00"),
-    ("2010-10-30T22:30:00+00:00", ZoneInfo("Europe/Moscow"), "2010-10-31T02:30:00+04:00"),
-    ("2010-10-30T23:30:00+00:00", ZoneInfo("Europe/Moscow"), "2010-10-31T02:30:00+03:00"),
+    ("9000-12-31T22:59:59.999999+00:00", _zone(1), "9000-12-31T23:59:59.999999+01:00"),
 ])
-def test_the_fast_formatter_writes_what_isoformat_writes(moment, zone, expected):
-    us = _us(moment)
-    reference = gorod.rules.instants._from_us(us, zone)
-    assert reference.isoformat() == expected
-    assert gorod.rules.instants._iso_writer(zone)(us) == expected
-    made = gorod.rules.instants._moments(zone)(us)
-    assert (made, made.isoformat(), made.tzinfo, made.fold) == (
-        reference, expected, reference.tzinfo, reference.fold)
+def test_the_replay_and_compute_write_a_nights_moments_as_isoformat_writes_them(
+        moment, zone, expected):
+    # The night starts at the moment, in the zone; its code comes 31 min 10.5 s later, written
+    # in UTC (in the zone where UTC's year is not a record's); the hints and the next level's
+    # fail time follow on whole minutes.
+    start = datetime.fromisoformat(moment)
+    close = start + timedelta(minutes=31, seconds=10, microseconds=500_000)
+    written_in = _UTC if close.astimezone(_UTC).year >= 1900 else zone
+    written, computed = _night(expected, [close.astimezone(written_in).isoformat()], (70, 70))
+    assert written[0]["received_at"] == expected
+    plain = {"received": [start], "hints": [start + timedelta(minutes=25)],
+             "closed": [close], "next hints": [close + timedelta(minutes=m) for m in (25, 50)],
+             "next fail": [close + timedelta(minutes=70)]}
+    got = {"received": [computed[0].received_at], "hints": list(computed[0].hints_at),
+           "closed": [computed[0].closed_at], "next hints": list(computed[1].hints_at),
+           "next fail": [computed[1].fail_at]}
+    texts = {"received": [written[0]["received_at"]], "hints": written[0]["hints_at"],
+             "closed": [written[0]["closed_at"]], "next hints": written[1]["hints_at"],
+             "next fail": [written[1]["fail_at"]]}
+    for name, moments in plain.items():
+        reference = [_plain(m, zone) for m in moments]
+        assert got[name] == reference, name
+        assert [m.isoformat() for m in got[name]] == [m.isoformat() for m in reference], name
+        assert [(m.utcoffset(), m.fold) for m in got[name]] == [
+            (m.utcoffset(), m.fold) for m in reference], name
+        assert texts[name] == [m.isoformat() for m in reference], name
 
 
-_MOMENTS = st.integers(_us("1900-01-01T00:00:00+00:00"), _us("9000-12-31T00:00:00+00:00"))
-_ZONES = st.one_of(
-    st.just(_UTC),
-    st.integers(-24 * 60 + 1, 24 * 60 - 1).map(lambda m: _zone(minutes=m)),
-    st.integers(-86_399_999_999, 86_399_999_999).map(lambda u: _zone(micro=u)),
-    st.sampled_from(["Europe/Moscow", "Europe/Berlin", "America/New_York", "Asia/Kathmandu",
-                     "Australia/Lord_Howe", "UTC"]).map(ZoneInfo),
-)
+# Whole seconds: Python 3.11 reads "-00:00:00.000001" as +00:00, so a record's offsets are
+# whole seconds at the finest.
+_NIGHT_ZONES = st.one_of(st.just(_UTC),
+                         st.integers(-23 * 60, 23 * 60).map(lambda m: _zone(minutes=m)),
+                         st.integers(-86_399, 86_399).map(lambda s: _zone(seconds=s)))
+# A record's times are of the years 1900 to 9000.
+_STARTS = st.integers(0, (datetime(8999, 1, 1) - datetime(1900, 1, 2)) // timedelta(seconds=1))
+# A code's time on its level in µs: on a whole minute, on a whole second, or anywhere.
+_ON_LEVEL = st.one_of(st.integers(0, 69).map(lambda m: m * 60_000_000),
+                      st.integers(0, 4199).map(lambda s: s * 1_000_000),
+                      st.integers(0, 70 * 60_000_000 - 1))
 
 
 @settings(max_examples=examples(300), deadline=None)
-@given(_ZONES, st.lists(st.tuples(_MOMENTS, st.sampled_from([0, 1, 60, 86_400])), max_size=40))
-def test_the_fast_formatter_and_moments_agree_with_the_plain_datetime_path(zone, moments):
-    # Moments on whole seconds, minutes and days as well as anywhere; one writer formats them
-    # all (its memo of minutes and moments is then in play), some of them twice.
-    iso, moment = gorod.rules.instants._iso_writer(zone), gorod.rules.instants._moments(zone)
-    values = [us - us % (whole * 1_000_000) if whole else us for us, whole in moments]
-    for us in values + values[::2]:
-        reference = gorod.rules.instants._from_us(us, zone)
-        assert iso(us) == reference.isoformat()
-        made = moment(us)
-        assert made == reference and made.isoformat() == reference.isoformat()
-        assert made.tzinfo is reference.tzinfo and made.fold == reference.fold
+@given(_NIGHT_ZONES, _STARTS, st.integers(0, 999_999),
+       st.lists(st.tuples(_ON_LEVEL, _NIGHT_ZONES), max_size=10))
+def test_the_replay_and_compute_agree_with_the_plain_datetime_path_on_every_moment(
+        zone, start_s, start_us, codes):
+    # Codes written in their own offsets, closing level after level; the levels a code did not
+    # close fail by the clock (whole minutes after their receipt, the memo of minutes in play).
+    start = (datetime(1900, 1, 2, tzinfo=_UTC) + timedelta(seconds=start_s, microseconds=start_us)
+             ).astimezone(zone)
+    moments, at = [], start
+    for on_level, written_in in codes:
+        at = at + timedelta(microseconds=on_level)
+        moments.append(at.astimezone(written_in))
+    written, computed = _night(start.isoformat(), [m.isoformat() for m in moments],
+                               (70,) * (len(codes) + 2))
+    received = start
+    for i, (text, level) in enumerate(zip(written, computed, strict=True)):
+        closed = moments[i] if i < len(moments) else None
+        fail = received + timedelta(minutes=70)
+        hints = [received + timedelta(minutes=m) for m in (25, 50)][:len(level.hints_at)]
+        reference = [_plain(m, zone) for m in (received, *hints, fail)]
+        made = [level.received_at, *level.hints_at, level.fail_at]
+        assert made == reference
+        assert [(m.isoformat(), m.utcoffset(), m.fold) for m in made] == [
+            (m.isoformat(), m.utcoffset(), m.fold) for m in reference]
+        assert [text["received_at"], *text["hints_at"], text["fail_at"]] == [
+            m.isoformat() for m in reference]
+        if closed is not None:
+            assert level.closed_at.isoformat() == text["closed_at"] == _plain(
+                closed, zone).isoformat()
+        received = fail if closed is None else closed
 
 
 # What the replay writes at the top that compute's results name otherwise.

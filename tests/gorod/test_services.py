@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from gorod import realtime, rules, selectors, services, states
+from gorod import realtime, rules, selectors, services
 from gorod.models import CodeAttempt, GorodGame, Ruling
 from live.delta import patch
 from teams.models import Game
@@ -330,10 +330,23 @@ def test_the_record_of_a_running_game_replays_to_the_live_statistics(
     played_night(running, organizer, alpha, beta)
     record = services.game_record(running, now=minutes(80))
     live = stats(running, 80)
-    replayed = states._plain(rules.statistics_table(rules.compute(rules.parse_record(record))))
-    for row in replayed["rows"]:
-        row["application"] = next(r["application"] for r in live["rows"] if r["team"] == row["team"])
-    assert replayed == live
+    out = rules.replay(record)
+    # Every figure and moment of each team's row and of each level's cell, as the replay
+    # writes them (its levels in the team's order, the table's cells in the game's).
+    assert [t["team"] for t in out["teams"]] == [r["team"] for r in live["rows"]]
+    for team, row in zip(out["teams"], live["rows"], strict=True):
+        assert {key: team[key] for key in ROW_FIGURES} == {key: row[key] for key in ROW_FIGURES}
+        assert team["rulings"] == row["rulings"]
+        cells = [cell for cell in row["cells"] if cell is not None]
+        assert [{**{key: level[key] for key in CELL_FIGURES}, "time_s": level["duration_s"],
+                 "order": order} for order, level in enumerate(team["levels"], 1)] == sorted(
+            ({key: cell[key] for key in (*CELL_FIGURES, "time_s", "order")} for cell in cells),
+            key=lambda cell: cell["order"])
+
+
+ROW_FIGURES = ("place", "status", "levels_closed", "slivs", "penalty_s", "bonus_s", "timeout_s",
+               "average_adjust_s", "total_s", "finished_at")
+CELL_FIGURES = ("received_at", "hints_shown", "closed_at", "outcome", "timeout_s", "average_s")
 
 
 def test_the_record_of_a_finished_game_replays_to_the_final_statistics(

@@ -147,6 +147,8 @@ def test_the_service_refusal_is_a_message(scheduled, organizer, monkeypatch):
     def refuse(**kwargs):
         raise services.DomainError("This game's GoRoD is already set up.")
 
+    # A seam: the form offers only games not set up yet, so the service's refusal comes from a
+    # race (another tab set it up between the form's check and the service); this stands for it.
     monkeypatch.setattr(services, "gorod_create", refuse)
     response = login(organizer).post("/gorod/setup/", {
         "game": scheduled.pk, "hint1_min": "25", "hint2_min": "50", "sliv_penalty_min": "15",

@@ -62,7 +62,7 @@ def test_every_change_of_a_level_or_a_playing_team_moves_the_set_up_version_on(
 def test_a_warm_cache_spares_exactly_the_set_up_reads(running, alpha, beta,
                                                       django_assert_num_queries):
     submit(running, alpha, "WRONG1", 1)
-    selectors._SETUPS.clear()  # a process that has not seen the game yet
+    selectors.forget_kept()  # a process that has not seen the game yet
     with django_assert_num_queries(WRONG + COLD_SETUP):
         submit(running, beta, "WRONG1", 2)
     with django_assert_num_queries(WRONG):

@@ -1,18 +1,20 @@
-"""A team's timeline is kept between its codes (``selectors._TIMELINES``): a code reuses the
-result its team's last code computed while the team's rows (closing codes, rulings, route) and
-the game's settings stand and none of the team's deadlines passed; anything else computes it
-again. Every write here also goes through ``verify_action``: its pushes and stored states equal
-a rebuild from scratch."""
+"""A team's timeline is kept between its codes: a code reuses the result its team's last code
+computed while the team's rows (closing codes, rulings, route) and the game's settings stand and
+none of the team's deadlines passed; anything else computes it again. What a code finds is what
+``selectors.team_snapshot`` answers on the team's rows: a kept result is the very object an
+earlier write computed. Every write here also goes through ``verify_action``: its pushes and
+stored states equal a rebuild from scratch."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.test import override_settings
 
-from gorod import rules, selectors, services
+from gorod import reads, rules, selectors, services
 from gorod.live import LIVE
+from gorod.models import GorodGame
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import minutes
 from tests.live_checks import verify_action
@@ -20,19 +22,11 @@ from tests.live_checks import verify_action
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def replays(monkeypatch):
-    """The teams whose timeline the engine computed (``rules.team_result``, called through)."""
-    seen: list[str] = []
-    real = rules.team_result
-
-    def counted(record, team, *args, **kwargs):
-        seen.append(team)
-        return real(record, team, *args, **kwargs)
-
-    monkeypatch.setattr(rules, "team_result", counted)
-    selectors._TIMELINES.clear()
-    return seen
+def found(running, entry, at) -> rules.TeamResult:
+    """The team's result as a code at ``at`` finds it (its rows read as a code reads them)."""
+    gg = GorodGame.objects.get(pk=running.pk)
+    rows = reads.team_rows(gg.pk, entry.pk, since=at - timedelta(seconds=gg.wrong_window_s))
+    return selectors.team_snapshot(gg, entry.pk, at, team_rows=rows).by_name[entry.team.name]
 
 
 def code(running, entry, text, at, monkeypatch, capture) -> services.Submitted:
@@ -49,23 +43,25 @@ def me(running, entry) -> dict:
 
 
 def test_a_wrong_code_after_a_wrong_code_computes_no_timeline(
-        running, alpha, replays, monkeypatch, django_capture_on_commit_callbacks):
+        running, alpha, monkeypatch, django_capture_on_commit_callbacks):
     code(running, alpha, "nope", minutes(5), monkeypatch, django_capture_on_commit_callbacks)
-    first = len(replays)
-    assert first >= 1
+    kept = found(running, alpha, minutes(5.5))
     answer = code(running, alpha, "nope again", minutes(6), monkeypatch,
                   django_capture_on_commit_callbacks)
     assert answer.attempt.verdict == "wrong"
-    assert len(replays) == first  # the same team, the same rows, no deadline passed
+    # The same team, the same rows, no deadline passed: the second code kept no new result.
+    assert found(running, alpha, minutes(6.5)) is kept
 
 
 def test_a_code_after_a_hint_became_due_computes_the_timeline_again(
-        running, alpha, replays, monkeypatch, django_capture_on_commit_callbacks):
+        running, alpha, monkeypatch, django_capture_on_commit_callbacks):
     code(running, alpha, "nope", minutes(20), monkeypatch, django_capture_on_commit_callbacks)
-    first = len(replays)
+    before = found(running, alpha, minutes(20.5))
+    assert before.levels[-1].hints_shown == 0  # level 1's
     code(running, alpha, "nope again", minutes(26), monkeypatch,
          django_capture_on_commit_callbacks)  # the first hint is due at 25 min
-    assert len(replays) > first
+    after = found(running, alpha, minutes(26.5))
+    assert after is not before and after.levels[-1].hints_shown == 1
     assert [h["n"] for h in me(running, alpha)["level"]["hints"]] == [1]
 
 
@@ -98,32 +94,31 @@ def test_a_penalty_ruled_between_two_codes_is_on_the_teams_screen_after_the_seco
 
 
 def test_a_closing_code_leaves_its_teams_new_timeline_for_the_next_code(
-        running, alpha, replays, monkeypatch, django_capture_on_commit_callbacks):
+        running, alpha, monkeypatch, django_capture_on_commit_callbacks):
     code(running, alpha, "G1R1D", minutes(5), monkeypatch, django_capture_on_commit_callbacks)
-    after_close = len(replays)
+    kept = found(running, alpha, minutes(5.5))
+    assert kept.current_level == "2"
     answer = code(running, alpha, "nope", minutes(6), monkeypatch,
                   django_capture_on_commit_callbacks)
     assert answer.attempt.level.label == "2"
-    assert len(replays) == after_close  # the close computed the team on level 2 already
+    assert found(running, alpha, minutes(6.5)) is kept  # the code on level 2 computed nothing
 
 
-def test_a_closing_code_adds_its_event_to_the_record_its_check_parsed(
-        running, alpha, organizer, replays, monkeypatch, django_capture_on_commit_callbacks):
-    # A standing ruling puts its events after the closing codes in a built record: the added
-    # code goes after them, which changes no result.
+def test_closing_codes_after_a_standing_ruling_leave_the_result_the_whole_record_gives(
+        running, alpha, organizer, monkeypatch, django_capture_on_commit_callbacks):
+    # A standing ruling puts its events after the closing codes in a built record; each close
+    # adds its code to the record its check parsed, after the ruling: no result may change.
     services.ruling_add(actor=organizer, game=running, application=alpha, type="penalty",
                         minutes=5, now=minutes(2))
     code(running, alpha, "nope", minutes(5), monkeypatch, django_capture_on_commit_callbacks)
     for text, at in (("G1R1D", minutes(6)), ("G1R2D", minutes(8))):
         answer = code(running, alpha, text, at, monkeypatch, django_capture_on_commit_callbacks)
         assert answer.attempt.closes_level
-    # Each close's check used the kept record and its publish added the code's event to it (a
-    # built record lists the closing codes first); the stored states equal a rebuild
-    # (``verify_action``).
     assert me(running, alpha)["levels_closed"] == 2 and me(running, alpha)["penalty_s"] == 300.0
-    kept = [[e.type for e in t.record.events] for t in selectors._TIMELINES.values()
-            if t.result.team == "Alpha"]
-    assert ["penalty", "code", "code"] in kept  # as built: ["code", "code", "penalty"]
+    kept = found(running, alpha, minutes(9))
+    whole = rules.team_result(rules.parse_record(services.game_record(running, now=minutes(9))),
+                              "Alpha", minutes(9))
+    assert kept == whole
 
 
 def test_teams_never_share_a_timeline(running, alpha, beta, monkeypatch,

@@ -8,20 +8,32 @@ import json
 import uuid
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from core.errors import DomainError
 from kingofhill import realtime, selectors, services
 from kingofhill.live import LIVE
-from kingofhill.models import Answer
+from kingofhill.models import Answer, Question
 from tests.live_checks import HeldBatch, rebuilt, screens_moved_once_per_batch
 from tests.live_checks import stored as versions
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def answer(game_id: int, application, text: str, client_id=None):
-    return lambda: services.answer_submit(game=game_id, application=application, text=text,
-                                          client_id=client_id or uuid.uuid4())
+def answer(game_id: int, application, text: str, client_id=None, queries=None):
+    """One answer, as a write to send; ``queries`` collects the SQL its thread ran (a batch
+    runs in the thread of its first write)."""
+    def call():
+        # The connection is the thread's own: these are this thread's queries.
+        with CaptureQueriesContext(connection) as ran:
+            try:
+                return services.answer_submit(game=game_id, application=application, text=text,
+                                              client_id=client_id or uuid.uuid4())
+            finally:
+                if queries is not None:
+                    queries.extend(q["sql"] for q in ran.captured_queries)
+    return call
 
 
 def test_answers_that_queue_behind_an_answer_are_applied_together_as_one_by_one(
@@ -63,20 +75,25 @@ def test_a_batch_of_answers_reads_the_open_question_once(running, host, entries,
                                                          pushed):
     alpha, beta, gamma = entries
     services.question_announce(actor=host, game=running.pk, answer_key="Пушкин")
-    reads = []
-    real = selectors.read_open
-    monkeypatch.setattr(selectors, "read_open", lambda q: reads.append(q.pk) or real(q))
+    question = Question.objects.get(koth=running, closed_at__isnull=True)
+    with CaptureQueriesContext(connection) as probe:
+        selectors.read_open(question)
+    reading = {q["sql"] for q in probe.captured_queries}  # the answers', the declarations'
+    queries: list[str] = []
     held = HeldBatch(monkeypatch, LIVE, running.pk, selectors, "read_open")
 
-    held.send("alpha", answer(running.pk, alpha, "Пушкин"))
-    held.send("beta", answer(running.pk, beta, "Лермонтов"))
-    held.send("alpha again", answer(running.pk, alpha, "Гоголь"))  # refused: beta's read stands
-    held.send("gamma", answer(running.pk, gamma, "пушкин"))
+    held.send("alpha", answer(running.pk, alpha, "Пушкин", queries=queries))
+    held.send("beta", answer(running.pk, beta, "Лермонтов", queries=queries))
+    # Refused: beta's answer, read with the batch, stands.
+    held.send("alpha again", answer(running.pk, alpha, "Гоголь", queries=queries))
+    held.send("gamma", answer(running.pk, gamma, "пушкин", queries=queries))
     held.release()
 
     assert isinstance(held.outcomes["alpha again"], DomainError)
     assert held.outcomes["gamma"].verdict is True
-    assert len(reads) == 2  # the held answer's, then the batch's first: beta's and gamma's reuse it
+    # The held answer's read, then the batch's first: beta's and gamma's reuse it.
+    assert len(reading) == 2 and sorted(q for q in queries if q in reading) == sorted(
+        [*reading, *reading])
     # Every answer stands and the stored states equal a rebuild from the rows.
     assert Answer.objects.filter(question__koth=running).count() == 3
     fresh = rebuilt(LIVE, running.pk, None)

@@ -8,10 +8,13 @@ import json
 import uuid
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from kingofhill import selectors, services
 from kingofhill.live import LIVE
 from kingofhill.models import KothGame
+from tests.kingofhill.test_query_budgets import CLOSE
 from tests.live_checks import rebuilt
 from tests.live_checks import stored as versions
 
@@ -34,14 +37,16 @@ def play(koth: KothGame, host, entries, texts: dict[int, str], *, jump=None) -> 
                                normalized=text, verdict=text == "да")
 
 
-@pytest.fixture
-def counted(monkeypatch):
-    """How often a write recomputed the game from every stored question."""
-    calls = []
-    real = selectors.load_snapshot
-    monkeypatch.setattr(selectors, "load_snapshot",
-                        lambda koth, **kw: calls.append(kw.get("reuse")) or real(koth, **kw))
-    return calls
+# What a close without a kept board reads on top of the budget: the game's teams and every
+# question with its answers and declarations, instead of the open question alone.
+RECOMPUTE = 2
+
+
+def close(koth: KothGame, host) -> int:
+    """The host closes the open question; the queries the close ran."""
+    with CaptureQueriesContext(connection) as ran:
+        services.question_close(actor=host, game=koth.pk)
+    return len(ran.captured_queries)
 
 
 def states(game_id: int) -> dict[str, dict]:
@@ -49,14 +54,13 @@ def states(game_id: int) -> dict[str, dict]:
 
 
 def test_a_close_plays_its_one_move_on_the_kept_board_and_equals_a_full_recomputation(
-        running, host, entries, counted):
+        running, host, entries):
     play(running, host, entries, {0: "да", 1: "нет", 2: "да"})
     services.question_close(actor=host, game=running.pk)  # this process keeps the board
     play(running, host, entries, {0: "да", 1: "да"}, jump=entries[2])
-    counted.clear()
-    services.question_close(actor=host, game=running.pk)
 
-    assert False not in counted  # nothing read every played question again
+    # Nothing read every played question again: the budget of a close on a kept board.
+    assert close(running, host) == CLOSE
     koth = KothGame.objects.get(pk=running.pk)
     assert koth.board["question"] == 2 and koth.questions.count() == 3  # the next one is open
     stored = states(running.pk)
@@ -68,15 +72,14 @@ def test_a_close_plays_its_one_move_on_the_kept_board_and_equals_a_full_recomput
 
 
 def test_a_close_without_a_kept_board_recomputes_the_game(
-        running, host, entries, counted):
+        running, host, entries):
     play(running, host, entries, {0: "да", 1: "нет"})
     services.question_close(actor=host, game=running.pk)
     play(running, host, entries, {1: "да", 2: "да"})
     selectors.forget_closed()  # as on a worker that did not close the last question
-    counted.clear()
-    services.question_close(actor=host, game=running.pk)
 
-    assert counted == [False]
+    # The game's teams, questions, answers and declarations read again.
+    assert close(running, host) == CLOSE + RECOMPUTE
     koth = KothGame.objects.get(pk=running.pk)
     assert koth.board["question"] == 2
     fresh = {audience: json.loads(text) for audience, text in rebuilt(LIVE, running.pk,
@@ -86,17 +89,15 @@ def test_a_close_without_a_kept_board_recomputes_the_game(
 
 
 def test_a_close_after_a_played_verdict_changed_plays_on_the_recomputed_board(
-        running, host, entries, counted):
+        running, host, entries):
     play(running, host, entries, {0: "да", 1: "нет", 2: "нет"})
     services.question_close(actor=host, game=running.pk)
     # A verdict of the played question changes: the board is recomputed and kept anew.
     services.answers_judge(actor=host, game=running.pk, question=1, normalized="нет",
                            verdict=True, confirm=True)
     play(running, host, entries, {0: "нет", 1: "да", 2: "нет"})
-    counted.clear()
-    services.question_close(actor=host, game=running.pk)
 
-    assert False not in counted
+    assert close(running, host) == CLOSE
     fresh = {audience: json.loads(text) for audience, text in rebuilt(LIVE, running.pk,
                                                                       None).items()}
     stored = states(running.pk)
