@@ -72,6 +72,7 @@ from gorod.models import CodeAttempt, GorodGame, Level, Ruling
 from gorod.pauses import close_pause, game_pause, game_resume  # noqa: F401
 from gorod.photos import photo_decide, photo_submit  # noqa: F401
 from gorod.rulings import ruling_add, ruling_edit, ruling_undo  # noqa: F401
+from gorod.safety import alarm_acknowledge, checkin  # noqa: F401
 from gorod.timeouts import timeout_decide, timeout_request  # noqa: F401
 from live.write import Write
 from teams.models import Application, Game
