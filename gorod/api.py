@@ -333,6 +333,24 @@ class MessagesSeenAPI(TeamAPIView):
         return self.team_state()
 
 
+class CheckInAPI(TeamAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="The team's \"all fine\" on a level of danger grade 3–4 "
+                           "(idempotent within a minute)")
+    def post(self, request, game_id: int):
+        services.checkin(game=self.get_gorod(), application=self.entry)
+        return self.team_state()
+
+
+class AlarmAcknowledgeAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Acknowledge a team's missed safety check-in: its alarm clears")
+    def post(self, request, game_id: int, application_id: int):
+        services.alarm_acknowledge(actor=request.user, game=self.get_gorod(),
+                                   application=application_id)
+        return self.organizer_state()
+
+
 def verdict_message(result: services.Submitted) -> str:
     attempt = result.attempt
     if attempt.verdict == "wrong":

@@ -91,7 +91,15 @@ class MessagesSeen:
     team: int  # the team's application id
 
 
+@dataclass(frozen=True, slots=True)
+class SafetyChanged:
+    """A team checked in on a dangerous level, or the organizer acknowledged its alarm
+    (``gorod.safety``): the organizer's alarms and that team's own view change."""
+
+    team: int  # the team's application id
+
+
 Code = CodeChecked | LevelClosed
 Note = MessageSent | MessagesSeen
 Change = (Computed | PauseChanged | RulingAdded | CodeChecked | LevelClosed | Tick | CodesApplied
-          | MessageSent | MessagesSeen)
+          | MessageSent | MessagesSeen | SafetyChanged)

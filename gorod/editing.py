@@ -19,7 +19,7 @@ from gorod.codes import DEFAULT_MAX_WRONG, DEFAULT_WINDOW_S, CodeSpecError, leve
 from gorod.guards import KEEP, checked_image, require_organizer, require_setup, start_problems
 from gorod.live import LIVE
 from gorod.models import GorodGame, Level, Route, TaskImage
-from gorod.scenario import ScenarioError
+from gorod.scenario import CHECKIN_MAX_MIN, ScenarioError
 from live.write import Write
 from teams import services as teams_services
 from teams.models import Game
@@ -40,6 +40,17 @@ def _check_settings(**settings) -> dict:
     except RecordError as exc:
         raise DomainError(_("The game engine refuses these settings: %(why)s")
                           % {"why": engine_messages.translate(exc)}) from None
+
+def _check_checkin(every_min: int | None) -> int:
+    """The interval of safety check-ins on grade 3–4 levels: 0 (or empty) is off."""
+    if every_min is None or every_min == "":
+        return 0
+    if isinstance(every_min, bool) or not isinstance(every_min, int) or not (
+            0 <= every_min <= CHECKIN_MAX_MIN):
+        raise DomainError(_("Check-ins on dangerous levels: a whole number of minutes from 1 "
+                            "to %(max)d, or 0 for none.") % {"max": CHECKIN_MAX_MIN})
+    return every_min
+
 
 def _check_images(gg: GorodGame, images, label: str) -> list[str]:
     if not isinstance(images, list | tuple) or not all(isinstance(n, str) for n in images):
@@ -76,7 +87,8 @@ def gorod_create(*, actor, game: Game | int | None = None, title: str = "",
                  sliv_penalty_min: float = rules.DEFAULT_SLIV_PENALTY_MIN,
                  max_duration_h: float = rules.DEFAULT_MAX_DURATION_H,
                  max_wrong: int = DEFAULT_MAX_WRONG,
-                 wrong_window_s: int = DEFAULT_WINDOW_S) -> GorodGame:
+                 wrong_window_s: int = DEFAULT_WINDOW_S,
+                 checkin_every_min: int | None = 0) -> GorodGame:
     """Set up the live GoRoD of a scheduled ``teams.Game`` with its levels (dicts with
     ``label``, ``task``, ``hint1``, ``hint2``, ``duration_min``, ``danger``, ``codes``).
     Without ``game`` the night is published here too: a new GoRoD ``teams.Game`` with
@@ -85,6 +97,7 @@ def gorod_create(*, actor, game: Game | int | None = None, title: str = "",
     settings = _check_settings(hint_offsets_min=list(hint_offsets_min),
                                sliv_penalty_min=sliv_penalty_min, max_duration_h=max_duration_h,
                                max_wrong=max_wrong, wrong_window_s=wrong_window_s)
+    settings["checkin_every_min"] = _check_checkin(checkin_every_min)
     if game is None:
         if starts_at is None:
             raise DomainError(_("Give the night's start time."))
@@ -109,15 +122,17 @@ def gorod_create(*, actor, game: Game | int | None = None, title: str = "",
 @LIVE.write
 def settings_edit(w: Write, *, actor, hint_offsets_min: Sequence[float],
                   sliv_penalty_min: float, max_duration_h: float, max_wrong: int,
-                  wrong_window_s: int) -> GorodGame:
+                  wrong_window_s: int, checkin_every_min: int | None = None) -> GorodGame:
     """Change the game's settings; [decision] until the start (afterwards the record would
-    change under the teams' feet)."""
+    change under the teams' feet). ``checkin_every_min`` None: left as it is."""
     require_organizer(actor)
     gg = w.game
     require_setup(gg, _("The settings can only be changed before the start."))
     settings = _check_settings(hint_offsets_min=list(hint_offsets_min),
                                sliv_penalty_min=sliv_penalty_min, max_duration_h=max_duration_h,
                                max_wrong=max_wrong, wrong_window_s=wrong_window_s)
+    if checkin_every_min is not None:
+        settings["checkin_every_min"] = _check_checkin(checkin_every_min)
     for key, value in settings.items():
         setattr(gg, key, value)
     gg.save(update_fields=list(settings))

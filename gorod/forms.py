@@ -65,6 +65,11 @@ class SettingsForm(forms.Form):
                                    initial=10)
     wrong_window_s = forms.IntegerField(label=gettext_lazy("Brute-force window (s)"),
                                         initial=60)
+    checkin_every_min = forms.IntegerField(
+        label=gettext_lazy("Safety check-in every (min) on danger grade 3–4 levels"),
+        required=False, initial=0,
+        help_text=gettext_lazy("0 or empty: off. A missed check-in raises an alarm on the "
+                               "organizer's screen."))
 
     @classmethod
     def of(cls, gg) -> SettingsForm:
@@ -73,7 +78,8 @@ class SettingsForm(forms.Form):
             "hint1_min": _whole(offsets[0]), "hint2_min": _whole(offsets[1]),
             "sliv_penalty_min": _whole(gg.sliv_penalty_min),
             "max_duration_h": _whole(gg.max_duration_h),
-            "max_wrong": gg.max_wrong, "wrong_window_s": gg.wrong_window_s})
+            "max_wrong": gg.max_wrong, "wrong_window_s": gg.wrong_window_s,
+            "checkin_every_min": gg.checkin_every_min})
 
     def settings(self) -> dict:
         """The cleaned values as the services take them."""
@@ -81,7 +87,8 @@ class SettingsForm(forms.Form):
         return {"hint_offsets_min": [data["hint1_min"], data["hint2_min"]],
                 "sliv_penalty_min": data["sliv_penalty_min"],
                 "max_duration_h": data["max_duration_h"], "max_wrong": data["max_wrong"],
-                "wrong_window_s": data["wrong_window_s"]}
+                "wrong_window_s": data["wrong_window_s"],
+                "checkin_every_min": data.get("checkin_every_min") or 0}
 
 
 class GorodCreateForm(SettingsForm):

@@ -53,6 +53,13 @@ class GorodGame(models.Model):
                                                  default=codes.DEFAULT_MAX_WRONG)
     wrong_window_s = models.PositiveSmallIntegerField(_("brute-force window (s)"),
                                                       default=codes.DEFAULT_WINDOW_S)
+    # Safety on dangerous levels (``rules.checkin_due``): on a grade 3–4 level the team
+    # confirms "all fine" this often; 0: no check-ins asked.
+    checkin_every_min = models.PositiveSmallIntegerField(
+        _("check-in every (min) on grade 3–4 levels"), default=0, blank=True,
+        help_text=_("0: off. On a level of danger grade 3 or 4 the team's phone asks to "
+                    "confirm that all is fine this often; a missed check-in raises an alarm "
+                    "on the organizer's screen."))
     # Application ids in registration order, frozen at the start so a late change of
     # applications cannot reshuffle the record of a running game.
     team_order = models.JSONField(_("team order"), default=list, blank=True)
@@ -458,3 +465,29 @@ class MessageReceipt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.message_id} → {self.application_id}"
+
+
+class CheckIn(models.Model):
+    """A team's "all fine" on a level of danger grade 3–4 (``by`` None), or the organizer's
+    acknowledgement of its missed check-in's alarm (``by``, audited): either restarts the
+    interval to the next one (``rules.checkin_due``)."""
+
+    gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="checkins",
+                              verbose_name=_("game"))
+    application = models.ForeignKey(Application, on_delete=models.CASCADE,
+                                    related_name="gorod_checkins", verbose_name=_("team"))
+    level = models.ForeignKey(Level, on_delete=models.CASCADE, related_name="checkins",
+                              verbose_name=_("level"))
+    at = models.DateTimeField(_("at"))
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                           blank=True, related_name="+", verbose_name=_("acknowledged by"))
+
+    class Meta:
+        ordering = ["at", "pk"]
+        verbose_name = _("check-in")
+        verbose_name_plural = _("check-ins")
+        indexes = [models.Index(fields=["gorod", "application", "level", "at"],
+                                name="gorod_checkin_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.application_id} @ {self.level_id}: {self.at:%H:%M}"

@@ -17,9 +17,11 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db.models import Max
 
 from core import sql
 from gorod.models import (
+    CheckIn,
     CodeAttempt,
     Message,
     PhotoProof,
@@ -297,3 +299,11 @@ def messages(gorod_id: int, *, kind: str | None = None) -> list[MessageRow]:
         if team is not None:
             row.receipts[team] = seen_at
     return list(found.values())
+
+
+def last_checkins(gorod_id: int) -> dict[tuple[int, int], datetime]:
+    """Each team's latest check-in (or acknowledged alarm) on each level, by (application id,
+    level id), in one query: what ``rules.checkin_due`` counts the next one from."""
+    latest = (CheckIn.objects.filter(gorod_id=gorod_id).values("application_id", "level_id")
+              .annotate(last=Max("at")))
+    return {(row["application_id"], row["level_id"]): row["last"] for row in latest}

@@ -68,11 +68,13 @@ FORMAT = "gorod-scenario"
 VERSION = 1
 TOP_KEYS = ("format", "version", "title", "settings", "levels", "routes", "messages")
 SETTING_KEYS = ("hint_offsets_min", "sliv_penalty_min", "max_duration_h", "max_wrong",
-                "wrong_window_s")
+                "wrong_window_s", "checkin_every_min")
+#: Safety check-ins (``GorodGame.checkin_every_min``): not the engine's; written only when on.
+CHECKIN_MAX_MIN = 240
 DEFAULT_SETTINGS = {"hint_offsets_min": list(rules.DEFAULT_HINT_OFFSETS_MIN),
                     "sliv_penalty_min": rules.DEFAULT_SLIV_PENALTY_MIN,
                     "max_duration_h": rules.DEFAULT_MAX_DURATION_H,
-                    "max_wrong": 10, "wrong_window_s": 60}
+                    "max_wrong": 10, "wrong_window_s": 60, "checkin_every_min": 0}
 LEVEL_KEYS = ("id", "task", "hint1", "hint2", "duration_min", "danger", "images", "photo_proof",
               "codes", "bonus_hints")
 MAX_BYTES = 2 * 1024 * 1024
@@ -272,10 +274,18 @@ def parse_scenario(data: Any) -> Scenario:
                      f"{', '.join(SETTING_KEYS)})" for key in raw_settings
                      if key not in SETTING_KEYS]
         settings.update({k: v for k, v in raw_settings.items() if k in SETTING_KEYS})
+        checkin = settings.pop("checkin_every_min")
+        if checkin is None:
+            checkin = 0
+        if isinstance(checkin, bool) or not isinstance(checkin, int) or not (
+                0 <= checkin <= CHECKIN_MAX_MIN):
+            problems.append(f"settings.checkin_every_min: expected whole minutes from 0 to "
+                            f"{CHECKIN_MAX_MIN}, got {checkin!r}")
         try:
             settings = rules.check_settings(**settings)
         except RecordError as exc:
             problems.append(f"settings.{exc}")
+        settings["checkin_every_min"] = checkin
 
     levels, level_problems = _levels(data.get("levels"))
     problems += level_problems
@@ -435,7 +445,9 @@ def scenario_dict(scenario: Scenario) -> dict:
     data: dict = {"format": FORMAT, "version": VERSION}
     if scenario.title:
         data["title"] = scenario.title
-    data["settings"] = {key: scenario.settings[key] for key in SETTING_KEYS}
+    # Check-ins off is the default: a scenario without them reads as it always did.
+    data["settings"] = {key: scenario.settings[key] for key in SETTING_KEYS
+                        if key != "checkin_every_min" or scenario.settings.get(key)}
     data["levels"] = []
     for level in scenario.levels:
         row = {"id": level["id"]}
@@ -541,6 +553,7 @@ def scenario_of(gg) -> Scenario:
     settings = {"hint_offsets_min": [_whole(m) for m in gg.hint_offsets_min],
                 "sliv_penalty_min": _whole(gg.sliv_penalty_min),
                 "max_duration_h": _whole(gg.max_duration_h),
-                "max_wrong": gg.max_wrong, "wrong_window_s": gg.wrong_window_s}
+                "max_wrong": gg.max_wrong, "wrong_window_s": gg.wrong_window_s,
+                "checkin_every_min": gg.checkin_every_min}
     return Scenario(settings=settings, levels=levels, routes=routes, title=gg.game.title,
                     messages=tuple(_sent_row(n, names) for n in notes if not n.bonus))

@@ -81,6 +81,7 @@ from gorod.rulings import (  # noqa: F401
     ruling_undo,
     undo_preview,
 )
+from gorod.safety import alarm_acknowledge, checkin  # noqa: F401
 from gorod.timeouts import timeout_decide, timeout_request  # noqa: F401
 from live.write import Write
 from teams.models import Application, Game

@@ -47,6 +47,22 @@ class Whole:
     # A write about this team alone with nothing due: the other teams' views are rebuilt only
     # if the public state changed.
     team: int | None = None
+    # The teams asked for safety check-ins (``safety_watch``), when the game asks for them.
+    watch: tuple[Watch, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """A team on a level of danger grade 3–4 in a game with check-ins: when its next
+    check-in is due, and whether it is overdue (the organizer's alarm) at the settled moment."""
+
+    application: int
+    level: str  # the level's label
+    level_id: int
+    received_at: datetime
+    last_checkin: datetime | None  # the team's, or the organizer's acknowledgement
+    due_at: datetime
+    overdue: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +116,11 @@ def settle(w: Write) -> Settled:
     tick (``Tick``) move on only the teams they concern (``Moved``). A change this settle does
     not know is refused."""
     gg = w.game
+    if gg.checkin_every_min and not isinstance(w.change, changes.Note):
+        # [decision] A game that asks for check-ins computes every write whole: the alarms
+        # depend on every team's level and check-ins, which the incremental paths do not read.
+        # Games without check-ins (the measured code path) are unchanged.
+        return _safety_whole(w)
     calm = _nothing_due(gg, w.now)
     team_id, snap, found = None, None, None
     match w.change:
@@ -130,6 +151,8 @@ def settle(w: Write) -> Settled:
             # A message changes no time: past a deadline the write settles it like any other.
             if calm or gg.status == GorodGame.Status.FINISHED:
                 return Noted(teams=teams, snapshot=snap)
+        case changes.SafetyChanged(team=team_id):
+            pass  # check-ins switched off since: the organizer's and the team's views
         case changes.MessagesSeen(team=team):
             if calm or gg.status == GorodGame.Status.FINISHED:
                 return Noted(teams=(team,))
@@ -160,9 +183,54 @@ def _whole(w: Write, team_id: int | None, snap: Snapshot | None) -> Whole:
     # the clock fires nothing until the resume stores the moved ones.
     gg.next_deadline = (rules.next_deadline(snap.results)
                         if running and gg.paused_at is None else None)
+    watch = safety_watch(snap) if running and gg.checkin_every_min else ()
+    if running and gg.paused_at is None:
+        # The clock also wakes when a check-in falls due, so its alarm appears with no write.
+        wake = rules.next_checkin_wake([x.due_at for x in watch], snap.now)
+        gg.next_deadline = min((d for d in (gg.next_deadline, wake) if d is not None),
+                               default=None)
     gg.clock_failures = 0
     gg.save(update_fields=fields)
-    return Whole(snapshot=snap, running=running, team=team_id)
+    return Whole(snapshot=snap, running=running, team=team_id, watch=watch)
+
+
+def _safety_whole(w: Write) -> Whole:
+    """A write in a game with check-ins: the action's own computation of the game when it made
+    one, about its one team when it concerns one."""
+    change = w.change
+    snap = getattr(change, "snapshot", None) if isinstance(
+        change, changes.Computed | changes.PauseChanged | changes.RulingAdded
+        | changes.SafetyChanged) else None
+    team = change.team if isinstance(change, changes.RulingAdded | changes.SafetyChanged) else None
+    return _whole(w, team if _nothing_due(w.game, w.now) else None, snap)
+
+
+def safety_watch(snap: Snapshot) -> tuple[Watch, ...]:
+    """The teams on a level of danger grade 3–4, each with its next check-in's due moment
+    (``rules.checkin_due``) and whether it is overdue at the computed moment (the engine's:
+    while the game is paused no check-in falls due)."""
+    gg, results = snap.gorod, snap.results
+    if results is None or not gg.checkin_every_min:
+        return ()
+    found, last = [], None
+    for pk, name in snap.names.items():
+        result = snap.by_name.get(name)
+        if result is None or result.status != "playing" or result.current_level is None:
+            continue
+        level = snap.level(result.current_level)
+        if level is None or level.danger not in rules.CHECKIN_GRADES:
+            continue
+        if last is None:
+            last = reads.last_checkins(gg.pk)  # read once, only when a team needs it
+        received = result.levels[-1].received_at
+        checked = last.get((pk, level.pk))
+        due = rules.checkin_due(every_min=gg.checkin_every_min, danger=level.danger,
+                                received_at=received, last_checkin=checked)
+        found.append(Watch(application=pk, level=level.label, level_id=level.pk,
+                           received_at=received,
+                           last_checkin=checked if checked and checked >= received else None,
+                           due_at=due, overdue=rules.checkin_overdue(due, results.now or snap.now)))
+    return tuple(found)
 
 
 def _nothing_due(gg: GorodGame, now: datetime) -> bool:

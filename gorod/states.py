@@ -32,7 +32,7 @@ from gorod.selectors import (
     setup,
     team_data,
 )
-from gorod.settle import Attempts, Deadline, Moved, Noted, Settled, Whole
+from gorod.settle import Attempts, Deadline, Moved, Noted, Settled, Watch, Whole
 from live import delta
 from live.codec import encode
 from live.messages import PUBLIC, team_audience
@@ -154,7 +154,39 @@ def _organizer_live(snap: Snapshot) -> dict:
     }
 
 
-def organizer_state(snap: Snapshot, notes: list[reads.MessageRow] | None = None) -> dict:
+def safety_alarms(snap: Snapshot, watch: tuple[Watch, ...],
+                  last: dict[int, CodeAttempt]) -> list[dict]:
+    """The organizer's alarms: the teams whose check-in on a dangerous level is overdue, the
+    longest overdue first, each with its last sign of life (its last code, its last check-in)."""
+    alarms = []
+    for x in sorted((x for x in watch if x.overdue), key=lambda x: x.due_at):
+        attempt = last.get(x.application)
+        alarms.append({"application": x.application, "team": snap.names.get(x.application),
+                       "level": x.level, "level_number": _level_number(snap, x.application),
+                       "overdue_since": iso(x.due_at), "received_at": iso(x.received_at),
+                       "last_checkin": iso(x.last_checkin),
+                       "last_attempt": iso(attempt.at) if attempt else None})
+    return alarms
+
+
+def _level_number(snap: Snapshot, application_id: int) -> int | None:
+    result = snap.by_name.get(snap.names.get(application_id))
+    return len(result.levels) if result and result.current_level is not None else None
+
+
+def team_safety(snap: Snapshot, application_id: int, watch: tuple[Watch, ...]) -> dict | None:
+    """A team's check-in on its dangerous level, for its phone's "all fine" button: when the
+    next is due and whether it is overdue; None when none is asked."""
+    mine = next((x for x in watch if x.application == application_id), None)
+    if mine is None:
+        return None
+    return {"level": mine.level, "every_min": snap.gorod.checkin_every_min,
+            "due_at": iso(mine.due_at), "overdue": mine.overdue,
+            "last_checkin": iso(mine.last_checkin)}
+
+
+def organizer_state(snap: Snapshot, notes: list[reads.MessageRow] | None = None,
+                    watch: tuple[Watch, ...] = ()) -> dict:
     gg = snap.gorod
     names = snap.names
     labels = {lv.pk: lv.label for lv in snap.levels}
@@ -163,6 +195,7 @@ def organizer_state(snap: Snapshot, notes: list[reads.MessageRow] | None = None)
     last = last_attempts(gg)
     return {
         **public_state(snap),
+        "alarms": safety_alarms(snap, watch, last),
         "statistics": statistics(snap),
         "as_of": live["as_of"],
         # The clock's next deadline as settled (none while the game is paused).
@@ -170,7 +203,8 @@ def organizer_state(snap: Snapshot, notes: list[reads.MessageRow] | None = None)
         "settings": {"hint_offsets_min": gg.hint_offsets_min,
                      "sliv_penalty_min": gg.sliv_penalty_min,
                      "max_duration_h": gg.max_duration_h, "max_wrong": gg.max_wrong,
-                     "wrong_window_s": gg.wrong_window_s},
+                     "wrong_window_s": gg.wrong_window_s,
+                     "checkin_every_min": gg.checkin_every_min},
         "teams": Rows([_team_row(snap, a.pk, last.get(a.pk), labels) for a in snap.entries],
                       by="application"),
         "end_rule": {"share": rules.END_SHARE,
@@ -260,11 +294,13 @@ def sectors(level: Level, found: set[str], known: Setup) -> list[dict]:
 
 
 def team_state(snap: Snapshot, application_id: int, data: TeamData | None = None,
-               public: dict | None = None, notes: list[reads.MessageRow] | None = None) -> dict:
-    """What one team's phones see: its level, hints, deadlines and its own attempts only, and
-    the organizer's messages to it."""
+               public: dict | None = None, notes: list[reads.MessageRow] | None = None,
+               watch: tuple[Watch, ...] = ()) -> dict:
+    """What one team's phones see: its level, hints, deadlines and its own attempts only, the
+    organizer's messages to it, and its safety check-in on a dangerous level."""
     state = dict(public or public_state(snap))
     state["me"] = team_me(snap, application_id, data)
+    state["safety"] = team_safety(snap, application_id, watch)
     state["messages"] = team_messages(
         reads.messages(snap.gorod.pk) if notes is None else notes, application_id)
     return state
@@ -409,7 +445,7 @@ def _whole_states(w: Write, whole: Whole) -> dict[str, dict]:
     gg, snap, team_id = w.game, whole.snapshot, whole.team
     public = public_state(snap)
     notes = reads.messages(gg.pk)  # the organizer's list and the teams' own: one read
-    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap, notes)}
+    states = {PUBLIC: public, realtime.ORGANIZER: organizer_state(snap, notes, whole.watch)}
     teams = [entry.pk for entry in snap.entries]
     # An average-time ruling credits its team from the others' times: then every view moves.
     if team_id is not None and whole.running and not averages_in_force(gg):
@@ -418,7 +454,7 @@ def _whole_states(w: Write, whole: Whole) -> dict[str, dict]:
             teams = [team_id]
     data = team_data(gg, only=team_id if teams == [team_id] else None)
     for pk in teams:
-        states[team_audience(pk)] = team_state(snap, pk, data, public, notes)
+        states[team_audience(pk)] = team_state(snap, pk, data, public, notes, whole.watch)
     return states
 
 

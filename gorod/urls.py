@@ -47,6 +47,9 @@ api_urls = [
     path("api/games/<id:game_id>/code/", api.CodeAPI.as_view(), name="api_code"),
     path("api/games/<id:game_id>/timeout/", api.TimeoutAskAPI.as_view(), name="api_timeout"),
     path("api/games/<id:game_id>/photo/", api.PhotoAPI.as_view(), name="api_photo"),
+    path("api/games/<id:game_id>/checkin/", api.CheckInAPI.as_view(), name="api_checkin"),
+    path("api/games/<id:game_id>/alarms/<id:application_id>/acknowledge/",
+         api.AlarmAcknowledgeAPI.as_view(), name="api_alarm_acknowledge"),
 ]
 
 page_urls = [

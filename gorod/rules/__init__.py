@@ -71,6 +71,12 @@ from gorod.rules.record import (  # noqa: F401
     parse_record,
     with_event,
 )
+from gorod.rules.safety import (  # noqa: F401
+    CHECKIN_GRADES,
+    checkin_due,
+    checkin_overdue,
+    next_checkin_wake,
+)
 from gorod.rules.setup import (  # noqa: F401
     SetupWarning,
     generate_routes,

@@ -113,6 +113,7 @@
       ]));
     });
     renderRequests(state);
+    renderAlarms(state);
     fillSelect($("message-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
     fillSelect($("message-team"), (state.teams || []).map(function (t) { return [String(t.application), t.name]; }));
     renderMessages(state);
@@ -181,6 +182,23 @@
     });
   }
 
+  // Safety alarms (a missed check-in on a dangerous level), the longest overdue first: the
+  // team, its level, since when, its last signs of life, and the acknowledgement.
+  function renderAlarms(state) {
+    var C = page.config, alarms = state.alarms || [], list = $("alarms");
+    $("alarms-box").hidden = !alarms.length;
+    list.textContent = "";
+    alarms.forEach(function (a) {
+      list.appendChild(el("li", {"data-alarm": a.application}, [
+        el("strong", {text: a.team}),
+        el("span", {text: " · " + C.alarmLevel + " " + a.level + " · " + C.alarmOverdue + " " + time(a.overdue_since) +
+          " · " + C.alarmLastCode + ": " + (a.last_attempt ? time(a.last_attempt) : C.alarmNever) +
+          " · " + C.alarmLastCheckin + ": " + (a.last_checkin ? time(a.last_checkin) : C.alarmNever) + " "}),
+        el("button", {type: "button", "class": "alarm-acknowledge", "data-id": a.application, text: C.acknowledge})
+      ]));
+    });
+  }
+
   // What waits for the organizer: timeout requests (3.10) and photos of photo-proof levels.
   function renderRequests(state) {
     var T = page.text, running = state.game.status === "running";
@@ -224,6 +242,8 @@
       answer = confirm ? "" : window.prompt(C.askRefuse);
       if (answer === null) { return; }
       page.post(C.apiBase + "timeouts/" + id + "/", {accept: confirm, answer: answer});
+    } else if (b.classList.contains("alarm-acknowledge")) {
+      if (window.confirm(C.askAcknowledge)) { page.post(C.apiBase + "alarms/" + id + "/acknowledge/", {}); }
     } else if (b.classList.contains("photo-accept") || b.classList.contains("photo-reject")) {
       var accept = b.classList.contains("photo-accept");
       answer = accept ? "" : window.prompt(C.askRefuse);

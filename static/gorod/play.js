@@ -11,7 +11,7 @@
   var el = window.gorodEl, time = window.gorodTime, dur = window.gorodDuration;
   var page, current = null, pendingId = null, pendingText = null, refetchAt = 0;
   var waitUntil = 0, resultLevel = null, seen = null, audio = null;
-  var notes = null, marking = {};
+  var notes = null, marking = {}, checkinAlerted = null;
 
   // Browsers let a page play sound only after a user gesture: the first touch or key opens it.
   function unlockAudio() {
@@ -159,6 +159,7 @@
     }
     renderPhoto(level);
     renderTimeout(me, level, game);
+    $("safety-box").hidden = !state.safety || game.status !== "running";
     var attempts = $("attempts");
     attempts.textContent = "";
     (me.attempts || []).forEach(function (a) {
@@ -245,8 +246,28 @@
     if (!waiting && waitUntil) { waitUntil = 0; page.showError(""); $("code-text").focus(); }
   }
 
+  // The safety check-in on a dangerous level: the time left until it is due; once due the
+  // phone vibrates and beeps (once per due moment), like a new hint.
+  function checkinTick() {
+    var safety = current && current.safety;
+    if (!safety || !current.game || current.game.paused_since) { return; }
+    var left = page.secondsLeft(safety.due_at, current.game), due = safety.overdue || (left != null && left <= 0);
+    $("checkin-due").textContent = due ? page.text.checkinOverdue : page.text.checkinIn + " " + dur(left);
+    $("safety-box").dataset.overdue = due ? "true" : "false";
+    if (due && checkinAlerted !== safety.due_at) { checkinAlerted = safety.due_at; alertTeam(); }
+  }
+
+  function checkIn() {
+    $("checkin-send").disabled = true;
+    page.post(page.config.checkinUrl, {}).then(function (r) {
+      $("checkin-send").disabled = false;
+      if (r.network) { page.showError(page.text.retry); }
+    });
+  }
+
   function tick() {
     waitTick();
+    checkinTick();
     var level = current && current.me && current.me.level;
     if (!level) { return; }
     var game = current.game;
@@ -311,6 +332,7 @@
     $("code-form").addEventListener("submit", send);
     $("timeout-form").addEventListener("submit", askTimeout);
     $("photo-form").addEventListener("submit", sendPhoto);
+    $("checkin-send").addEventListener("click", checkIn);
     ["pointerdown", "keydown", "touchstart"].forEach(function (name) {
       document.addEventListener(name, unlockAudio, {passive: true});
     });

@@ -219,6 +219,9 @@ HTTP_ROWS: dict[str, Row] = {
         "game_id": w.ids["gorod"], "photo_id": 999999}),
     "gorod:api_timeout": Row(PHONES, "post", kwargs=gorod),
     "gorod:api_photo": Row(PHONES, "post", kwargs=gorod),
+    "gorod:api_checkin": Row(PHONES, "post", kwargs=gorod),
+    "gorod:api_alarm_acknowledge": Row(ORGANIZER, "post", kwargs=lambda w: {
+        "game_id": w.ids["gorod"], "application_id": 999999}),
     "gorod:api_message": Row(ORGANIZER, "post", kwargs=gorod),
     "gorod:api_messages_seen": Row(PHONES, "post", kwargs=gorod),
     "gorod:team_image": Row(PHONES, kwargs=lambda w: {"game_id": w.ids["gorod"], "level": "1",

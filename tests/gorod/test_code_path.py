@@ -17,7 +17,8 @@ LAYERS = [
     "gorod.api : gorod.views : gorod.consumers : gorod.clock : gorod.exports : gorod.outcome"
     " : gorod.demo : gorod.management",
     "gorod.services",
-    "gorod.editing | gorod.rulings | gorod.timeouts | gorod.photos | gorod.messages | gorod.pauses",
+    "gorod.editing | gorod.rulings | gorod.timeouts | gorod.photos | gorod.messages | gorod.pauses"
+    " | gorod.safety",
     "gorod.guards",
     "gorod.live",
     "gorod.states",
