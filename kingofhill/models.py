@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from kingofhill import rules
 from teams.models import Application, Game
@@ -307,9 +308,9 @@ class Appeal(models.Model):
     answer. One per team and question, whatever its outcome."""
 
     class Status(models.TextChoices):
-        OPEN = "open", _("open")
-        ACCEPTED = "accepted", _("accepted")
-        REJECTED = "rejected", _("rejected")
+        OPEN = "open", pgettext_lazy("appeal status", "open")
+        ACCEPTED = "accepted", pgettext_lazy("appeal status", "accepted")
+        REJECTED = "rejected", pgettext_lazy("appeal status", "rejected")
 
     question = models.ForeignKey(
         Question, on_delete=models.CASCADE, related_name="appeals", verbose_name=_("question"))

@@ -337,7 +337,7 @@ def next_prepared(koth: KothGame, *, lock: bool = False) -> PreparedQuestion | N
     return rows.order_by("position", "pk").first()
 
 
-def game_appeals(koth: KothGame) -> list[Appeal]:
+def game_appeals(koth: KothGame | int) -> list[Appeal]:
     """Every appeal of the game, oldest first, with its question's number and team's name."""
     return list(Appeal.objects.filter(question__koth=koth)
                 .select_related("question", "application__team"))

@@ -14,6 +14,7 @@ from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.models import AuditEntry
 from kingofhill import appeals, selectors, services
 from kingofhill.models import Appeal, KothGame
+from rating import services as rating_services
 from tests.kingofhill.conftest import join_session
 from tests.kingofhill.play import answer_of, finish, play, snapshot_of, team
 
@@ -208,3 +209,18 @@ def test_a_rejection_without_an_answer_is_a_400_with_the_reason(played, host, al
     client.force_login(host)
     r = post(client, "api_appeal_reject", played, {"appeal": appeal.pk, "answer": ""})
     assert r.status_code == 400 and "why" in r.json()["detail"]
+
+
+def test_the_results_page_lists_the_appeals_and_their_outcomes(
+        running, host, organizer, alpha, beta, gamma, client):
+    play(running, host, {alpha: True, beta: True, gamma: False})
+    appeal = file(running, gamma, text="Тверь тоже подходит")
+    appeals.appeal_reject(actor=host, game=running, appeal=appeal.pk, answer="Нет, только Торжок.")
+    while running.status == KothGame.Status.RUNNING:
+        play(running, host, {alpha: True, beta: False, gamma: False})
+    rating_services.results_publish(actor=organizer, game=running.game)
+    page = client.get(reverse("rating:results", args=[running.pk]), HTTP_ACCEPT_LANGUAGE="ru")
+    text = page.content.decode()
+    assert "Апелляции во время игры" in text
+    assert "Gamma: «Тверь тоже подходит» — <strong>отклонена</strong>: Нет, только Торжок." \
+        in text
