@@ -18,9 +18,15 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 def appeal(phone, text):
-    row = phone.locator('tr.koth-appeal-row[data-number="1"]')
+    row = phone.locator('#history tr[data-number="1"]')
     row.locator(".koth-appeal-open").click()
     expect(phone.locator("#appeal-label")).to_contain_text("Вопрос 1: почему вердикт неверен?")
+    # Blank text is refused under the form, in Russian, and the form stays to be filled.
+    phone.locator("#appeal-text").fill("   ")
+    phone.locator("#appeal-send").click()
+    expect(phone.locator("#appeal-error")).to_contain_text("почему вердикт неверен",
+                                                           timeout=WAIT)
+    expect(phone.locator("#koth-error")).to_be_hidden()
     phone.locator("#appeal-text").fill(text)
     phone.locator("#appeal-send").click()
     expect(row.locator(".koth-appeal-state")).to_have_attribute("data-status", "open",
@@ -70,12 +76,12 @@ def test_the_host_accepts_one_appeal_after_its_preview_and_rejects_another_with_
     host.screenshot(path=str(artifacts_dir() / "koth-appeals-host.png"))
 
     # The phones show the outcomes live: Alpha's verdict is now correct.
-    alpha_state = alpha_phone.locator('tr.koth-appeal-row[data-number="1"] .koth-appeal-state')
+    alpha_state = alpha_phone.locator('#history tr[data-number="1"] .koth-appeal-state')
     expect(alpha_state).to_have_attribute("data-status", "accepted", timeout=WAIT)
     expect(alpha_state).to_contain_text("Апелляция принята")
-    expect(alpha_phone.locator('#history tr[data-number="1"]').first).to_have_attribute(
+    expect(alpha_phone.locator('#history tr[data-number="1"]')).to_have_attribute(
         "data-verdict", "correct")
-    beta_state = beta_phone.locator('tr.koth-appeal-row[data-number="1"] .koth-appeal-state')
+    beta_state = beta_phone.locator('#history tr[data-number="1"] .koth-appeal-state')
     expect(beta_state).to_have_attribute("data-status", "rejected", timeout=WAIT)
     expect(beta_state).to_contain_text("В вопросе просили фамилию поэта.")
     beta_phone.screenshot(path=str(artifacts_dir() / "koth-appeals-phone.png"))
