@@ -9,7 +9,9 @@ import json
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
+from core import audit
 from core.errors import DomainError, NeedsConfirmation, NotAllowed
 from core.models import AuditEntry
 from kingofhill import appeals, selectors, services
@@ -55,6 +57,8 @@ def test_a_team_appeals_its_verdict_and_its_phone_and_the_console_show_it(played
     assert [a["status"] for a in question_1["appeals"]] == ["open"]
     entry = AuditEntry.objects.get(action="kingofhill.appeal")
     assert entry.after["team"] == "Alpha" and entry.after["status"] == "open"
+    with translation.override("ru"):
+        assert audit.label(entry.action) == "апелляция на вердикт"  # the audit page's name
 
 
 def test_the_phone_is_told_which_question_it_may_appeal(played, alpha):
