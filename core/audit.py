@@ -32,6 +32,7 @@ ACTION_LABELS = {
     "kingofhill.apart": _("answer groups kept apart"),
     "kingofhill.bank_edit": _("prepared question edited"),
     "kingofhill.bank_move": _("prepared question moved"),
+    "kingofhill.appeal": _("verdict appeal"),
     "gorod.ruling": _("ruling"),
     "gorod.ruling_undo": _("ruling undone"),
     "gorod.ruling_edit": _("ruling corrected"),

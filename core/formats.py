@@ -48,6 +48,21 @@ class GameFormat:
     #: the finished game's outcome, or None while it is not finished; a record the engine
     #: cannot compute raises ``core.records.RecordError``
     outcome: Callable[[Any], Outcome | None]
+    #: the appeals of verdicts filed during the game, oldest first (formats without any: None)
+    disputes: Callable[[Any], list[Dispute]] | None = None
+
+
+@dataclass(frozen=True)
+class Dispute:
+    """A team's appeal of one verdict during the game and the host's decision, for the
+    results page (King of the Hill's appeals)."""
+
+    question: int
+    team: str
+    text: str
+    status: str  # "open", "accepted" or "rejected"
+    status_label: str  # the status in the reader's language
+    answer: str  # the host's answer to a rejected one
 
 
 class ResultsKeeper(Protocol):
@@ -70,6 +85,14 @@ def register(game_format: GameFormat) -> None:
 
 def get(code: str) -> GameFormat | None:
     return _formats.get(code)
+
+
+def disputes(game) -> list[Dispute]:
+    """The appeals filed during ``game`` (a ``teams.Game``), for its results page."""
+    game_format = get(game.format)
+    if game_format is None or game_format.disputes is None:
+        return []
+    return game_format.disputes(game)
 
 
 def keep_results(keeper: ResultsKeeper) -> None:

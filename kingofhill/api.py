@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import DomainError, NotAllowed
 from core.permissions import IsHost, IsOrganizer
-from kingofhill import bank_edits, grouping, selectors, services
+from kingofhill import appeals, bank_edits, grouping, selectors, services
 from kingofhill import serializers as s
 from kingofhill.live import LIVE
 from kingofhill.models import KothGame
@@ -213,6 +213,26 @@ class PartnerAPI(HostAPIView):
         return self.host_state()
 
 
+class AppealAcceptAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.AppealAcceptSerializer,
+                   responses={200: s.StateSerializer, **CHANGE_ERRORS},
+                   summary="Accept a team's appeal: its verdict flips (409 previews it first)")
+    def post(self, request, game_id: int):
+        data = self.payload(s.AppealAcceptSerializer)
+        appeals.appeal_accept(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class AppealRejectAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.AppealRejectSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Reject a team's appeal with an answer its phone shows")
+    def post(self, request, game_id: int):
+        data = self.payload(s.AppealRejectSerializer)
+        appeals.appeal_reject(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
 class HostsAPI(KothAPIView):
     permission_classes = [IsOrganizer]
 
@@ -353,4 +373,14 @@ class AnswerAPI(TeamAPIView):
         data = self.payload(s.AnswerSerializer)
         # The game row is read once, locked, by the service (a missing one is a 404 there).
         services.answer_submit(game=self.kwargs["game_id"], application=self.entry, **data)
+        return self.team_state()
+
+
+class AppealAPI(TeamAPIView):
+    @extend_schema(tags=TAG, request=s.AppealSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="Appeal the team's verdict on the last closed question")
+    def post(self, request, game_id: int):
+        data = self.payload(s.AppealSerializer)
+        appeals.appeal_file(game=self.get_koth(), application=self.entry, **data)
         return self.team_state()

@@ -63,5 +63,14 @@ class BankChanged:
     follows (``kingofhill.bank_edits``)."""
 
 
+
+
+@dataclass(frozen=True, slots=True)
+class AppealChanged:
+    """A team appealed a verdict, or the host decided an appeal (``kingofhill.appeals``): the
+    appeals shown beside the closed questions changed, and an accepted one flipped a verdict,
+    so the board is recomputed from the record and the game settles, as for ``BoardChanged``."""
+
+
 Change = (BoardChanged | QuestionChanged | AnswerAdded | AnswersAdded | GroupsChanged
-          | PresenceChanged | BankChanged)
+          | PresenceChanged | BankChanged | AppealChanged)

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from kingofhill import rules
 from teams.models import Application, Game
@@ -299,3 +300,43 @@ class PhoneSocket(models.Model):
 
     def __str__(self) -> str:
         return self.channel
+
+
+class Appeal(models.Model):
+    """A team disputing the verdict it got on one closed question (``kingofhill.appeals``):
+    the host accepts it (the verdict flips, as a change of the past) or rejects it with an
+    answer. One per team and question, whatever its outcome."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", pgettext_lazy("appeal status", "open")
+        ACCEPTED = "accepted", pgettext_lazy("appeal status", "accepted")
+        REJECTED = "rejected", pgettext_lazy("appeal status", "rejected")
+
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="appeals", verbose_name=_("question"))
+    application = models.ForeignKey(
+        Application, on_delete=models.CASCADE, related_name="koth_appeals",
+        verbose_name=_("team"))
+    text = models.CharField(_("appeal"), max_length=500)
+    # The verdict disputed: accepting sets the other one.
+    verdict = models.BooleanField(_("disputed verdict"))
+    created_at = models.DateTimeField(_("filed at"))
+    status = models.CharField(_("status"), max_length=10, choices=Status.choices,
+                              default=Status.OPEN)
+    answer = models.TextField(_("host's answer"), blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", verbose_name=_("decided by"))
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        verbose_name = _("appeal")
+        verbose_name_plural = _("appeals")
+        constraints = [
+            models.UniqueConstraint(fields=["question", "application"],
+                                    name="koth_appeal_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.question_id}/{self.application_id}: {self.status}"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from core.formats import GameFormat, Outcome
-from kingofhill import rules, services
+from core.formats import Dispute, GameFormat, Outcome
+from kingofhill import rules, selectors, services
 from kingofhill.models import KothGame
 from teams.models import Game
 from teams.selectors import team_ids_by_name
@@ -32,4 +32,12 @@ def outcome(game: Game) -> Outcome | None:
     return Outcome(koth.finished_at or timezone.now(), board.finish_reason or "", rows)
 
 
-FORMAT = GameFormat(code=Game.Format.KINGOFHILL, record=record, outcome=outcome)
+def disputes(game: Game) -> list[Dispute]:
+    """The teams' appeals of verdicts and the host's decisions (``kingofhill.appeals``)."""
+    return [Dispute(question=a.question.number, team=a.application.team.name, text=a.text,
+                    status=a.status, status_label=str(a.get_status_display()), answer=a.answer)
+            for a in selectors.game_appeals(game.pk)]
+
+
+FORMAT = GameFormat(code=Game.Format.KINGOFHILL, record=record, outcome=outcome,
+                    disputes=disputes)

@@ -90,13 +90,15 @@ def _effect_data(effect: rules.ChangeEffect, published: bool, moved: _Moved) -> 
 
 
 def change_past(w: Write, question: Question, *, verdicts: dict | None = None,
-                 partner: bool | None = None, confirm: bool) -> None:
+                 partner: bool | None = None, confirm: bool, ask: str = "") -> None:
     """Before a verdict or partner mark of a played question changes: the engine projects the
     new outcome from every played question, the voided ones too; one that changes the winner,
     re-opens a finished game, ends it earlier (later questions no longer count: they stay
     stored, out of the record) or later (voided questions count again), or alters published
     results is refused until confirmed, and once applied marks the published results out of
-    date. A change the engine cannot replay is left to the recompute, which refuses it."""
+    date. A change the engine cannot replay is left to the recompute, which refuses it.
+    With ``ask`` (an accepted appeal), the change is previewed under that sentence even when
+    it moves nothing the host must confirm: the host sees what the flip does first."""
     koth = w.game
     snap = selectors.load_snapshot(koth, reuse=True)
     if snap.board is None or question.closed_at is None:
@@ -117,6 +119,11 @@ def change_past(w: Write, question: Question, *, verdicts: dict | None = None,
         raise NeedsConfirmation(
             _("This changes the outcome of the game. %(what)s Confirm to apply it.")
             % {"what": text}, change=_effect_data(effect, published, moved))
+    if ask and not confirm:
+        raise NeedsConfirmation(
+            " ".join(part for part in (ask, text or _("The outcome of the game stays the same."),
+                                       _("Confirm to apply it.")) if part),
+            change=_effect_data(effect, published, moved))
     if published:
         formats.board_changed(
             game_id=koth.pk, now=w.now,

@@ -28,6 +28,7 @@ from core.roles import HOST, is_host, is_organizer
 from kingofhill import rules
 from kingofhill.models import (
     Answer,
+    Appeal,
     Declaration,
     KothGame,
     PhoneSocket,
@@ -334,6 +335,12 @@ def next_prepared(koth: KothGame, *, lock: bool = False) -> PreparedQuestion | N
     if lock:
         rows = rows.select_for_update()
     return rows.order_by("position", "pk").first()
+
+
+def game_appeals(koth: KothGame | int) -> list[Appeal]:
+    """Every appeal of the game, oldest first, with its question's number and team's name."""
+    return list(Appeal.objects.filter(question__koth=koth)
+                .select_related("question", "application__team"))
 
 
 def bank_questions(koth: KothGame) -> list[PreparedQuestion]:

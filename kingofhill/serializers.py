@@ -59,6 +59,22 @@ class VerdictSerializer(serializers.Serializer):
     confirm = serializers.BooleanField(default=False, help_text=CONFIRM)
 
 
+class AppealSerializer(serializers.Serializer):
+    question = id_field()
+    # Its length is the service's to refuse, in its words (``kingofhill.appeals``).
+    text = serializers.CharField(allow_blank=True, help_text="why the verdict is wrong")
+
+
+class AppealAcceptSerializer(serializers.Serializer):
+    appeal = id_field()
+    confirm = serializers.BooleanField(default=False, help_text=CONFIRM)
+
+
+class AppealRejectSerializer(serializers.Serializer):
+    appeal = id_field()
+    answer = serializers.CharField(allow_blank=True, help_text="the host's answer to the team")
+
+
 class PartnerSerializer(serializers.Serializer):
     question = id_field()
     partner = serializers.BooleanField()

@@ -44,6 +44,8 @@ def settle(w: Write) -> selectors.Snapshot | states.StoredHost:
             # Never stored: the whole game is built, as a refresh.
         case changes.BoardChanged(closed=closed):
             full = True
+        case changes.AppealChanged():
+            full = True
         case changes.QuestionChanged(current=current) | changes.GroupsChanged(current=current):
             pass
         case changes.AnswerAdded(current=current) | changes.AnswersAdded(current=current):
@@ -98,6 +100,8 @@ def closed_snapshot(koth: KothGame, question: Question) -> selectors.Snapshot | 
                               board=board, names=kept.names)
     # What is built once per board grows by the one question too (the kept lists stay as
     # they are: other snapshots share them).
+    if "appeals" in kept.memo:  # a just closed question has none yet
+        snap.memo["appeals"] = kept.memo["appeals"]
     if "history" in kept.memo:
         snap.memo["history"] = [states.history_entry(snap, question), *kept.memo["history"]]
     if "team_moves" in kept.memo:

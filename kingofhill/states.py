@@ -24,6 +24,7 @@ from kingofhill.selectors import (
     Snapshot,
     bank_summary,
     connected_teams,
+    game_appeals,
     game_entries,
     kept_closed,
 )
@@ -192,6 +193,31 @@ def _history(snap: Snapshot) -> list[dict]:
     return history
 
 
+def _appeals(snap: Snapshot) -> dict[int, list[dict]]:
+    """The game's appeals by question number: they change only with ``AppealChanged``, which
+    recomputes the board, so they are read once per board and kept with it."""
+    if "appeals" in snap.memo:
+        return snap.memo["appeals"]
+    appeals: dict[int, list[dict]] = {}
+    for a in game_appeals(snap.koth):
+        appeals.setdefault(a.question.number, []).append({
+            "id": a.pk, "number": a.question.number, "team": a.application.team.name,
+            "application": a.application_id, "text": a.text, "verdict": a.verdict,
+            "status": a.status, "answer": a.answer, "at": _time(a.created_at),
+            "decided_at": _time(a.decided_at)})
+    snap.memo["appeals"] = appeals
+    return appeals
+
+
+def _appeal_window(snap: Snapshot) -> int | None:
+    """The question a team may appeal now: the newest closed one, while the game runs
+    (``kingofhill.appeals.appeal_file`` checks the same)."""
+    if snap.koth.status != KothGame.Status.RUNNING:
+        return None
+    closed = [q.number for q in snap.questions if q.closed_at is not None]
+    return max(closed) if closed else None
+
+
 def history_entry(snap: Snapshot, q: Question) -> dict:
     counts = snap.board is not None and q.number <= len(snap.board.moves)
     move = snap.board.moves[q.number - 1] if counts else None
@@ -201,6 +227,7 @@ def history_entry(snap: Snapshot, q: Question) -> dict:
         "ignored": dict(move.ignored) if move else {},
         "answers": [_answer_row(snap, a)
                     for a in sorted(q.answers.all(), key=lambda a: (a.at, a.pk))],
+        "appeals": _appeals(snap).get(q.number, []),
     }
 
 
@@ -261,6 +288,9 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
             "reveal": any(q.closed_at is not None for q in snap.questions),
         },
         "revealed": state.get("reveal") is not None,
+        # Waiting for the host's decision, oldest first; decided ones are in the history.
+        "appeals": [a for number in sorted(_appeals(snap)) for a in _appeals(snap)[number]
+                    if a["status"] == "open"],
     }
     return state
 
@@ -365,6 +395,11 @@ def team_state(snap: Snapshot, application_id: int, public: dict | None = None) 
          "partner": m["partner"], "step": m["after"]["step"], "points": m["after"]["points"],
          "king": m["after"]["king"]}
         for m in reversed(played)]
+    # The team's appeals by question number (its own only), and the question it may appeal.
+    me["appeals"] = {str(number): {k: a[k] for k in ("status", "text", "answer")}
+                     for number, found in _appeals(snap).items()
+                     for a in found if a["application"] == application_id}
+    me["appeal_question"] = _appeal_window(snap)
     me["declaration"] = None
     me["answer"] = None
     if question is not None:

@@ -41,6 +41,11 @@ api_urls = [
     path("api/games/<id:game_id>/bank/move/", api.BankMoveAPI.as_view(), name="api_bank_move"),
     path("api/games/<id:game_id>/declare/", api.DeclareAPI.as_view(), name="api_declare"),
     path("api/games/<id:game_id>/answer/", api.AnswerAPI.as_view(), name="api_answer"),
+    path("api/games/<id:game_id>/appeal/", api.AppealAPI.as_view(), name="api_appeal"),
+    path("api/games/<id:game_id>/appeal/accept/", api.AppealAcceptAPI.as_view(),
+         name="api_appeal_accept"),
+    path("api/games/<id:game_id>/appeal/reject/", api.AppealRejectAPI.as_view(),
+         name="api_appeal_reject"),
 ]
 
 page_urls = [

@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from core import engine_messages
-from core.formats import finish_label
+from core.formats import disputes, finish_label
 from core.records import RecordError
 from core.roles import is_organizer, require_organizer
 from rating import exports, forms, presentation, rules, selectors, services
@@ -33,7 +33,8 @@ def results(request, game_id: int):
     organizer = is_organizer(request.user)
     now = timezone.now()
     context = {"game": game, "result": result, "organizer": organizer,
-               "seasons": game.seasons.all(), "vote_choices": VOTE_CHOICES}
+               "seasons": game.seasons.all(), "vote_choices": VOTE_CHOICES,
+               "disputes": disputes(game)}
     if organizer:
         played = [row.team_id for row in result.rows.all()] if result else []
         context["organizer_choices"] = Team.objects.exclude(pk__in=played).order_by("name")

@@ -208,6 +208,11 @@
         return el("tr", {"data-answer": a.id}, [el("td", {text: a.team}), el("td", {text: a.text}),
           el("td", {text: window.kothTime(a.at)}), el("td", {text: verdictText(a.verdict)}), el("td", {}, [flip])]);
       });
+      var appeals = (h.appeals || []).map(function (a) {
+        var said = {open: T.appealOpen, accepted: T.appealAccepted, rejected: T.appealRejected}[a.status];
+        return el("p", {class: "koth-appeal-state", "data-status": a.status,
+                        text: said + " " + a.team + " — «" + a.text + "»" + (a.answer ? " → " + a.answer : "")});
+      });
       // A question a changed verdict took out of the game stays, marked, with its answers.
       var voided = h.counts === false;
       return el("details", {class: "koth-history", "data-question": h.number, "data-counts": String(!voided),
@@ -216,10 +221,38 @@
                              (h.answer_key ? " · " + T.answerKey + " " + h.answer_key : "")}),
         el("label", {class: "koth-check"}, [partner, document.createTextNode(" " + T.partner)]),
         ignored.length ? el("p", {class: "muted", text: T.ignored + " " + ignored.join("; ")}) : null,
-        rows.length ? el("table", {}, [el("tbody", {}, rows)]) : el("p", {class: "muted", text: T.noAnswers})]);
+        rows.length ? el("table", {}, [el("tbody", {}, rows)]) : el("p", {class: "muted", text: T.noAnswers})]
+        .concat(appeals));
     }));
     history.scrollTop = scrolled;
+    renderAppeals(host.appeals || []);
     placePending();
+  }
+
+  // Open appeals, each with its question and team: Accept previews what the flip moves (the
+  // change of the past's 409, confirmed in place), Reject needs the answer the phone shows.
+  // A half-typed answer survives the re-render of every live update.
+  function renderAppeals(open) {
+    var T = page.text, list = $("appeals"), typed = {};
+    Array.prototype.forEach.call(list.querySelectorAll("input[data-appeal]"), function (input) {
+      typed[input.dataset.appeal] = input.value;
+    });
+    $("appeals-box").hidden = !open.length;
+    list.replaceChildren.apply(list, open.map(function (a) {
+      var anchor = 'li[data-appeal="' + a.id + '"] .koth-appeal-accept';
+      var accept = el("button", {type: "button", class: "koth-appeal-accept", text: T.appealAccept});
+      accept.addEventListener("click", function () { api("appeal/accept", {appeal: a.id}, anchor); });
+      var answer = el("input", {type: "text", maxlength: "500", "data-appeal": a.id,
+                                placeholder: T.appealAnswer, "aria-label": T.appealAnswer});
+      answer.value = typed[a.id] || "";
+      var reject = el("button", {type: "button", class: "secondary koth-appeal-reject", text: T.appealReject});
+      reject.addEventListener("click", function () {
+        api("appeal/reject", {appeal: a.id, answer: answer.value}, anchor);
+      });
+      return el("li", {"data-appeal": a.id, "data-question": a.number}, [
+        el("p", {text: T.question + " " + a.number + " · " + a.team + ": «" + a.text + "»"}),
+        el("p", {}, [accept, document.createTextNode(" "), answer, document.createTextNode(" "), reject])]);
+    }));
   }
 
   // After the announcement the host keeps the question, its key and note in view; before it,

@@ -64,18 +64,64 @@
     $("last-note").hidden = !notes.length;
   }
 
-  function renderHistory(history) {
+  // In a question's row of the history, under the answer: the team's appeal and the host's
+  // decision, or, on the question it may still appeal (and answered), the button that opens
+  // the appeal's form.
+  function appealNote(h, me) {
+    var T = page.text, el = window.kothEl, a = (me.appeals || {})[String(h.number)];
+    if (a) {
+      var said = {open: T.appealOpen, accepted: T.appealAccepted,
+                  rejected: T.appealRejected + " " + a.answer}[a.status];
+      return el("p", {class: "koth-appeal-state", "data-status": a.status, text: said});
+    }
+    if (me.appeal_question !== h.number || h.answer === null) { return null; }
+    var open = el("button", {type: "button", class: "secondary koth-appeal-open", text: T.appeal});
+    open.addEventListener("click", function () {
+      var form = $("appeal-form");
+      form.dataset.number = h.number;
+      $("appeal-label").textContent = T.question + " " + h.number + ": " + T.appealWhy;
+      form.hidden = false;
+      $("appeal-text").focus();
+    });
+    return open;
+  }
+
+  function renderHistory(history, me) {
     var T = page.text, el = window.kothEl;
     $("history-box").hidden = !history.length;
     $("history").replaceChildren.apply($("history"), history.map(function (h) {
       return el("tr", {"data-verdict": h.correct ? "correct" : "incorrect", "data-number": h.number}, [
         el("td", {text: String(h.number)}),
-        el("td", {text: (h.answer === null ? T.noAnswer : h.answer) + " — " + (h.correct ? T.correct : T.incorrect)}),
+        el("td", {}, [document.createTextNode((h.answer === null ? T.noAnswer : h.answer) + " — " +
+                                              (h.correct ? T.correct : T.incorrect)),
+                      appealNote(h, me)]),
         el("td", {text: kindLabel(h.kind) + (h.ignored ? " *" : "")}),
         el("td", {text: h.king ? "♛" : String(h.step)}),
         el("td", {text: String(h.points)})
       ]);
     }));
+    // The window closed (the next question was closed) or the appeal went: the form goes too.
+    var form = $("appeal-form");
+    if (!form.hidden && (me.appeal_question !== Number(form.dataset.number) ||
+                         (me.appeals || {})[form.dataset.number])) {
+      form.hidden = true;
+    }
+  }
+
+  function sendAppeal(event) {
+    event.preventDefault();
+    var form = $("appeal-form");
+    $("appeal-send").disabled = true;
+    page.post(page.config.appealUrl, {question: Number(form.dataset.number),
+                                      text: $("appeal-text").value}).then(function (result) {
+      $("appeal-send").disabled = false;
+      // A refusal is said under the appeal's text, not at the top of the page.
+      var refused = !result.ok && !result.network && result.data && result.data.detail;
+      if (refused) { page.showError(""); }
+      $("appeal-error").textContent = refused || "";
+      $("appeal-error").hidden = !refused;
+      if (result.ok) { $("appeal-text").value = ""; form.hidden = true; }
+    });
   }
 
   function renderResult(state, me) {
@@ -157,7 +203,7 @@
       $("answer-text").value = pending(q.number).text;
     } else { confirm.hidden = true; }
     renderLast(me.last_move || null);
-    renderHistory(me.history || []);
+    renderHistory(me.history || [], me);
     renderResult(state, me);
     // The boxes show once drawn (koth.css): nothing visible moves when the first state fills them.
     $("koth-play").dataset.ready = "true";
@@ -198,5 +244,6 @@
       $("declare-" + kind).addEventListener("click", function () { declare(kind); });
     });
     $("answer-form").addEventListener("submit", sendAnswer);
+    $("appeal-form").addEventListener("submit", sendAppeal);
   });
 })();
