@@ -118,9 +118,10 @@ def test_the_organizer_pauses_a_phone_is_refused_and_the_resume_moves_the_hint(
     hint_after = datetime.fromisoformat(selectors.read_state(
         gg, kind="team", application_id=alpha.pk)["state"]["me"]["level"]["next_hint_at"])
     assert hint_after - hint_before == pause.ended_at - pause.started_at > timedelta(0)
-    # The countdown goes on from where it stood (a second or two later at most).
+    # The countdown goes on from where it stood (a second or two later at most; a second more
+    # when the frozen and the running display round the same moment to different seconds).
     expect(phone.locator("#next-hint")).not_to_have_text("–", timeout=WAIT)
-    assert 0 <= frozen - seconds(phone.locator("#next-hint").inner_text()) <= 3
+    assert -1 <= frozen - seconds(phone.locator("#next-hint").inner_text()) <= 3
 
     phone.fill("#code-text", "G1R1D")
     phone.click("#code-send")
