@@ -37,9 +37,10 @@ def play(koth: KothGame, host, entries, texts: dict[int, str], *, jump=None) -> 
                                normalized=text, verdict=text == "да")
 
 
-# What a close without a kept board reads on top of the budget: the game's teams and every
-# question with its answers and declarations, instead of the open question alone.
-RECOMPUTE = 2
+# What a close without a kept board reads on top of the budget: the game's teams, every
+# question with its answers and declarations, and the game's appeals, instead of the open
+# question alone.
+RECOMPUTE = 3
 
 
 def close(koth: KothGame, host) -> int:
@@ -78,7 +79,7 @@ def test_a_close_without_a_kept_board_recomputes_the_game(
     play(running, host, entries, {1: "да", 2: "да"})
     selectors.forget_closed()  # as on a worker that did not close the last question
 
-    # The game's teams, questions, answers and declarations read again.
+    # The game's teams, questions, answers, declarations and appeals read again.
     assert close(running, host) == CLOSE + RECOMPUTE
     koth = KothGame.objects.get(pk=running.pk)
     assert koth.board["question"] == 2

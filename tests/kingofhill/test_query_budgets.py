@@ -5,16 +5,22 @@ after three (nothing is read per team or per played question)."""
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.conf import settings
-from django.test import Client
+from django.contrib.auth.models import User
+from django.test import Client, TestCase
+from django.utils import timezone
 
 from core.models import AuditEntry
+from core.roles import HOST, ORGANIZER
 from kingofhill import selectors, services
-from kingofhill.models import Answer, VerdictChange
+from kingofhill.models import Answer, KothGame, VerdictChange
 from kingofhill.services import DomainError
-from tests.kingofhill.conftest import join_session, make_teams
+from teams.models import Application, Game
+from tests.kingofhill.conftest import join_session, make_teams, make_user
+from tests.shared_data import built_once
 
 pytestmark = pytest.mark.django_db
 
@@ -38,32 +44,49 @@ SIZES = [pytest.param((5, 1), id="5-teams-1-question"),
          pytest.param((40, 3), id="40-teams-3-questions")]
 
 
-@pytest.fixture(params=SIZES)
-def hall(request, scheduled, organizer, host, django_capture_on_commit_callbacks):
-    """A running game with ``played`` questions closed and the next one announced; the writes
-    commit as in production, so this process keeps the board as a server would."""
+@pytest.fixture(scope="module", params=SIZES)
+def played(request, django_db_setup, django_db_blocker):
+    """A running game with ``played`` questions closed and the next one announced, played once
+    per size for the module (``tests.shared_data``: each test's writes roll back). The writes'
+    after-commit work runs as in production, so this process keeps the board as a server
+    would."""
     n_teams, played = request.param
-    entries = make_teams(scheduled, [f"Team {i:02d}" for i in range(n_teams)], organizer)
-    selectors.forget_closed()
-    with django_capture_on_commit_callbacks(execute=True):
-        koth = services.koth_create(actor=host, game=scheduled, summit=7, main_questions=30)
-        services.game_start(actor=host, game=koth)
-        for number in range(1, played + 1):
+    with built_once(django_db_blocker):
+        selectors.forget_closed()
+        organizer, host = make_user("organizer", ORGANIZER), make_user("host", HOST)
+        scheduled = Game.objects.create(title="Царь Горы, декабрь", format=Game.Format.KINGOFHILL,
+                                        starts_at=timezone.now() + timedelta(days=5),
+                                        created_by=organizer)
+        entries = make_teams(scheduled, [f"Team {i:02d}" for i in range(n_teams)], organizer)
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            koth = services.koth_create(actor=host, game=scheduled, summit=7, main_questions=30)
+            services.game_start(actor=host, game=koth)
+            for number in range(1, played + 1):
+                services.question_announce(actor=host, game=koth, answer_key="да")
+                for i, entry in enumerate(entries):
+                    services.answer_submit(game=koth, application=entry,
+                                           text="да" if i % 3 else "нет", client_id=uuid.uuid4())
+                services.answers_judge(actor=host, game=koth, question=number, normalized="нет",
+                                       verdict=False)
+                services.question_close(actor=host, game=koth)
             services.question_announce(actor=host, game=koth, answer_key="да")
-            for i, entry in enumerate(entries):
-                services.answer_submit(game=koth, application=entry,
-                                       text="да" if i % 3 else "нет", client_id=uuid.uuid4())
-            services.answers_judge(actor=host, game=koth, question=number, normalized="нет",
-                                   verdict=False)
-            services.question_close(actor=host, game=koth)
-        services.question_announce(actor=host, game=koth, answer_key="да")
-    yield koth, entries, played + 1
+        yield koth.pk, [entry.pk for entry in entries], played + 1, host.pk
     selectors.forget_closed()
+
+
+@pytest.fixture
+def hall(played, db):
+    """The module's game for one test, and its host: fresh instances read by primary key (the
+    entries with their teams, as a phone's session reads them)."""
+    koth, entries, number, host = played
+    by_pk = Application.objects.select_related("team").in_bulk(entries)
+    return (KothGame.objects.get(pk=koth), [by_pk[pk] for pk in entries], number,
+            User.objects.get(pk=host))
 
 
 def test_an_answer_judging_and_the_close_cost_the_same_queries_for_any_game(
-        hall, host, django_assert_num_queries, django_capture_on_commit_callbacks):
-    koth, entries, number = hall
+        hall, django_assert_num_queries, django_capture_on_commit_callbacks):
+    koth, entries, number, host = hall
     capture = django_capture_on_commit_callbacks
     with django_assert_num_queries(ANSWER), capture(execute=True):
         services.answer_submit(game=koth.pk, application=entries[0], text="нет",
@@ -81,8 +104,8 @@ def test_an_answer_judging_and_the_close_cost_the_same_queries_for_any_game(
 
 @pytest.mark.parametrize("group", [1, 4])
 def test_a_group_of_any_size_is_judged_in_the_same_queries(
-        hall, host, group, django_assert_num_queries, django_capture_on_commit_callbacks):
-    koth, entries, number = hall
+        hall, group, django_assert_num_queries, django_capture_on_commit_callbacks):
+    koth, entries, number, host = hall
     with django_capture_on_commit_callbacks(execute=True):
         for entry in entries[:group]:
             services.answer_submit(game=koth.pk, application=entry, text="нет",
@@ -100,8 +123,8 @@ def test_a_group_of_any_size_is_judged_in_the_same_queries(
 
 
 def test_every_state_read_costs_the_same_queries_for_any_game(
-        hall, host, django_assert_max_num_queries):
-    koth, entries, _number = hall
+        hall, django_assert_max_num_queries):
+    koth, entries, _number, host = hall
     for kind, url in (("public", "state/"), ("host", "host/state/"), ("team", "team/state/")):
         client = Client()
         if kind == "host":
@@ -117,9 +140,9 @@ def test_every_state_read_costs_the_same_queries_for_any_game(
 
 
 def test_a_running_countdown_adds_no_query_to_an_answer_and_a_late_answer_costs_less(
-        hall, host, django_assert_num_queries, django_assert_max_num_queries,
+        hall, django_assert_num_queries, django_assert_max_num_queries,
         django_capture_on_commit_callbacks):
-    koth, entries, _number = hall
+    koth, entries, _number, host = hall
     capture = django_capture_on_commit_callbacks
     with capture(execute=True):
         question = services.countdown_set(actor=host, game=koth.pk, seconds=60)
