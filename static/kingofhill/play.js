@@ -122,7 +122,10 @@
     var timeUp = phase === "answering" && countdown.over && !state.game.answers_after_zero;
     // the host revealed the last question: its answer under this team's verdict
     var shown = state.reveal, reveal = $("last-reveal");
-    reveal.hidden = !(shown && shown.answer_key && me.last_move && me.last_move.number === shown.number);
+    window.KothShown.render($("koth-shown"), state.shown);
+    // the shown question's card says the answer already
+    reveal.hidden = !(shown && shown.answer_key && me.last_move && me.last_move.number === shown.number) ||
+      !!(state.shown && state.shown.after);
     reveal.textContent = reveal.hidden ? "" : T.revealAnswer + " " + shown.answer_key;
 
     // Declarations: exactly what the engine allows now; the rest disabled with its reason.

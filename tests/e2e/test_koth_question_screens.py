@@ -1,0 +1,127 @@
+"""A question with a picture on every screen, in real Chromium over the real server: the host
+announces it from the console with an uploaded picture, the phones (390×844) and the projector
+(1920×1080 and 1024×768) show its text and picture at once; after the close they show the
+accepted answer and how many teams got it right. Screenshots go to artifacts/."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from core.roles import HOST, ORGANIZER
+from kingofhill import services
+from teams.models import Game
+from tests.conftest import artifacts_dir
+from tests.e2e.test_koth_live import answer, open_phone, with_session
+from tests.images import png
+from tests.kingofhill.conftest import make_teams, make_user
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+WAIT = 15000
+PHONE = {"width": 390, "height": 844}
+PROJECTORS = ({"width": 1920, "height": 1080}, {"width": 1024, "height": 768})
+
+# The picture has loaded (a broken one has no natural size) and lies inside the window.
+PICTURE_SHOWN = """() => {
+    const img = document.querySelector('#koth-shown [data-shown=image]');
+    if (!img || img.hidden || !img.complete || !img.naturalWidth) return false;
+    const r = img.getBoundingClientRect();
+    return r.width > 50 && r.height > 30 && r.left >= 0 && r.top >= 0
+        && r.right <= window.innerWidth && r.bottom <= window.innerHeight;
+}"""
+
+
+@pytest.fixture
+def started(asgi_server):
+    organizer = make_user("organizer-screens", ORGANIZER)
+    host = make_user("host-screens", HOST)
+    game = Game.objects.create(title="Царь Горы: картинки", format="kingofhill",
+                               starts_at=timezone.now() + timedelta(days=3))
+    entries = make_teams(game, ["Alpha", "Beta", "Gamma"], organizer)
+    koth = services.koth_create(actor=organizer, game=game, summit=3, main_questions=10,
+                                reserve_questions=0)
+    services.host_assign(actor=organizer, game=koth, user=host)
+    services.game_start(actor=host, game=koth)
+    return koth, host, entries
+
+
+def fits_the_window(page) -> bool:
+    return page.evaluate("""() => document.documentElement.scrollWidth <= window.innerWidth
+        && document.documentElement.scrollHeight <= window.innerHeight""")
+
+
+@pytest.mark.slow
+def test_a_question_with_a_picture_shows_on_the_phones_and_the_projector_then_its_answer(
+        asgi_server, new_page, started):
+    koth, host_user, (alpha, beta, gamma) = started
+    shots = artifacts_dir()
+    host_client = Client()
+    host_client.force_login(host_user)
+    host = with_session(new_page(), asgi_server, host_client)
+    errors: list[str] = []
+    host.on("pageerror", lambda exc: errors.append(str(exc)))
+    host.goto(f"{asgi_server}/koth/{koth.pk}/host/")
+    expect(host.locator("#live-status")).to_have_attribute("data-status", "online", timeout=WAIT)
+    projectors = []
+    for viewport in PROJECTORS:
+        projector = new_page(viewport=viewport)
+        projector.on("pageerror", lambda exc: errors.append(str(exc)))
+        projector.goto(f"{asgi_server}/koth/{koth.pk}/projector/")
+        expect(projector.locator("#live-status")).to_have_attribute("data-status", "online",
+                                                                    timeout=WAIT)
+        projectors.append(projector)
+    phones = [open_phone(new_page, asgi_server, koth, e) for e in (alpha, beta, gamma)]
+    for phone in phones:
+        phone.on("pageerror", lambda exc: errors.append(str(exc)))
+        expect(phone.locator("#koth-shown")).to_be_hidden()
+
+    question = "Чей это портрет? Художник писал его в 1827 году, в Москве."
+    host.fill("#q-text", question)
+    host.fill("#q-key", "Пушкин")
+    host.set_input_files("#q-image", files=[{"name": "portrait.png", "mimeType": "image/png",
+                                             "buffer": png(1600, 1200)}])
+    host.select_option("#q-show-phones", "announce")
+    host.click("#announce")
+
+    for page in (*phones, *projectors):
+        box = page.locator("#koth-shown")
+        expect(box).to_have_attribute("data-stage", "question", timeout=WAIT)
+        expect(box.locator("[data-shown=text]")).to_have_text(question)
+        page.wait_for_function(PICTURE_SHOWN, timeout=WAIT)
+    # The phone keeps the answer form on its first screen under the picture.
+    send = phones[0].locator("#answer-send")
+    expect(send).to_be_in_viewport(ratio=1)
+    assert fits_the_window(projectors[0]) and fits_the_window(projectors[1])
+    phones[0].screenshot(path=str(shots / "koth-question-phone-390x844.png"))
+    for projector, viewport in zip(projectors, PROJECTORS, strict=True):
+        projector.screenshot(path=str(
+            shots / f"koth-question-projector-{viewport['width']}x{viewport['height']}.png"))
+
+    answer(phones[0], "Пушкин")
+    answer(phones[1], "Лермонтов")
+    expect(host.locator("#groups li")).to_have_count(2, timeout=WAIT)
+    host.locator("h1").click()  # leave the text field: keys are shortcuts again
+    host.keyboard.press("Shift+Digit2")
+    expect(host.locator("#groups li").nth(1)).to_have_attribute("data-verdict", "false",
+                                                                timeout=WAIT)
+    host.click("#close")
+
+    for page in (*phones, *projectors):
+        box = page.locator("#koth-shown")
+        expect(box).to_have_attribute("data-stage", "after", timeout=WAIT)
+        expect(box).to_have_attribute("data-number", "1")
+        expect(box.locator("[data-shown=answer]")).to_contain_text("Пушкин")
+        expect(box.locator("[data-shown=share]")).to_contain_text("1 из 3")
+        page.wait_for_function(PICTURE_SHOWN, timeout=WAIT)
+    # the host's reveal card would say the same answer again: it stays hidden
+    expect(projectors[0].locator("#koth-reveal")).to_be_hidden()
+    phones[2].screenshot(path=str(shots / "koth-question-after-phone-390x844.png"))
+    for projector, viewport in zip(projectors, PROJECTORS, strict=True):
+        assert fits_the_window(projector)
+        projector.screenshot(path=str(
+            shots / f"koth-question-after-projector-{viewport['width']}x{viewport['height']}.png"))
+    assert errors == []
