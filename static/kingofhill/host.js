@@ -230,8 +230,13 @@
   // the form says what "announce" will take from the bank when left empty.
   function renderQuestion(q, bank, status) {
     var T = page.text;
-    var shown = !!(q && q.phase !== "declaring" && status === "running" && (q.text || q.answer_key || q.note));
+    var shown = !!(q && q.phase !== "declaring" && status === "running" && (q.text || q.answer_key || q.note || q.image));
     $("current-question").hidden = !shown;
+    var image = $("current-image");
+    if (shown && q.image) {
+      if (image.getAttribute("src") !== q.image) { image.setAttribute("src", q.image); }
+      image.hidden = false;
+    } else { image.removeAttribute("src"); image.hidden = true; }
     if (shown) {
       $("current-text").textContent = q.text;
       $("current-key").textContent = q.answer_key ? T.answerKey + " " + q.answer_key +

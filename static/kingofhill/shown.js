@@ -23,6 +23,8 @@
     shown = shown || {};
     var item = shown.question || shown.after || null;
     var after = !shown.question && !!shown.after;
+    // a question announced without a text or a picture (read aloud) has nothing to show
+    if (item && !item.text && !item.image && !(after && item.answer_key)) { item = null; after = false; }
     box.hidden = !item;
     box.setAttribute("data-number", item ? String(item.number) : "");
     box.setAttribute("data-stage", shown.question ? "question" : after ? "after" : "");

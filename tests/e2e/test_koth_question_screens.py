@@ -5,24 +5,22 @@ accepted answer and how many teams got it right. Screenshots go to artifacts/.""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from django.test import Client
-from django.utils import timezone
 from playwright.sync_api import expect
 
-from core.roles import HOST, ORGANIZER
 from kingofhill import services
-from teams.models import Game
 from tests.conftest import artifacts_dir
-from tests.e2e.test_koth_live import answer, open_phone, with_session
+from tests.e2e.test_koth_live import (
+    answer,
+    evening,  # noqa: F401 - the fixture: a game, 3 teams
+    open_phone,
+    with_session,
+)
 from tests.images import png
-from tests.kingofhill.conftest import make_teams, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 WAIT = 15000
-PHONE = {"width": 390, "height": 844}
 PROJECTORS = ({"width": 1920, "height": 1080}, {"width": 1024, "height": 768})
 
 # The picture has loaded (a broken one has no natural size) and lies inside the window.
@@ -35,18 +33,13 @@ PICTURE_SHOWN = """() => {
 }"""
 
 
-@pytest.fixture
-def started(asgi_server):
-    organizer = make_user("organizer-screens", ORGANIZER)
-    host = make_user("host-screens", HOST)
-    game = Game.objects.create(title="Царь Горы: картинки", format="kingofhill",
-                               starts_at=timezone.now() + timedelta(days=3))
-    entries = make_teams(game, ["Alpha", "Beta", "Gamma"], organizer)
-    koth = services.koth_create(actor=organizer, game=game, summit=3, main_questions=10,
-                                reserve_questions=0)
-    services.host_assign(actor=organizer, game=koth, user=host)
-    services.game_start(actor=host, game=koth)
-    return koth, host, entries
+# After the close the phone keeps its picture under the declarations, scrolled to.
+PICTURE_FITS = """() => {
+    const img = document.querySelector('#koth-shown [data-shown=image]');
+    if (!img || img.hidden || !img.complete || !img.naturalWidth) return false;
+    const r = img.getBoundingClientRect();
+    return r.width > 50 && r.width <= window.innerWidth && r.height <= window.innerHeight;
+}"""
 
 
 def fits_the_window(page) -> bool:
@@ -56,8 +49,9 @@ def fits_the_window(page) -> bool:
 
 @pytest.mark.slow
 def test_a_question_with_a_picture_shows_on_the_phones_and_the_projector_then_its_answer(
-        asgi_server, new_page, started):
-    koth, host_user, (alpha, beta, gamma) = started
+        asgi_server, new_page, evening):  # noqa: F811 - the fixture imported above
+    koth, host_user, (alpha, beta, gamma) = evening
+    services.game_start(actor=host_user, game=koth)
     shots = artifacts_dir()
     host_client = Client()
     host_client.force_login(host_user)
@@ -92,6 +86,9 @@ def test_a_question_with_a_picture_shows_on_the_phones_and_the_projector_then_it
         expect(box).to_have_attribute("data-stage", "question", timeout=WAIT)
         expect(box.locator("[data-shown=text]")).to_have_text(question)
         page.wait_for_function(PICTURE_SHOWN, timeout=WAIT)
+    # the host keeps the picture in view with the question's key
+    host.wait_for_function("() => document.getElementById('current-image').naturalWidth > 0",
+                           timeout=WAIT)
     # The phone keeps the answer form on its first screen under the picture.
     send = phones[0].locator("#answer-send")
     expect(send).to_be_in_viewport(ratio=1)
@@ -116,7 +113,12 @@ def test_a_question_with_a_picture_shows_on_the_phones_and_the_projector_then_it
         expect(box).to_have_attribute("data-number", "1")
         expect(box.locator("[data-shown=answer]")).to_contain_text("Пушкин")
         expect(box.locator("[data-shown=share]")).to_contain_text("1 из 3")
-        page.wait_for_function(PICTURE_SHOWN, timeout=WAIT)
+        page.wait_for_function(PICTURE_SHOWN if page in projectors else PICTURE_FITS,
+                               timeout=WAIT)
+    # the declarations for the next question come first on the phone, the answer under them
+    assert phones[2].locator("#declare-box").bounding_box()["y"] < \
+        phones[2].locator("#koth-shown").bounding_box()["y"]
+    phones[2].locator("#koth-shown").scroll_into_view_if_needed()
     # the host's reveal card would say the same answer again: it stays hidden
     expect(projectors[0].locator("#koth-reveal")).to_be_hidden()
     phones[2].screenshot(path=str(shots / "koth-question-after-phone-390x844.png"))
