@@ -31,9 +31,10 @@ class ImageRefused(ValueError):
     """Not an image this site stores; the message says why, for the person who sent it."""
 
 
-def clean_image(data: bytes, label: str) -> tuple[str, bytes]:
+def clean_image(data: bytes, label: str, max_side: int | None = None) -> tuple[str, bytes]:
     """The image's content type and its bytes without metadata, or ``ImageRefused``.
-    ``label`` names the file in the message (its name, or "The photo")."""
+    ``label`` names the file in the message (its name, or "The photo"); a still image wider
+    or taller than ``max_side`` pixels is scaled down to fit (a projector needs no more)."""
     if len(data) > MAX_BYTES:
         raise ImageRefused(_("%(name)s is larger than 5 MB.") % {"name": label})
     not_image = ImageRefused(_("%(name)s is not a PNG, JPEG, GIF or WebP image.")
@@ -51,7 +52,7 @@ def clean_image(data: bytes, label: str) -> tuple[str, bytes]:
             if image.width * image.height * frames > MAX_PIXELS:
                 raise ImageRefused(_("%(name)s has more than %(mp)d megapixels.")
                                    % {"name": label, "mp": MAX_PIXELS // 1_000_000})
-            return FORMATS[fmt], _encoded(image, fmt, frames)
+            return FORMATS[fmt], _encoded(image, fmt, frames, max_side)
     except ImageRefused:
         raise
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError,
@@ -59,7 +60,7 @@ def clean_image(data: bytes, label: str) -> tuple[str, bytes]:
         raise not_image from None
 
 
-def _encoded(image: Image.Image, fmt: str, frames: int) -> bytes:
+def _encoded(image: Image.Image, fmt: str, frames: int, max_side: int | None) -> bytes:
     keep = {key: image.info[key] for key in KEEP_INFO if key in image.info}
     out = io.BytesIO()
     if frames > 1:  # an animation: every frame, as it plays
@@ -72,6 +73,8 @@ def _encoded(image: Image.Image, fmt: str, frames: int) -> bytes:
     image.load()  # the whole file decodes, or it is not an image
     upright = ImageOps.exif_transpose(image)
     upright.info = {}
+    if max_side and max(upright.size) > max_side:
+        upright.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
     options: dict = {"quality": 92} if fmt in ("JPEG", "WEBP") else {}
     if fmt == "JPEG" and upright.mode not in ("RGB", "L", "CMYK"):
         upright = upright.convert("RGB")

@@ -13,10 +13,11 @@ from rest_framework import status
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.response import Response
 
+from core import images
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import DomainError, NotAllowed
 from core.permissions import IsHost, IsOrganizer
-from kingofhill import appeals, bank_edits, grouping, selectors, services
+from kingofhill import appeals, bank_edits, grouping, screens, selectors, services
 from kingofhill import serializers as s
 from kingofhill.live import LIVE
 from kingofhill.models import KothGame
@@ -141,7 +142,12 @@ class AnnounceAPI(HostAPIView):
                    summary="Announce the open question (declarations close at this instant)")
     def post(self, request, game_id: int):
         data = self.payload(s.AnnounceSerializer)
-        services.question_announce(actor=request.user, game=self.get_koth(), **data)
+        upload = data.pop("image", None)
+        # Cleaned before the game is locked: decoding a photo takes longer than a write.
+        image = None if upload is None else screens.checked_image(
+            upload.read(images.MAX_BYTES + 1), _("The image"))
+        services.question_announce(actor=request.user, game=self.get_koth(), image=image,
+                                   **data)
         return self.host_state()
 
 
@@ -302,6 +308,16 @@ class AnswersAfterZeroAPI(HostAPIView):
     def post(self, request, game_id: int):
         data = self.payload(s.AnswersAfterZeroSerializer)
         services.answers_after_zero_set(actor=request.user, game=self.get_koth(), **data)
+        return self.host_state()
+
+
+class ScreensAPI(HostAPIView):
+    @extend_schema(tags=TAG, request=s.ScreensSerializer,
+                   responses={200: s.StateSerializer, **ERRORS},
+                   summary="When the projector and the phones show a question, by default")
+    def post(self, request, game_id: int):
+        data = self.payload(s.ScreensSerializer)
+        screens.screen_defaults_set(actor=request.user, game=self.get_koth(), **data)
         return self.host_state()
 
 

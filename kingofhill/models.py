@@ -33,6 +33,14 @@ def team_colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+class Shown(models.TextChoices):
+    """When a screen shows a question's text and image (``rules.question_shown``)."""
+
+    ANNOUNCE = "announce", _("on announce")
+    CLOSE = "close", _("after the close")
+    NEVER = "never", _("never (only when the host reveals it)")
+
+
 class KothGame(models.Model):
     """The live King of the Hill state of one scheduled ``teams.Game``.
 
@@ -73,6 +81,11 @@ class KothGame(models.Model):
     answers_after_zero = models.BooleanField(_("answers taken after the countdown's end"),
                                              default=False)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    # The game's defaults for showing a question, which each announcement may override.
+    show_projector = models.CharField(_("question on the projector"), max_length=10,
+                                      choices=Shown.choices, default=Shown.ANNOUNCE)
+    show_phones = models.CharField(_("question on the phones"), max_length=10,
+                                   choices=Shown.choices, default=Shown.ANNOUNCE)
 
     class Meta:
         verbose_name = _("King of the Hill game")
@@ -118,6 +131,13 @@ class Question(models.Model):
     # The host's merges of answer groups: a normalised answer → the key of the group it joined
     # (answers arriving later with that form join it too); ``kingofhill.grouping``.
     merged = models.JSONField(_("merged answer groups"), default=dict, blank=True)
+    # Fixed at the announcement, from the game's defaults or the host's choice for this one.
+    show_projector = models.CharField(_("question on the projector"), max_length=10,
+                                      choices=Shown.choices, blank=True)
+    show_phones = models.CharField(_("question on the phones"), max_length=10,
+                                   choices=Shown.choices, blank=True)
+    image = models.ForeignKey("QuestionImage", on_delete=models.SET_NULL, null=True,
+                              blank=True, related_name="+", verbose_name=_("image"))
     # Pairs of group keys the host said are not the same answer: never suggested again.
     kept_apart = models.JSONField(_("answer groups kept apart"), default=list, blank=True)
 
@@ -140,6 +160,13 @@ class Question(models.Model):
             return self.Phase.ANSWERING
         return self.Phase.DECLARING
 
+    def shown_on(self, screen: str) -> bool:
+        """Whether ``screen`` ("projector" or "phones") shows the text and image now."""
+        show = self.show_projector if screen == "projector" else self.show_phones
+        return rules.question_shown(show, announced=self.announced_at is not None,
+                                    closed=self.closed_at is not None,
+                                    revealed=self.revealed_at is not None)
+
 
 class PreparedQuestion(models.Model):
     """A question prepared before the evening (``kingofhill.bank``): the announcement of a
@@ -154,6 +181,8 @@ class PreparedQuestion(models.Model):
     variants = models.JSONField(_("accepted variants"), default=list, blank=True)
     partner = models.BooleanField(_("partner question"), default=False)
     note = models.TextField(_("note for the host"), blank=True)
+    image = models.ForeignKey("QuestionImage", on_delete=models.SET_NULL, null=True,
+                              blank=True, related_name="+", verbose_name=_("image"))
     # The question it was announced as; a question dropped when a changed verdict finished the
     # game sets it free again.
     question = models.OneToOneField(
@@ -168,6 +197,24 @@ class PreparedQuestion(models.Model):
 
     def __str__(self) -> str:
         return self.text[:60]
+
+
+class QuestionImage(models.Model):
+    """A question's picture (a photo, a map, a score), cleaned by ``core.images``. Its own row,
+    so the snapshot every write reads carries only its id, never its bytes."""
+
+    koth = models.ForeignKey(KothGame, on_delete=models.CASCADE, related_name="images",
+                             verbose_name=_("game"))
+    content_type = models.CharField(_("content type"), max_length=40)
+    data = models.BinaryField(_("data"))
+    size = models.PositiveIntegerField(_("size, bytes"))
+
+    class Meta:
+        verbose_name = _("question image")
+        verbose_name_plural = _("question images")
+
+    def __str__(self) -> str:
+        return f"{self.content_type}, {self.size} B"
 
 
 class Declaration(models.Model):

@@ -38,6 +38,13 @@ The public state ``S`` (the projector relies on exactly this)::
                                             | {"seconds", "paused_left"}},
       "reveal": null | {"number", "text", "answer_key", "variants"},
                # the last closed question, once the host reveals it, until the next announcement
+      "shown": {"question": null | {"number", "text", "image"},
+                "after": null | {"number", "text", "image", "answer_key", "variants",
+                                 "correct", "total"}},
+               # what this screen shows of the questions (``states.shown_state``): the open
+               # one once its rule shows it, else the last closed one until the next
+               # announcement; "image" is a URL (or null) the image view checks by the same
+               # rule; the projector's rule here, the phones' in a team state
     }
 
 The host state is ``S`` plus ``"host"``: the current question's text and key, its declarations
@@ -50,8 +57,9 @@ verdicts, partner mark, ignored declarations, and ``counts``: false for a questi
 verdict took out of the game by ending it earlier) so earlier verdicts can be changed, the
 challengers, the question bank (``bank``: the next prepared question and how many are left),
 the teams whose phones are connected (``connected``), whether the last question is revealed,
-and the current question's ``note`` for the host. The team state is ``S`` without ``question.answered`` (other teams' answers are not
-its news) plus ``"me"``: the team's own place, step, points, right, what it may declare now
+the current question's ``note`` for the host, its ``image`` and its ``show_projector`` and
+``show_phones``, and the game's defaults (``screens``). The team state is ``S`` without ``question.answered`` (other teams' answers are not
+its news), with ``shown`` by the phones' rule, plus ``"me"``: the team's own place, step, points, right, what it may declare now
 (with reasons), what each kind would give (``projected_outcome``; its ``note`` is the engine's
 stable ``Outcome.code``, shown through the page's labels), its declaration and its own
 answer with the server's arrival time, its last closed move (``last_move``: answer, verdict,

@@ -359,7 +359,8 @@ def bank_listing(koth: KothGame) -> list[dict]:
         place += used is None
         rows.append({"id": q.pk, "place": None if used is not None else place,
                      "announced_as": used, "text": q.text, "answer_key": q.answer_key,
-                     "variants": list(q.variants or []), "partner": q.partner, "note": q.note})
+                     "variants": list(q.variants or []), "partner": q.partner, "note": q.note,
+                     "image": q.image_id is not None})
     return rows
 
 

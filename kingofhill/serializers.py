@@ -30,6 +30,19 @@ class AnnounceSerializer(serializers.Serializer):
     answer_key = serializers.CharField(required=False, allow_blank=True, default="")
     variants = serializers.ListField(child=serializers.CharField(allow_blank=True),
                                      required=False, default=list)
+    show_projector = serializers.CharField(
+        required=False, allow_blank=True, default="",
+        help_text="announce | close | never; empty: the game's default")
+    show_phones = serializers.CharField(
+        required=False, allow_blank=True, default="",
+        help_text="announce | close | never; empty: the game's default")
+    image = serializers.FileField(required=False, allow_empty_file=True,
+                                  help_text="a PNG, JPEG, GIF or WebP (multipart)")
+
+
+class ScreensSerializer(serializers.Serializer):
+    projector = serializers.CharField(help_text="announce | close | never")
+    phones = serializers.CharField(help_text="announce | close | never")
 
 
 class JudgeSerializer(serializers.Serializer):

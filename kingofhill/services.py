@@ -41,6 +41,8 @@ from kingofhill.models import (
     PartnerChange,
     PreparedQuestion,
     Question,
+    QuestionImage,
+    Shown,
     VerdictChange,
 )
 from kingofhill.timer import (  # noqa: F401 - callers name every write here
@@ -260,11 +262,15 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
 
 @LIVE.write
 def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
-                      variants: Sequence[str] = ()) -> Question:
+                      variants: Sequence[str] = (), show_projector: str | None = None,
+                      show_phones: str | None = None,
+                      image: tuple[str, bytes] | None = None) -> Question:
     """Announce the open question: from this instant declarations are closed and answers open.
     The text and the answer key (with accepted variants) are optional; when none is given and
     the question bank holds an unused question, the next one is announced (with its partner
-    mark and its note for the host)."""
+    mark, its note for the host and its image). When the screens show it is the game's
+    default unless ``show_projector``/``show_phones`` say otherwise; ``image`` is one cleaned
+    by ``kingofhill.screens.checked_image``."""
     _require_host(actor, w.game)
     koth = w.game
     _require_running(koth)
@@ -274,11 +280,14 @@ def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
                           % {"n": question.number})
     if not isinstance(variants, (list, tuple)) or not all(isinstance(v, str) for v in variants):
         raise DomainError(_("Accepted variants must be a list of texts."))
+    shows = [_shown(show, default) for show, default in
+             ((show_projector, koth.show_projector), (show_phones, koth.show_phones))]
     typed = any(((text or "").strip(), (answer_key or "").strip(), *variants))
     prepared = None if typed else selectors.next_prepared(koth, lock=True)
     if prepared is not None:
         text, answer_key, variants = prepared.text, prepared.answer_key, prepared.variants
         question.note = prepared.note
+        question.image_id = prepared.image_id
         if prepared.partner and not question.partner:
             PartnerChange.objects.create(question=question, old=False, new=True,
                                          changed_by=actor, changed_at=w.now)
@@ -286,6 +295,10 @@ def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
     question.text = (text or "").strip()[:bank.TEXT_MAX]
     question.answer_key = (answer_key or "").strip()[:ANSWER_MAX]
     question.variants = [v.strip()[:ANSWER_MAX] for v in variants if v.strip()]
+    question.show_projector, question.show_phones = shows
+    if image is not None:
+        question.image = QuestionImage.objects.create(koth=koth, content_type=image[0],
+                                                      data=image[1], size=len(image[1]))
     question.announced_at = w.now
     question.save()
     if prepared is not None:
@@ -293,6 +306,14 @@ def question_announce(w: Write, *, actor, text: str = "", answer_key: str = "",
         prepared.save(update_fields=["question"])
     w.change = changes.QuestionChanged(current=question)
     return question
+
+
+def _shown(show: str | None, default: str) -> str:
+    if show is None or show == "":
+        return default
+    if show not in Shown.values:
+        raise DomainError(_("Show the question on announce, after the close or never."))
+    return show
 
 
 def _verdict_value(question: Question, answer: Answer, verdict: bool | None) -> dict:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.urls import reverse
+
 from core.records import format_time
 from kingofhill import changes, realtime, rules
 from kingofhill.models import Answer, Declaration, KothGame, Question, team_colour
@@ -32,6 +34,9 @@ from live.messages import PUBLIC, team_audience
 from live.rows import Rows
 from live.store import Parts
 from live.write import Write
+
+#: the screens a question is shown on (``Question.shown_on``)
+PROJECTOR, PHONES = "projector", "phones"
 
 
 def _time(value: datetime | None) -> str | None:
@@ -99,6 +104,7 @@ def public_state(snap: Snapshot) -> dict:
         "board": public_board(snap.board_dict()),
         "question": q,
         "reveal": _reveal(snap),
+        "shown": shown_state(snap, PROJECTOR),
     }
 
 
@@ -128,6 +134,40 @@ def _reveal(snap: Snapshot) -> dict | None:
         return None
     return {"number": last.number, "text": last.text, "answer_key": last.answer_key,
             "variants": list(last.variants or [])}
+
+
+def image_url(question: Question, screen: str) -> str | None:
+    """Where ``screen`` fetches the question's image (``kingofhill.screens.image_for`` checks
+    the same rule); the image's id makes a new picture a new URL."""
+    if question.image_id is None:
+        return None
+    path = reverse("kingofhill:question_image", args=[question.koth_id, question.number, screen])
+    return f"{path}?v={question.image_id}"
+
+
+def shown_state(snap: Snapshot, screen: str) -> dict:
+    """What ``screen`` (projector or phones) shows of the questions: the open one's text and
+    image once its rule shows them; after a close, until the next announcement, the last
+    closed one with its accepted answer and how many teams got it right."""
+    current = snap.current
+    out: dict = {"question": None, "after": None}
+    if current is not None and current.announced_at is not None and current.closed_at is None:
+        if current.shown_on(screen):
+            out["question"] = {"number": current.number, "text": current.text,
+                               "image": image_url(current, screen)}
+        return out
+    closed = [q for q in snap.questions if q.closed_at is not None]
+    last = closed[-1] if closed else None
+    if last is None or not last.shown_on(screen):
+        return out
+    counts = snap.board is not None and last.number <= len(snap.board.moves)
+    out["after"] = {
+        "number": last.number, "text": last.text, "image": image_url(last, screen),
+        "answer_key": last.answer_key, "variants": list(last.variants or []),
+        "correct": len(snap.board.moves[last.number - 1].correct) if counts else None,
+        "total": len(snap.entries),
+    }
+    return out
 
 
 def _answer_row(snap: Snapshot, answer: Answer) -> dict:
@@ -245,6 +285,8 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
             "answer_key": question.answer_key, "variants": list(question.variants or []),
             "partner": question.partner, "announced_at": _time(question.announced_at),
             "closed_at": _time(question.closed_at), "note": question.note,
+            "image": image_url(question, PROJECTOR),
+            "show_projector": question.show_projector, "show_phones": question.show_phones,
         }
         for d in sorted(question.declarations.all(), key=lambda d: (d.at, d.pk)):
             reason = _declaration_status(snap, question, d)
@@ -291,6 +333,7 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
         # Waiting for the host's decision, oldest first; decided ones are in the history.
         "appeals": [a for number in sorted(_appeals(snap)) for a in _appeals(snap)[number]
                     if a["status"] == "open"],
+        "screens": {PROJECTOR: snap.koth.show_projector, PHONES: snap.koth.show_phones},
     }
     return state
 
@@ -353,6 +396,7 @@ def team_state(snap: Snapshot, application_id: int, public: dict | None = None) 
         # Other teams' answers are not this team's news: they push nothing to it, so its
         # state does not count them either (one version, one state).
         state["question"] = {k: v for k, v in state["question"].items() if k != "answered"}
+    state["shown"] = shown_state(snap, PHONES)
     name = snap.names.get(application_id)
     me: dict = {"application": application_id, "team": name}
     if name is None:

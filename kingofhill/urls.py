@@ -36,6 +36,7 @@ api_urls = [
     path("api/games/<id:game_id>/answers-after-zero/", api.AnswersAfterZeroAPI.as_view(),
          name="api_answers_after_zero"),
     path("api/games/<id:game_id>/reveal/", api.RevealAPI.as_view(), name="api_reveal"),
+    path("api/games/<id:game_id>/screens/", api.ScreensAPI.as_view(), name="api_screens"),
     path("api/games/<id:game_id>/bank/", api.BankAPI.as_view(), name="api_bank"),
     path("api/games/<id:game_id>/bank/edit/", api.BankEditAPI.as_view(), name="api_bank_edit"),
     path("api/games/<id:game_id>/bank/move/", api.BankMoveAPI.as_view(), name="api_bank_move"),
@@ -56,6 +57,8 @@ page_urls = [
     path("<id:game_id>/questions/", views.question_bank, name="bank"),
     path("<id:game_id>/play/", views.play, name="play"),
     path("<id:game_id>/projector/", views.projector, name="projector"),
+    path("<id:game_id>/questions/<int:number>/image/<str:screen>/", views.question_image,
+         name="question_image"),
 ]
 
 urlpatterns = api_urls + page_urls

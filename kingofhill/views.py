@@ -8,18 +8,20 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
+from core import images
 from core.converters import ID_MAX
-from core.errors import DomainError
+from core.errors import DomainError, NotAllowed
 from core.roles import is_host, is_organizer
-from kingofhill import bank, bank_edits, forms, rules, selectors, services
-from kingofhill.models import KothGame
+from kingofhill import bank, bank_edits, forms, rules, screens, selectors, services
+from kingofhill.models import KothGame, Shown
+from kingofhill.states import PHONES
 from teams.models import Game
 from teams.permissions import get_team_entry, redirect_to_join
 
@@ -102,6 +104,7 @@ def host(request, game_id: int):
         context["hosts"] = selectors.game_hosts(koth)
         context["host_candidates"] = selectors.host_candidates(koth)
     context["record_url"] = reverse("kingofhill:api_record", args=[koth.pk]) + "?download=1"
+    context["shown_choices"] = Shown.choices
     return render(request, "kingofhill/host.html", context)
 
 
@@ -190,6 +193,18 @@ def question_bank(request, game_id: int):
                 messages.success(request, _("The question is moved."))
                 # Back at the moved question: the next "up" or "down" is one key away.
                 return redirect(f"{reverse('kingofhill:bank', args=[koth.pk])}#bank-q{moved.pk}")
+            elif action == "image":
+                upload = None if request.POST.get("remove") == "1" else request.FILES.get("image")
+                if upload is None and request.POST.get("remove") != "1":
+                    raise DomainError(_("Choose a picture to upload."))
+                image = None if upload is None else screens.checked_image(
+                    upload.read(images.MAX_BYTES + 1), str(upload.name)[:100])
+                screens.bank_image_set(actor=request.user, game=koth,
+                                       prepared=_int(request.POST.get("prepared")), image=image)
+                messages.success(request, _("The picture is saved.") if image
+                                 else _("The picture is removed."))
+                return redirect(f"{reverse('kingofhill:bank', args=[koth.pk])}#bank-q"
+                                f"{_int(request.POST.get('prepared'))}")
             elif action == "add":
                 add_form = forms.BankQuestionForm(request.POST)
                 if add_form.is_valid():
@@ -241,3 +256,20 @@ def _int(value) -> int:
         return int(value)
     except (TypeError, ValueError):
         return 0
+
+
+def question_image(request, game_id: int, number: int, screen: str):
+    """A question's picture for the projector or the phones, only once that screen shows it
+    (``screens.image_for``); never cached, since a hidden one must stay unfetched."""
+    entry = get_team_entry(request, game_id) if screen == PHONES else None
+    try:
+        image = screens.image_for(game_id=game_id, number=number, screen=screen,
+                                  user=request.user, team_id=entry.pk if entry else None)
+    except NotAllowed as exc:
+        return JsonResponse({"detail": exc.message}, status=403)
+    if image is None:
+        return JsonResponse({"detail": _("This question has no image.")}, status=404)
+    response = HttpResponse(bytes(image.data), content_type=image.content_type)
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Cache-Control"] = "private, no-store"
+    return response

@@ -91,6 +91,9 @@ from kingofhill.rules.record import (  # noqa: F401
     parse_record,
 )
 from kingofhill.rules.screens import (  # noqa: F401
+    SHOW_ANNOUNCE,
+    SHOW_CLOSE,
+    SHOW_NEVER,
     Allowed,
     Outcome,
     Projection,
@@ -99,6 +102,7 @@ from kingofhill.rules.screens import (  # noqa: F401
     could_still_depose,
     moves_to_penultimate,
     projected_outcome,
+    question_shown,
 )
 from kingofhill.rules.similar import (  # noqa: F401
     Suggestion,

@@ -170,3 +170,19 @@ def projected_outcome(board: Position, team: str, kind: str = ORDINARY, *,
     wrong = max(0, step - 1) if kind == JUMP else step
     return Projection(kind, reason, Outcome(target, gain + bonus, note, code),
                       Outcome(wrong, 0, ""))
+
+
+SHOW_ANNOUNCE, SHOW_CLOSE, SHOW_NEVER = "announce", "close", "never"
+
+
+def question_shown(show: str, *, announced: bool, closed: bool, revealed: bool) -> bool:
+    """Whether a screen set to ``show`` (a question's choice for the projector or the phones)
+    shows its text and image now. The host's reveal after the close shows it whatever the
+    choice: that is what "never" leaves in the host's hands."""
+    if revealed:
+        return True
+    if show == SHOW_ANNOUNCE:
+        return announced
+    if show == SHOW_CLOSE:
+        return closed
+    return False

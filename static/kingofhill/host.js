@@ -113,6 +113,10 @@
     $("announce-form").hidden = !(q && q.phase === "declaring" && status === "running");
     if (q && q.phase === "declaring") { restoreDraft(q.number); }
     renderQuestion(q, host.bank, status);
+    ["projector", "phones"].forEach(function (screen) {
+      var select = $("show-" + screen);
+      if (document.activeElement !== select) { select.value = host.screens[screen]; }
+    });
     var answering = !!(q && q.phase === "answering" && status === "running");
     $("countdown-controls").hidden = !host.can.countdown;
     var shown = answering && state.question ? state.question.countdown : null;
@@ -259,8 +263,13 @@
   // the form says what "announce" will take from the bank when left empty.
   function renderQuestion(q, bank, status) {
     var T = page.text;
-    var shown = !!(q && q.phase !== "declaring" && status === "running" && (q.text || q.answer_key || q.note));
+    var shown = !!(q && q.phase !== "declaring" && status === "running" && (q.text || q.answer_key || q.note || q.image));
     $("current-question").hidden = !shown;
+    var image = $("current-image");
+    if (shown && q.image) {
+      if (image.getAttribute("src") !== q.image) { image.setAttribute("src", q.image); }
+      image.hidden = false;
+    } else { image.removeAttribute("src"); image.hidden = true; }
     if (shown) {
       $("current-text").textContent = q.text;
       $("current-key").textContent = q.answer_key ? T.answerKey + " " + q.answer_key +
@@ -335,13 +344,24 @@
     if (event) { event.preventDefault(); }
     if (!current.host.can.announce) { return; }
     var number = current.host.question.number;
-    api("announce", {
+    var body = {
       text: $("q-text").value, answer_key: $("q-key").value,
-      variants: $("q-variants").value.split("\n").filter(function (v) { return v.trim(); })
-    }).then(function (result) {
+      variants: $("q-variants").value.split("\n").filter(function (v) { return v.trim(); }),
+      show_projector: $("q-show-projector").value, show_phones: $("q-show-phones").value
+    };
+    var file = $("q-image").files && $("q-image").files[0];
+    if (file) {  // a picture goes as a multipart upload, the rest of the form beside it
+      var form = new FormData();
+      Object.keys(body).forEach(function (key) {
+        [].concat(body[key]).forEach(function (value) { form.append(key, value); });
+      });
+      form.append("image", file);
+      body = form;
+    }
+    api("announce", body).then(function (result) {
       if (!result.ok) { return; }
       try { window.localStorage.removeItem(draftKey(number)); } catch (e) { /* nothing kept */ }
-      FIELDS.forEach(function (id) { $(id).value = ""; });
+      FIELDS.concat(["q-image", "q-show-projector", "q-show-phones"]).forEach(function (id) { $(id).value = ""; });
     });
   }
 
@@ -449,6 +469,12 @@
     $("countdown-minus").addEventListener("click", function () { adjust(-10); });
     $("answers-after-zero").addEventListener("change", function () {
       api("answers-after-zero", {taken: $("answers-after-zero").checked}, "#answers-after-zero");
+    });
+    ["projector", "phones"].forEach(function (screen) {
+      $("show-" + screen).addEventListener("change", function () {
+        api("screens", {projector: $("show-projector").value, phones: $("show-phones").value},
+            "#show-" + screen);
+      });
     });
     $("reveal").addEventListener("click", function () { api("reveal", {reveal: !current.host.revealed}); });
     $("partner").addEventListener("change", function () {

@@ -168,7 +168,15 @@
     var timeUp = phase === "answering" && countdown.over && !state.game.answers_after_zero;
     // the host revealed the last question: its answer under this team's verdict
     var shown = state.reveal, reveal = $("last-reveal");
-    reveal.hidden = !(shown && shown.answer_key && me.last_move && me.last_move.number === shown.number);
+    // While teams answer the question stands above the answer form; after the close its
+    // answer goes under the declarations, which the next question needs first.
+    var card = $("koth-shown"), after = !!(state.shown && !state.shown.question && state.shown.after);
+    if (after && $("declare-box").nextElementSibling !== card) { $("declare-box").after(card); }
+    if (!after && card.nextElementSibling !== $("answer-box")) { $("answer-box").before(card); }
+    window.KothShown.render(card, state.shown);
+    // the shown question's card says the answer already
+    reveal.hidden = !(shown && shown.answer_key && me.last_move && me.last_move.number === shown.number) ||
+      !!(state.shown && state.shown.after);
     reveal.textContent = reveal.hidden ? "" : T.revealAnswer + " " + shown.answer_key;
 
     // Declarations: exactly what the engine allows now; the rest disabled with its reason.

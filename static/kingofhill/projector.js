@@ -618,8 +618,11 @@
       countdown.__kothCountdown.set(q && q.phase === "answering" ? q.countdown : null);
     }
     var reveal = root.ownerDocument.getElementById("koth-reveal"), shown = state && state.reveal;
+    var screen = state && state.shown;
+    if (global.KothShown) { global.KothShown.render(root.ownerDocument.getElementById("koth-shown"), screen); }
     if (reveal) {
-      reveal.hidden = !shown;
+      // a question shown after its close already says its answer: one card, not two
+      reveal.hidden = !shown || !!(screen && screen.after);
       reveal.setAttribute("data-number", shown ? String(shown.number) : "");
       reveal.querySelector("#koth-reveal-text").textContent = shown ? format(strings.reveal_question, {number: shown.number}) +
         (shown.text ? ": " + shown.text : "") : "";

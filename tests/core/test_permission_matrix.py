@@ -173,6 +173,11 @@ HTTP_ROWS: dict[str, Row] = {
     "kingofhill:api_countdown_adjust": Row(KOTH_HOSTS, "post", kwargs=koth),
     "kingofhill:api_answers_after_zero": Row(KOTH_HOSTS, "post", kwargs=koth),
     "kingofhill:api_reveal": Row(KOTH_HOSTS, "post", kwargs=koth),
+    "kingofhill:api_screens": Row(KOTH_HOSTS, "post", kwargs=koth),
+    # No question of the world has an image: its hosts learn that (404), anyone else is
+    # refused without learning it (tests/kingofhill/test_question_screens.py: when it shows).
+    "kingofhill:question_image": Row(KOTH_HOSTS, kwargs=lambda w: {
+        "game_id": w.ids["koth"], "number": 1, "screen": "projector"}),
     "kingofhill:bank": Row(KOTH_HOSTS, kwargs=koth),
     "kingofhill:api_bank": Row(KOTH_HOSTS, kwargs=koth),
     "kingofhill:api_bank_edit": Row(KOTH_HOSTS, "post", kwargs=koth),

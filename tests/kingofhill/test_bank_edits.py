@@ -189,7 +189,7 @@ def test_the_api_lists_edits_and_moves_the_bank(client, host, running, prepared)
     assert edited.status_code == 200, edited.content
     assert edited.json()["bank"][1] == {
         "id": prepared[1].pk, "place": 2, "announced_as": None, "text": "Q2 new?",
-        "answer_key": "b", "variants": ["bb"], "partner": True, "note": "n"}
+        "answer_key": "b", "variants": ["bb"], "partner": True, "note": "n", "image": False}
     moved = client.post(base + "move/", {"prepared": prepared[1].pk, "to": 1},
                         content_type="application/json")
     assert [q["text"] for q in moved.json()["bank"]][:2] == ["Q2 new?", "Q1?"]
