@@ -149,8 +149,22 @@ def django_db_setup(django_db_setup, django_db_blocker):
       the pooled connection it opened (nothing there returns it, as a request's end would):
       it is closed in that thread;
     - a server process that just exited leaves its backend a moment longer: this waits, up
-      to 10 s, for every session that is not this process's own."""
+      to 10 s, for every session that is not this process's own.
+
+    pytest-django creates only the databases that marked tests use; a run of browser tests
+    whose data is committed once for the module (``tests.shared_data.committed_once``, no mark)
+    gets the default one here."""
+    from django.db import connection
+    from django.test.utils import setup_databases, teardown_databases
+
+    made = None
+    if connection.settings_dict["NAME"] != connection.creation._get_test_db_name():
+        with django_db_blocker.unblock():
+            made = setup_databases(verbosity=0, interactive=False, aliases={"default"})
     yield django_db_setup
+    if made is not None:
+        with django_db_blocker.unblock():
+            teardown_databases(made, verbosity=0)
     if not on_postgresql():
         return
     import time

@@ -222,8 +222,5 @@ def test_every_page_of_every_role_has_no_serious_or_critical_accessibility_viola
     assert found == []
 
 
-# Its mark also has pytest-django create the test database when this module runs alone: it
-# creates only the databases that marked tests use.
-@pytest.mark.django_db
 def test_the_walk_covers_every_role_of_the_site(site):
     assert set(every_page(site)) == set(ROLES)
