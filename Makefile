@@ -44,10 +44,9 @@ serve: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput -v 0
 	@$(SERVE)
 
-# Three workers on two cores: much of the suite waits on servers, subprocesses and Chromium,
-# and with two the cores stood idle about a third of the run. Each worker has its own test
-# database, Redis database and key prefix (tests/parallel.py).
-TEST_WORKERS ?= 3
+# Two workers: much of the suite waits on servers and Chromium, so two keep both CI cores busy.
+# Each worker has its own test database, Redis database and key prefix (tests/parallel.py).
+TEST_WORKERS ?= 2
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS)
