@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 
 from core import audit
 from core.errors import DomainError
-from kingofhill import changes, rules, services
+from kingofhill import changes, guards, rules
 from kingofhill.live import LIVE
 from kingofhill.models import Answer, Question
 from live.write import Write
@@ -28,9 +28,9 @@ from live.write import Write
 def _open_question(w: Write, actor, number: int) -> Question:
     """The open question ``number`` while its answers come in: groups are the host's before
     the close; after it, verdicts are changed answer by answer."""
-    services._require_host(actor, w.game)
-    services._require_running(w.game)
-    question = services._current(w.game)
+    guards.require_host(actor, w.game)
+    guards.require_running(w.game)
+    question = guards.current(w.game)
     if question.number != number:
         raise DomainError(_("Question %(n)s is not open any more.") % {"n": number})
     if question.phase != Question.Phase.ANSWERING:
