@@ -18,8 +18,8 @@ from gorod import proposals, scenario, selectors, services
 from gorod import serializers as s
 from gorod.live import LIVE
 from gorod.models import GorodGame
-from teams.models import Team
 from live.messages import PUBLIC, Stored, team_audience
+from teams.models import Team
 from teams.permissions import TeamPhoneAPIView
 
 TAG = ["GoRoD"]

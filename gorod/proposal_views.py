@@ -10,6 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -79,15 +80,9 @@ def proposal_file(request, proposal_id: int):
     kind = "application/json" if proposal.file_name.lower().endswith(".json") else (
         "application/yaml")
     response = HttpResponse(proposal.content.encode(), content_type=f"{kind}; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{_safe(proposal.file_name)}"'
+    response["Content-Disposition"] = content_disposition_header(True, proposal.file_name)
     response["Cache-Control"] = "private, no-store"
     return response
-
-
-def _safe(name: str) -> str:
-    """The file name in a header: ASCII without quotes (a Cyrillic name becomes a plain one)."""
-    clean = "".join(c for c in name if c.isascii() and c.isprintable() and c not in '"\\')
-    return clean or "scenario.yaml"
 
 
 @login_required
