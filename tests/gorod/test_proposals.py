@@ -158,6 +158,10 @@ def test_accepting_sets_the_game_up_with_the_file_and_the_team_organizes_it(cast
     gg = GorodGame.objects.get(pk=cast["game"].pk)
     assert list(Level.objects.filter(gorod=gg).values_list("label", flat=True)) == ["1", "2", "3"]
     assert Game.objects.get(pk=cast["game"].pk).organizing_team == cast["alpha"]
+    organizer_set = AuditEntry.objects.get(action="gorod.organizer", game_id=cast["game"].pk)
+    assert organizer_set.after == {"organizing_team": cast["alpha"].pk}
+    decided = AuditEntry.objects.filter(action="gorod.proposal", reason="Берём").get()
+    assert decided.after["status"] == "accepted" and decided.actor == cast["organizer"]
 
 
 def test_accepting_replaces_the_set_up_of_a_game_already_being_prepared(cast):
@@ -374,3 +378,24 @@ def test_a_captain_cannot_accept_through_the_page(cast):
     answer = client(cast["captain"]).post(
         reverse("gorod:proposal_action", args=[proposal.pk, "accept"]), {})
     assert answer.status_code == 403
+
+
+def test_a_cyrillic_file_name_downloads_under_its_own_name(cast):
+    proposal = propose(cast, name="ночь у реки.yaml")
+    answer = client(cast["captain"]).get(reverse("gorod:proposal_file", args=[proposal.pk]))
+    assert "filename*=utf-8''%D0%BD%D0%BE%D1%87%D1%8C" in answer["Content-Disposition"]
+
+
+def test_the_organizers_see_the_waiting_proposals_first_oldest_first(cast):
+    now = timezone.now()
+    first = propose(cast, now=now - timedelta(days=2))
+    decided = propose(cast, now=now - timedelta(days=3))
+    proposals.reject(actor=cast["organizer"], proposal=decided, answer="Нет")
+    second = propose(cast, now=now - timedelta(days=1))
+    assert list(proposals.for_organizers()) == [first, second, decided]
+
+
+def test_a_file_with_a_nul_byte_is_refused_not_stored(cast):
+    with pytest.raises(ScenarioError):
+        propose(cast, content=SMALL.replace("Мосты", "Мо\x00сты"))
+    assert not ScenarioProposal.objects.exists()
