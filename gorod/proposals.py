@@ -147,12 +147,13 @@ def propose(*, actor, team: Team, file_name: str, content: bytes | str, note: st
     if not name:
         raise DomainError(_("Choose the scenario file."))
     name = within(name, max_length=NAME_MAX, what=_("File name"))
+    # Read before anything is locked: a 2 MB file takes a moment to check.
+    parsed = checked(content)
     target = _open_game(game, team, now) if game is not None else None
     Team.objects.select_for_update().filter(pk=team.pk).first()  # one count at a time
     if ScenarioProposal.objects.filter(team=team, status=Status.PENDING).count() >= PENDING_MAX:
         raise DomainError(_("The team already has %(n)d proposals waiting for the organizer: "
                             "withdraw one or wait for an answer.") % {"n": PENDING_MAX})
-    parsed = checked(content)
     text = content.decode("utf-8-sig") if isinstance(content, bytes) else content
     proposal = ScenarioProposal.objects.create(
         team=team, game=target, file_name=name, content=text, levels=len(parsed.levels),
