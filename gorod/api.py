@@ -8,17 +8,18 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 
 from core.api import JSONFileAPIView, ServiceAPIView
 from core.errors import NotAllowed
 from core.permissions import IsOrganizer
-from gorod import selectors, services
+from gorod import proposals, scenario, selectors, services
 from gorod import serializers as s
 from gorod.live import LIVE
 from gorod.models import GorodGame
 from live.messages import PUBLIC, Stored, team_audience
+from teams.models import Team
 from teams.permissions import TeamPhoneAPIView
 
 TAG = ["GoRoD"]
@@ -385,3 +386,83 @@ class CodeAPI(TeamAPIView):
             verdict=result.attempt.verdict, sector=result.attempt.sector or None,
             remaining=result.remaining, closed=result.attempt.closes_level,
             duplicate=result.duplicate, message=verdict_message(result))
+
+
+# --- scenario proposals (rules 10.1–10.4) -----------------------------------------------------
+
+
+class ProposalListAPI(ServiceAPIView):
+    """The captain's own teams' proposals (all of them for organizers), and a new one."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(tags=TAG, responses={200: s.ProposalSerializer(many=True), **ERRORS},
+                   summary="Scenario proposals: an organizer sees every one, a captain their "
+                           "teams' own")
+    def get(self, request):
+        return Response(s.ProposalSerializer(proposals.visible_to(request.user), many=True).data)
+
+    @extend_schema(tags=TAG, request={"multipart/form-data": s.ProposalCreateSerializer},
+                   responses={201: s.ProposalSerializer, **ERRORS},
+                   summary="A captain proposes a scenario file (the set-up's format, checked "
+                           "as an import) for a future GoRoD game or for any")
+    def post(self, request):
+        data = self.payload(s.ProposalCreateSerializer)
+        team = Team.objects.filter(pk=data["team"]).first()
+        if team is None:
+            raise NotAllowed(_("Only the team's captain proposes or withdraws its scenarios."))
+        upload = data["file"]
+        proposal = proposals.propose(
+            actor=request.user, team=team, game=data.get("game"), note=data["note"],
+            file_name=upload.name, content=upload.read(scenario.MAX_BYTES + 1))
+        return Response(s.ProposalSerializer(proposal).data, status=status.HTTP_201_CREATED)
+
+
+class ProposalAPIView(ServiceAPIView):
+    permission_classes = [IsAuthenticated]
+
+    def proposal(self):
+        return proposals.visible(self.request.user, self.kwargs["proposal_id"])
+
+    def answer(self, proposal) -> Response:
+        return Response(s.ProposalSerializer(proposals.visible(
+            self.request.user, proposal.pk)).data)
+
+
+class ProposalDetailAPI(ProposalAPIView):
+    @extend_schema(tags=TAG, responses={200: s.ProposalSerializer, **ERRORS},
+                   summary="One proposal (its team's captain and organizers only)")
+    def get(self, request, proposal_id: int):
+        return Response(s.ProposalSerializer(self.proposal()).data)
+
+
+class ProposalWithdrawAPI(ProposalAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.ProposalSerializer, **ERRORS},
+                   summary="The captain takes a pending proposal back")
+    def post(self, request, proposal_id: int):
+        return self.answer(proposals.withdraw(actor=request.user, proposal=self.proposal()))
+
+
+class ProposalAcceptAPI(ProposalAPIView):
+    permission_classes = [IsOrganizer]
+
+    @extend_schema(tags=TAG, request=s.ProposalAcceptSerializer,
+                   responses={200: s.ProposalSerializer, **ERRORS},
+                   summary="Accept: the file becomes the game's scenario, the team its "
+                           "organizing team, and its application to play it is rejected")
+    def post(self, request, proposal_id: int):
+        data = self.payload(s.ProposalAcceptSerializer)
+        return self.answer(proposals.accept(actor=request.user, proposal=self.proposal(),
+                                            game=data.get("game"), answer=data["answer"]))
+
+
+class ProposalRejectAPI(ProposalAPIView):
+    permission_classes = [IsOrganizer]
+
+    @extend_schema(tags=TAG, request=s.ProposalRejectSerializer,
+                   responses={200: s.ProposalSerializer, **ERRORS},
+                   summary="Reject with an answer; the file stays with the team and organizers")
+    def post(self, request, proposal_id: int):
+        data = self.payload(s.ProposalRejectSerializer)
+        return self.answer(proposals.reject(actor=request.user, proposal=self.proposal(),
+                                            answer=data["answer"]))

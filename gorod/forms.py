@@ -221,3 +221,18 @@ class ImageUploadForm(forms.Form):
 
 class ScenarioUploadForm(forms.Form):
     file = forms.FileField(label=gettext_lazy("Scenario file (YAML or JSON)"))
+
+
+class ProposalForm(forms.Form):
+    """A captain's scenario proposal: the file, the game it is for (or any), a note."""
+
+    file = forms.FileField(label=gettext_lazy("Scenario file (YAML or JSON)"))
+    game = forms.ModelChoiceField(queryset=None, required=False,
+                                  label=gettext_lazy("For the game"),
+                                  empty_label=gettext_lazy("Any future game"))
+    note = forms.CharField(label=gettext_lazy("Note for the organizers"), required=False,
+                           max_length=2000, widget=forms.Textarea(attrs={"rows": 3}))
+
+    def __init__(self, *args, games, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["game"].queryset = games

@@ -14,9 +14,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from gorod import codes, rules
-from teams.models import Application, Game
+from teams.models import Application, Game, Team
 
 #: the sector an accepted photo "finds": the whole level (its ``CodeAttempt`` closes it)
 PHOTO_SECTOR = "photo"
@@ -491,3 +492,45 @@ class CheckIn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.application_id} @ {self.level_id}: {self.at:%H:%M}"
+
+
+class ScenarioProposal(models.Model):
+    """A team's scenario offered for a future game (rules 10.1–10.4): the file as uploaded,
+    checked like an import. Accepted, it becomes the game's scenario and the team its
+    organizing team; rejected, it stays confidential to the team's captain and organizers
+    (10.3). The file lives in the row, as task images do, so a backup holds it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", pgettext_lazy("proposal status", "pending")
+        ACCEPTED = "accepted", pgettext_lazy("proposal status", "accepted")
+        REJECTED = "rejected", pgettext_lazy("proposal status", "rejected")
+        WITHDRAWN = "withdrawn", pgettext_lazy("proposal status", "withdrawn")
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="scenario_proposals",
+                             verbose_name=_("team"))
+    # The game it is offered for, None for "any future game"; once accepted, the game it went to.
+    game = models.ForeignKey(Game, on_delete=models.SET_NULL, null=True, blank=True,
+                             related_name="scenario_proposals", verbose_name=_("game"))
+    file_name = models.CharField(_("file name"), max_length=200)
+    content = models.TextField(_("scenario file"))
+    levels = models.PositiveIntegerField(_("levels"), default=0)
+    note = models.TextField(_("note"), blank=True)
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.PENDING)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+",
+                                   verbose_name=_("proposed by"))
+    created_at = models.DateTimeField(_("proposed at"))
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+",
+                                   verbose_name=_("decided by"))
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    answer = models.TextField(_("organizer's answer"), blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("scenario proposal")
+        verbose_name_plural = _("scenario proposals")
+
+    def __str__(self) -> str:
+        return f"{self.team}: {self.file_name}"

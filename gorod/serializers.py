@@ -3,6 +3,7 @@ services')."""
 
 from __future__ import annotations
 
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
@@ -236,3 +237,45 @@ class GorodPauseSerializer(serializers.Serializer):
 class GorodEndForceMajeureSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=500, allow_blank=True,
                                    help_text="why the game ends as force majeure for everyone")
+
+
+class ProposalSerializer(serializers.Serializer):
+    """A scenario proposal as its team's captain and the organizers see it (the file itself is
+    downloaded from ``file_url``)."""
+
+    id = serializers.IntegerField()
+    team = serializers.IntegerField(source="team_id")
+    team_name = serializers.CharField(source="team.name")
+    game = serializers.IntegerField(source="game_id", allow_null=True)
+    game_title = serializers.SerializerMethodField()
+    file_name = serializers.CharField()
+    file_url = serializers.SerializerMethodField()
+    levels = serializers.IntegerField()
+    note = serializers.CharField()
+    status = serializers.CharField()
+    status_label = serializers.CharField(source="get_status_display")
+    created_at = serializers.DateTimeField()
+    decided_at = serializers.DateTimeField(allow_null=True)
+    answer = serializers.CharField()
+
+    def get_game_title(self, proposal) -> str | None:
+        return proposal.game.title if proposal.game_id else None
+
+    def get_file_url(self, proposal) -> str:
+        return reverse("gorod:proposal_file", args=[proposal.pk])
+
+
+class ProposalCreateSerializer(serializers.Serializer):
+    team = id_field()
+    game = id_field(required=False, allow_null=True)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+    file = serializers.FileField()
+
+
+class ProposalAcceptSerializer(serializers.Serializer):
+    game = id_field(required=False, allow_null=True)
+    answer = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+
+
+class ProposalRejectSerializer(serializers.Serializer):
+    answer = serializers.CharField(max_length=2000)

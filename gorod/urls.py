@@ -1,7 +1,7 @@
 from django.urls import path
 
 import core.converters  # noqa: F401  (registers <id:...>, ids within the BigAutoField range)
-from gorod import api, views
+from gorod import api, proposal_views, views
 
 app_name = "gorod"
 
@@ -50,6 +50,15 @@ api_urls = [
     path("api/games/<id:game_id>/checkin/", api.CheckInAPI.as_view(), name="api_checkin"),
     path("api/games/<id:game_id>/alarms/<id:application_id>/acknowledge/",
          api.AlarmAcknowledgeAPI.as_view(), name="api_alarm_acknowledge"),
+    path("api/proposals/", api.ProposalListAPI.as_view(), name="api_proposals"),
+    path("api/proposals/<id:proposal_id>/", api.ProposalDetailAPI.as_view(),
+         name="api_proposal"),
+    path("api/proposals/<id:proposal_id>/withdraw/", api.ProposalWithdrawAPI.as_view(),
+         name="api_proposal_withdraw"),
+    path("api/proposals/<id:proposal_id>/accept/", api.ProposalAcceptAPI.as_view(),
+         name="api_proposal_accept"),
+    path("api/proposals/<id:proposal_id>/reject/", api.ProposalRejectAPI.as_view(),
+         name="api_proposal_reject"),
 ]
 
 page_urls = [
@@ -70,6 +79,12 @@ page_urls = [
          name="scenario_yaml"),
     path("<id:game_id>/scenario.json", views.scenario_download, {"fmt": "json"},
          name="scenario_json"),
+    path("teams/<id:team_id>/proposals/", proposal_views.team_proposals,
+         name="team_proposals"),
+    path("proposals/", proposal_views.proposal_list, name="proposals"),
+    path("proposals/<id:proposal_id>/file", proposal_views.proposal_file, name="proposal_file"),
+    path("proposals/<id:proposal_id>/<slug:action>/", proposal_views.proposal_action,
+         name="proposal_action"),
 ]
 
 urlpatterns = api_urls + page_urls

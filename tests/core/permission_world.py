@@ -20,11 +20,14 @@ from django.utils import timezone
 
 from core.roles import HOST, ORGANIZER
 from gorod import services as gorod_services
+from gorod.models import ScenarioProposal
 from kingofhill import services as koth_services
 from rating import services as rating_services
 from teams import services as teams_services
 from teams.models import Application, Game, Member, Team
 from tests.gorod.fixtures_live import LEVELS
+
+PROPOSAL = "format: gorod-scenario\nversion: 1\nlevels:\n  - id: '1'\n    codes: {code: G1R1D}\n"
 
 ROLES = ("anonymous", "phone_a", "phone_b", "revoked", "captain", "other_captain", "host",
          "other_host", "organizer")
@@ -127,6 +130,11 @@ def build_world() -> World:
     ban = teams_services.ban_create(team=beta, actor=organizer, reason="x",
                                     until=timezone.now() + timedelta(days=3))
 
+    # Alpha's scenario proposal, rejected: confidential to its captain and organizers (10.3).
+    proposal = ScenarioProposal.objects.create(
+        team=alpha, file_name="ночь.yaml", content=PROPOSAL, levels=1, created_by=captain,
+        created_at=timezone.now(), status=ScenarioProposal.Status.REJECTED, answer="x")
+
     revoked = Client()
     _bind(revoked, koth_a)
     _bind(revoked, gorod_a)
@@ -144,7 +152,7 @@ def build_world() -> World:
         "alpha": alpha.pk, "beta": beta.pk, "member": alpha.members.first().pk,
         "alpha_koth_application": koth_a.pk, "spare_application": spare_application.pk,
         "spare_game": spare_game.pk, "ban": ban.pk, "protest": protest.pk,
-        "spare_gorod": spare_gorod.pk,
+        "spare_gorod": spare_gorod.pk, "proposal": proposal.pk,
         "join_token": koth_b.join_token, "image": "none.png",
     }
     return w
@@ -179,6 +187,14 @@ def fresh_application(world: World) -> dict:
                                              status=Application.Status.PENDING)
     application.members.set(world.alpha.members.all()[:1])
     return {"pk": application.pk}
+
+
+def fresh_proposal(world: World) -> dict:
+    """A pending scenario proposal of Alpha for any game."""
+    proposal = ScenarioProposal.objects.create(
+        team=world.alpha, file_name="ночь.yaml", content=PROPOSAL, levels=1,
+        created_by=world.alpha.captain, created_at=timezone.now())
+    return {"proposal_id": proposal.pk}
 
 
 def client_for(world: World, role: str) -> Client:

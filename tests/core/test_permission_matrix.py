@@ -29,6 +29,7 @@ from tests.core.permission_world import (
     fresh_ban,
     fresh_game,
     fresh_member,
+    fresh_proposal,
 )
 
 EVERYONE = frozenset(ROLES)
@@ -251,6 +252,19 @@ HTTP_ROWS: dict[str, Row] = {
     "gorod:scenario": Row(EVERYONE, kwargs=gorod),
     "gorod:scenario_yaml": Row(ORGANIZER, kwargs=gorod),
     "gorod:scenario_json": Row(ORGANIZER, kwargs=gorod),
+    # Scenario proposals (10.1–10.4): a proposal is its team's captain's and the organizers'
+    # only, whatever its status; the list shows each login only what it may see.
+    "gorod:api_proposals": Row(LOGGED_IN),
+    "gorod:api_proposal": Row(ALPHAS_CAPTAIN, kwargs=lambda w: {"proposal_id": w.ids["proposal"]}),
+    "gorod:api_proposal_withdraw": Row(frozenset({"captain"}), "post", kwargs=fresh_proposal),
+    "gorod:api_proposal_accept": Row(ORGANIZER, "post", kwargs=fresh_proposal),
+    "gorod:api_proposal_reject": Row(ORGANIZER, "post", kwargs=fresh_proposal),
+    "gorod:team_proposals": Row(ALPHAS_CAPTAIN, kwargs=lambda w: {"team_id": w.ids["alpha"]}),
+    "gorod:proposals": Row(ORGANIZER),
+    "gorod:proposal_file": Row(ALPHAS_CAPTAIN,
+                               kwargs=lambda w: {"proposal_id": w.ids["proposal"]}),
+    "gorod:proposal_action": Row(ORGANIZER, "post", kwargs=lambda w: {
+        **fresh_proposal(w), "action": "accept"}),
     # --- results and seasons ---------------------------------------------------------------------
     "rating:api_results": Row(EVERYONE, kwargs=finished),
     "rating:api_publish": Row(ORGANIZER, "post", kwargs=finished),

@@ -15,7 +15,8 @@ PACKAGES = ["config", "core", "live", "teams", "kingofhill", "gorod", "rating"]
 # Top to bottom; ``:`` siblings may import each other, ``|`` siblings may not.
 LAYERS = [
     "gorod.api : gorod.views : gorod.consumers : gorod.clock : gorod.exports : gorod.outcome"
-    " : gorod.demo : gorod.management",
+    " : gorod.demo : gorod.management : gorod.proposal_views",
+    "gorod.proposals",
     "gorod.services",
     "gorod.editing | gorod.rulings | gorod.timeouts | gorod.photos | gorod.messages | gorod.pauses"
     " | gorod.safety",
