@@ -18,7 +18,7 @@ LAYERS = [
     " : gorod.demo : gorod.management",
     "gorod.services",
     "gorod.editing | gorod.rulings | gorod.timeouts | gorod.photos | gorod.messages | gorod.pauses"
-    " | gorod.safety",
+    " | gorod.safety | gorod.testruns",
     "gorod.guards",
     "gorod.live",
     "gorod.states",
