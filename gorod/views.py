@@ -390,7 +390,7 @@ def _test_run_context(request, gg: GorodGame) -> dict:
         "create": reverse("gorod:api_test_runs", args=[gg.pk]),
         "confirmReset": _("Reset this test run? Everything played in it is cleared."),
         "confirmDelete": _("Delete this test run with its test teams?"),
-        "failed": _("The request failed: try again."),
+        "failed": _("The server did not answer: try again."),
         "maxTeams": services.TEST_RUN_MAX_TEAMS}, "speed_ups": TEST_RUN_SPEED_UPS}
 
 
