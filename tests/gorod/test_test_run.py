@@ -358,3 +358,20 @@ def test_the_source_s_set_up_page_lists_its_test_runs_with_their_pins(gorod, run
 def test_a_test_run_made_at_t0_starts_now_not_at_the_night_s_time(gorod, run):
     assert run.game.starts_at == T0
     assert gorod.game.starts_at - run.game.starts_at > timedelta(days=1)
+
+
+def test_in_russian_the_run_is_named_test_its_testers_and_its_card_speak_russian(
+        gorod, organizer, settings):
+    from django.utils import translation
+
+    settings.LANGUAGE_CODE = "ru"
+    with translation.override("ru"):
+        run = services.test_run_create(actor=organizer, game=gorod, factor=60, teams=1)
+        with pytest.raises(DomainError, match="Сбросить или удалить можно только тестовый"):
+            services.test_run_reset(actor=organizer, game=gorod)
+    assert run.game.title == "Тест: ГоРоД, декабрь"
+    assert selectors.entries(run)[0].team.name == f"Тестеры 1 · прогон {run.pk}"
+    client = logged_in(organizer)
+    page = client.get(f"/gorod/{gorod.pk}/setup/", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "Тестовый прогон" in page and "в 60 раз быстрее" in page
+    assert "Сделать тестовый прогон" in page and "Сбросить" in page
