@@ -418,7 +418,9 @@ def join_sheet(request, pk: int):
         if url:
             sheets.append({"application": application, "url": url, "qr": qr_svg(url)})
     # "or open <address> and enter PIN": the address a phone can type, without the scheme.
-    pin_address = public_url(request, reverse("teams:join")).split("://", 1)[-1]
+    # A test run is on no list: its address names it, so the join page offers it.
+    named = f"?game={game.pk}" if game.test_of_id is not None else ""
+    pin_address = public_url(request, reverse("teams:join") + named).split("://", 1)[-1]
     return render(request, "teams/join_sheet.html",
                   {"game": game, "sheets": sheets, "pin_address": pin_address})
 

@@ -18,22 +18,11 @@ from rating import services as rating_services
 from rating.models import GameResult, Season
 from teams.models import Application, Game, Team
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
-from tests.gorod.fixtures_live import T0, join_session, minutes
+from tests.gorod.fixtures_live import T0, minutes
+from tests.gorod.test_api import logged_in, phone
 from tests.images import PNG
 
 pytestmark = pytest.mark.django_db
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def phone(entry) -> Client:
-    client = Client()
-    join_session(client, entry)
-    return client
 
 
 def api(game, action: str) -> str:
@@ -375,3 +364,10 @@ def test_in_russian_the_run_is_named_test_its_testers_and_its_card_speak_russian
     page = client.get(f"/gorod/{gorod.pk}/setup/", HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert "Тестовый прогон" in page and "в 60 раз быстрее" in page
     assert "Сделать тестовый прогон" in page and "Сбросить" in page
+
+
+def test_a_test_run_s_join_sheets_send_phones_to_the_join_page_named_for_it(run, organizer):
+    sheet = logged_in(organizer).get(f"/teams/games/{run.pk}/sheet/").content.decode()
+    assert f"/teams/join/?game={run.pk}" in sheet
+    for entry in selectors.entries(run):
+        assert entry.join_pin in sheet
