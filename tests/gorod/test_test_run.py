@@ -342,6 +342,10 @@ def test_the_source_s_set_up_page_lists_its_test_runs_with_their_pins(gorod, run
     assert f"/gorod/api/games/{run.pk}/test-run/reset/" in page
     own = logged_in(organizer).get(f"/gorod/{run.pk}/setup/").content.decode()
     assert 'id="test-run-banner"' in own and 'id="test-run-form"' not in own
+    screen = logged_in(organizer).get(f"/gorod/{run.pk}/").content.decode()
+    assert 'id="test-run-banner"' in screen and f"/gorod/{gorod.pk}/setup/" in screen
+    real = logged_in(organizer).get(f"/gorod/{gorod.pk}/").content.decode()
+    assert 'id="test-run-banner"' not in real
 
 
 def test_a_test_run_made_at_t0_starts_now_not_at_the_night_s_time(gorod, run):
