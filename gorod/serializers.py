@@ -165,12 +165,13 @@ class GorodSwitchSerializer(serializers.Serializer):
 
 
 class GorodTestRunSerializer(serializers.Serializer):
+    # Left out: the service's defaults (×10, two teams).
     factor = serializers.IntegerField(
-        required=False, default=10,
-        help_text="the clock's speed-up, 1 (real time) to 120; at 10 a 70-minute level fails "
-                  "after 7 minutes")
-    teams = serializers.IntegerField(required=False, default=2,
-                                     help_text="test teams, 1 to 20, each with a join link and PIN")
+        required=False,
+        help_text="the clock's speed-up, 1 (real time) to 120 (default 10); at 10 a 70-minute "
+                  "level fails after 7 minutes")
+    teams = serializers.IntegerField(
+        required=False, help_text="test teams, 1 to 20 (default 2), each with a join link and PIN")
 
 
 class GorodTestRunCreatedSerializer(serializers.Serializer):

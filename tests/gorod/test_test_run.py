@@ -375,3 +375,10 @@ def test_a_test_run_s_join_sheets_send_phones_to_the_join_page_named_for_it(run,
     assert f"/teams/join/?game={run.pk}" in sheet
     for entry in selectors.entries(run):
         assert entry.join_pin in sheet
+
+
+def test_an_empty_request_makes_a_ten_times_faster_run_with_two_teams(gorod, organizer):
+    answer = logged_in(organizer).post(api(gorod, "test-runs"), {},
+                                       content_type="application/json")
+    assert answer.status_code == 201, answer.json()
+    assert answer.json()["factor"] == 10 and len(answer.json()["teams"]) == 2
