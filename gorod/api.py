@@ -300,6 +300,37 @@ class MessageAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+class TestRunsAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodTestRunSerializer,
+                   responses={201: s.GorodTestRunCreatedSerializer, **ERRORS},
+                   summary="Make a test run of a game in set-up: a copy with test teams (join "
+                           "links and PINs) on a real or speeded-up clock, never in results")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodTestRunSerializer)
+        gg = services.test_run_create(actor=request.user, game=self.get_gorod(), **data)
+        teams = [{"id": a.pk, "name": a.team.name, "pin": a.join_pin}
+                 for a in selectors.entries(gg)]
+        return Response({"id": gg.pk, "title": gg.game.title, "factor": gg.clock_factor,
+                         "teams": teams}, status=status.HTTP_201_CREATED)
+
+
+class TestRunAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: dict, **ERRORS},
+                   summary="Delete a test run with its test teams and all played in it")
+    def delete(self, request, game_id: int):
+        source = services.test_run_delete(actor=request.user, game=self.get_gorod())
+        return Response({"deleted": game_id, "source": source})
+
+
+class TestRunResetAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=None, responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Reset a test run to set-up: attempts, rulings, pauses, messages "
+                           "cleared; levels and test teams kept")
+    def post(self, request, game_id: int):
+        services.test_run_reset(actor=request.user, game=self.get_gorod())
+        return self.organizer_state()
+
+
 # --- team actions -----------------------------------------------------------------------------
 
 

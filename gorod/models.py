@@ -90,6 +90,10 @@ class GorodGame(models.Model):
     # every team's timeline is computed with, read from the locked row like the settings (a
     # code's write reads no other table for them). ``Pause`` rows keep who and why.
     pauses = models.JSONField(_("pauses"), default=list, blank=True, editable=False)
+    # A test run's speed-up (``gorod.testruns``): its minutes were divided by it once, when it
+    # was copied from its source; 1 for every real night. Shown, never applied again.
+    clock_factor = models.PositiveSmallIntegerField(_("clock speed-up"), default=1,
+                                                    editable=False)
 
     class Meta:
         verbose_name = _("GoRoD game")

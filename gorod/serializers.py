@@ -165,6 +165,23 @@ class GorodSwitchSerializer(serializers.Serializer):
     on = serializers.BooleanField(help_text="on or off")
 
 
+class GorodTestRunSerializer(serializers.Serializer):
+    # Left out: the service's defaults (×10, two teams).
+    factor = serializers.IntegerField(
+        required=False,
+        help_text="the clock's speed-up, 1 (real time) to 120 (default 10); at 10 a 70-minute "
+                  "level fails after 7 minutes")
+    teams = serializers.IntegerField(
+        required=False, help_text="test teams, 1 to 20 (default 2), each with a join link and PIN")
+
+
+class GorodTestRunCreatedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    factor = serializers.IntegerField()
+    teams = serializers.ListField(child=serializers.DictField())
+
+
 class GorodTimeoutAskSerializer(serializers.Serializer):
     minutes = serializers.FloatField(help_text="1–30 (rules, 3.10)")
     reason = serializers.CharField(max_length=500, allow_blank=True)

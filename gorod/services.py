@@ -82,6 +82,13 @@ from gorod.rulings import (  # noqa: F401
     undo_preview,
 )
 from gorod.safety import alarm_acknowledge, checkin  # noqa: F401
+from gorod.testruns import MAX_TEAMS as TEST_RUN_MAX_TEAMS  # noqa: F401
+from gorod.testruns import (  # noqa: F401
+    test_run_create,
+    test_run_delete,
+    test_run_reset,
+    test_runs,
+)
 from gorod.timeouts import timeout_decide, timeout_request  # noqa: F401
 from live.write import Write
 from teams.models import Application, Game
@@ -211,6 +218,9 @@ def scenario_publish(w: Write, *, actor, on: bool) -> GorodGame:
     gg = w.game
     if gg.status != GorodGame.Status.FINISHED:
         raise DomainError(_("The scenario can be published only once the game has ended."))
+    if gg.game.test_of_id is not None:
+        raise DomainError(_("A test run is never published: publish the real night's "
+                            "scenario."))
     before = gg.scenario_public
     gg.scenario_public = bool(on)
     gg.save(update_fields=["scenario_public"])

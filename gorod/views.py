@@ -44,7 +44,8 @@ def _live(gg: GorodGame, kind: str, state: dict) -> dict:
 def index(request):
     """Every GoRoD night with a live setup: its public statistics for all, the organizer screen
     for organizers."""
-    games = GorodGame.objects.select_related("game").order_by("-game__starts_at")
+    games = (GorodGame.objects.select_related("game").filter(game__test_of__isnull=True)
+             .order_by("-game__starts_at"))
     return render(request, "gorod/index.html", {
         "games": games, "organizer": is_organizer(request.user)})
 
@@ -158,7 +159,8 @@ def setup_index(request):
         else:
             _form_errors(request, form)
     in_setup = (GorodGame.objects.select_related("game")
-                .filter(status=GorodGame.Status.SETUP).order_by("game__starts_at"))
+                .filter(status=GorodGame.Status.SETUP, game__test_of__isnull=True)
+                .order_by("game__starts_at"))
     return render(request, "gorod/setup_index.html", {
         "form": form, "in_setup": in_setup})
 
@@ -374,7 +376,26 @@ def setup(request, game_id: int):
         "edit_form": page.edit_form, "levels": levels, "routes": routes, "routes_stale": stale,
         "teams": teams, "warnings": _warnings(gg, level_rows, teams, routes),
         "upload_form": forms.ScenarioUploadForm(), "image_form": forms.ImageUploadForm(),
-        "images": TaskImage.objects.filter(gorod=gg).only("name", "size", "content_type")})
+        "images": TaskImage.objects.filter(gorod=gg).only("name", "size", "content_type"),
+        **_test_run_context(request, gg)})
+
+
+def _test_run_context(request, gg: GorodGame) -> dict:
+    """The set-up page's «Test run» card: a real game's test runs with their teams' join links
+    and PINs, or, on a test run's own page, its source."""
+    if gg.game.test_of_id is not None:
+        return {"test_of": gg.game.test_of}
+    runs = services.test_runs(gg)
+    return {"test_runs": runs, "test_run_config": {
+        "create": reverse("gorod:api_test_runs", args=[gg.pk]),
+        "confirmReset": _("Reset this test run? Everything played in it is cleared."),
+        "confirmDelete": _("Delete this test run with its test teams?"),
+        "failed": _("The server did not answer: try again."),
+        "maxTeams": services.TEST_RUN_MAX_TEAMS}, "speed_ups": TEST_RUN_SPEED_UPS}
+
+
+#: The speed-ups the set-up page offers (the API takes any from ``rules.SPEED_UP_RANGE``).
+TEST_RUN_SPEED_UPS = (1, 10, 30, 60)
 
 
 _SETUP_ACTIONS = ("add", "edit", "move", "delete", "personal", "settings", "routes", "scenario",

@@ -89,7 +89,7 @@ def season_game_add(*, actor, season: Season, game: Game) -> Season:
     _require_organizer(actor)
     if game.format != season.format:
         raise DomainError(_("This game is of another format than the season."))
-    if not game.rated:
+    if game.test_of_id is not None or not game.rated:
         raise DomainError(_("Only rated games count in a season."))
     season.games.add(game)
     selectors.season_cache_forget(season.pk)
@@ -199,6 +199,9 @@ def results_publish(*, actor, game: Game, now=None) -> GameResult:
     _require_organizer(actor)
     if game.status == Game.Status.CANCELLED:
         raise DomainError(_("The game was cancelled."))
+    if game.test_of_id is not None:
+        raise DomainError(_("A test run has no results: nothing of it goes to the results or "
+                            "the season."))
     result = _lock(game)
     if result is not None and result.is_final:
         raise DomainError(_("The results are final; re-open them to change anything."))

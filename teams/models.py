@@ -29,6 +29,16 @@ class Team(models.Model):
         verbose_name=_("captain"),
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    # A team made only to play a test run of a game (its testers' phones): gone with that
+    # game, and never listed with the club's teams.
+    test_game = models.ForeignKey(
+        "Game",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="test_teams",
+        verbose_name=_("test run"),
+    )
 
     class Meta:
         ordering = ["name"]
@@ -108,6 +118,16 @@ class Game(models.Model):
     )
     # Published (applications open) when created: GoRoD 8.6 wants it 4+ days before the start.
     created_at = models.DateTimeField(_("published at"), auto_now_add=True)
+    # A test run: the organizers' copy of this game, played before the night by testers. It is
+    # never listed with the games, never published nor rated, and goes with its source.
+    test_of = models.ForeignKey(
+        "self",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="test_runs",
+        verbose_name=_("test run of"),
+    )
 
     class Meta:
         ordering = ["-starts_at"]

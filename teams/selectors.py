@@ -98,13 +98,29 @@ def teams_for_user(user) -> QuerySet[Team]:
     return qs if is_organizer(user) else qs.filter(captain=user)
 
 
+def games_listed() -> QuerySet[Game]:
+    """The club's games: every game but the organizers' test runs (``Game.test_of``), which
+    no list shows."""
+    return Game.objects.filter(test_of__isnull=True)
+
+
 def games_upcoming(*, now: datetime | None = None) -> QuerySet[Game]:
     now = now or timezone.now()
     return (
-        Game.objects.filter(starts_at__gt=now - timezone.timedelta(hours=12))
+        games_listed().filter(starts_at__gt=now - timezone.timedelta(hours=12))
         .exclude(status=Game.Status.CANCELLED)
         .order_by("starts_at")
     )
+
+
+def games_to_join(named: str | None = None) -> QuerySet[Game]:
+    """The games a phone may enter a PIN for: the upcoming ones, and the test run the page
+    was opened for (``?game=<id>``, from its join sheet), which no list shows."""
+    games = Game.objects.filter(pk__in=games_upcoming().values("pk"))
+    if named and str(named).isdigit() and sql.is_key(int(named)):
+        games = games | Game.objects.filter(pk=int(named), test_of__isnull=False).exclude(
+            status=Game.Status.CANCELLED)
+    return games.order_by("starts_at")
 
 
 def games_open_for_applications(*, now: datetime | None = None) -> list[Game]:
@@ -118,7 +134,7 @@ def games_open_for_applications(*, now: datetime | None = None) -> list[Game]:
 
 def games_with_counts() -> QuerySet[Game]:
     active = Q(applications__status__in=[Application.Status.PENDING, Application.Status.APPROVED])
-    return Game.objects.annotate(application_count=Count("applications", filter=active))
+    return games_listed().annotate(application_count=Count("applications", filter=active))
 
 
 def game_applications(game: Game) -> QuerySet[Application]:

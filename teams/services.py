@@ -239,6 +239,24 @@ def game_cancel(*, game: Game, actor, reason: str = "") -> Game:
     return game
 
 
+@transaction.atomic
+def test_team_create(*, game: Game, actor, name: str, now: datetime | None = None) -> Application:
+    """A team made for a test run (``Game.test_of``): approved at once, with its join link and
+    PIN for the testers' phones. It needs no roster (testers are phones, not players) and
+    goes with the test run (``Team.test_game``), never listed with the club's teams."""
+    if game.test_of_id is None:
+        raise TeamsError(_("Test teams play only in a test run."))
+    team = team_create(captain=actor, name=name)
+    team.test_game = game
+    team.save(update_fields=["test_game"])
+    application = Application(game=game, team=team, status=Application.Status.APPROVED,
+                              decided_at=_now(now), decided_by=actor)
+    application.save()
+    _issue_join(application)
+    application.save()
+    return application
+
+
 # --- applications --------------------------------------------------------------------------
 
 

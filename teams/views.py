@@ -52,7 +52,8 @@ def _join_url(request, application: Application) -> str | None:
 
 
 def team_list_public(request):
-    teams = Team.objects.prefetch_related("members").order_by("name")
+    teams = Team.objects.filter(test_game__isnull=True).prefetch_related("members").order_by(
+        "name")
     return render(request, "teams/public_list.html", {"teams": teams})
 
 
@@ -417,7 +418,9 @@ def join_sheet(request, pk: int):
         if url:
             sheets.append({"application": application, "url": url, "qr": qr_svg(url)})
     # "or open <address> and enter PIN": the address a phone can type, without the scheme.
-    pin_address = public_url(request, reverse("teams:join")).split("://", 1)[-1]
+    # A test run is on no list: its address names it, so the join page offers it.
+    named = f"?game={game.pk}" if game.test_of_id is not None else ""
+    pin_address = public_url(request, reverse("teams:join") + named).split("://", 1)[-1]
     return render(request, "teams/join_sheet.html",
                   {"game": game, "sheets": sheets, "pin_address": pin_address})
 
@@ -427,9 +430,7 @@ def join_sheet(request, pk: int):
 
 def join(request):
     """Enter the game and the team's 6-digit PIN."""
-    games_qs = Game.objects.filter(pk__in=[g.pk for g in selectors.games_upcoming()]).order_by(
-        "starts_at"
-    )
+    games_qs = selectors.games_to_join(request.POST.get("game") or request.GET.get("game"))
     # A team page sends an unjoined phone here with its game chosen (?game=<id>).
     form = forms.PinForm(request.POST or None, games=games_qs,
                          initial={"game": request.GET.get("game", "")})

@@ -78,9 +78,12 @@ from gorod.rules.safety import (  # noqa: F401
     next_checkin_wake,
 )
 from gorod.rules.setup import (  # noqa: F401
+    SPEED_UP_RANGE,
     SetupWarning,
+    SpeededSetup,
     generate_routes,
     setup_warnings,
+    speed_up,
 )
 from gorod.rules.standings import (  # noqa: F401
     StandingChange,

@@ -152,3 +152,51 @@ def setup_warnings(*, levels: list[Mapping], hint_offsets_min=DEFAULT_HINT_OFFSE
                 found.append(SetupWarning("route", team=team, levels=missing_levels,
                                           extra=tuple(extra)))
     return found
+
+
+# --------------------------------------------------------------------------------------------
+# A test run's speeded-up clock
+# --------------------------------------------------------------------------------------------
+
+#: The speed-ups a test run may take: ×1 (real time) to ×120 (a 70-minute level in 35 s).
+SPEED_UP_RANGE = (1, 120)
+
+
+@dataclass(frozen=True)
+class SpeededSetup:
+    """A game's minutes as a test run played ``factor`` times faster takes them."""
+
+    hint_offsets_min: list[float]
+    sliv_penalty_min: float
+    max_duration_h: float
+    durations_min: list[float]
+    checkin_every_min: int
+
+
+def speed_up(*, factor: int, hint_offsets_min, sliv_penalty_min: float, max_duration_h: float,
+             durations_min, checkin_every_min: int = 0) -> SpeededSetup:
+    """Every span of the game's clock divided by ``factor``: the hint times, the levels' time
+    limits, the penalty per failed level and the time cap, so at ×10 a level's hints come at
+    +2.5 and +5 min and it fails at +7 min of real time, each a tenth of the night's.
+
+    The one place a test run's speed-up turns into minutes: the copy is then an ordinary game
+    whose record replays as it was played, and the engine never learns of a factor.
+    Check-ins on dangerous levels are asked in whole minutes: the interval is rounded up, at
+    least 1 when they are on. The brute-force window and a team's timeout are not the clock's
+    (a tester types and rests at a human speed) and stay as they are.
+
+    >>> s = speed_up(factor=10, hint_offsets_min=[25, 50], sliv_penalty_min=15,
+    ...              max_duration_h=24, durations_min=[70, 90])
+    >>> s.hint_offsets_min, s.durations_min, s.sliv_penalty_min, s.max_duration_h
+    ([2.5, 5.0], [7.0, 9.0], 1.5, 2.4)
+    """
+    low, high = SPEED_UP_RANGE
+    if isinstance(factor, bool) or not isinstance(factor, int) or not low <= factor <= high:
+        raise ValueError(f"the speed-up is a whole number from {low} to {high}")
+    every = int(checkin_every_min or 0)
+    return SpeededSetup(
+        hint_offsets_min=[float(m) / factor for m in hint_offsets_min],
+        sliv_penalty_min=float(sliv_penalty_min) / factor,
+        max_duration_h=float(max_duration_h) / factor,
+        durations_min=[float(m) / factor for m in durations_min],
+        checkin_every_min=-(-every // factor) if every else 0)

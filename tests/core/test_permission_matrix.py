@@ -232,6 +232,10 @@ HTTP_ROWS: dict[str, Row] = {
     "gorod:api_alarm_acknowledge": Row(ORGANIZER, "post", kwargs=lambda w: {
         "game_id": w.ids["gorod"], "application_id": 999999}),
     "gorod:api_message": Row(ORGANIZER, "post", kwargs=gorod),
+    # The world's GoRoD is a real night: the organizer reaches these and is answered 400.
+    "gorod:api_test_runs": Row(ORGANIZER, "post", kwargs=gorod),
+    "gorod:api_test_run": Row(ORGANIZER, "delete", kwargs=gorod),
+    "gorod:api_test_run_reset": Row(ORGANIZER, "post", kwargs=gorod),
     "gorod:api_messages_seen": Row(PHONES, "post", kwargs=gorod),
     "gorod:team_image": Row(PHONES, kwargs=lambda w: {"game_id": w.ids["gorod"], "level": "1",
                                                      "name": "none.png"}),

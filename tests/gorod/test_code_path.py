@@ -19,7 +19,7 @@ LAYERS = [
     "gorod.proposals",
     "gorod.services",
     "gorod.editing | gorod.rulings | gorod.timeouts | gorod.photos | gorod.messages | gorod.pauses"
-    " | gorod.safety",
+    " | gorod.safety | gorod.testruns",
     "gorod.guards",
     "gorod.live",
     "gorod.states",
