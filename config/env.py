@@ -163,14 +163,16 @@ def _database_from_url(url: str, environ: Mapping[str, str] = os.environ, *,
 # peer gone without a reset) is noticed; TCP keepalive keeps idle connections through NAT and
 # firewalls. A command cut by a short Redis blip (a restart, a failover) is retried a few times
 # with backoff, about 1.5 s in all, instead of losing the push or dropping every socket, and a
-# connection idle for a while is checked with a PING before it is used again.
-REDIS_SOCKET_TIMEOUT_S = 20.0
+# connection idle for a while is checked with a PING before it is used again, at half the read
+# timeout. REDIS_SOCKET_TIMEOUT_S sets the read timeout (the test of an idle socket shortens it
+# instead of sitting through 20 s of silence).
+REDIS_SOCKET_TIMEOUT_S = 20
 REDIS_CONNECT_TIMEOUT_S = 3.0
-REDIS_HEALTH_CHECK_S = 10
 REDIS_RETRIES = 3
 
 
-def redis_client_options(url: str, *, asyncio: bool) -> dict:
+def redis_client_options(url: str, *, asyncio: bool,
+                         environ: Mapping[str, str] = os.environ) -> dict:
     """Connection options for redis-py, the same for the channel layer (``asyncio=True``) and
     the cache (sync client); each client needs its own ``Retry`` class."""
     from redis.backoff import ExponentialBackoff
@@ -179,10 +181,13 @@ def redis_client_options(url: str, *, asyncio: bool) -> dict:
         from redis.asyncio.retry import Retry
     else:
         from redis.retry import Retry
+    timeout = env_int("REDIS_SOCKET_TIMEOUT_S", REDIS_SOCKET_TIMEOUT_S, environ)
+    if timeout < 2:
+        raise ImproperlyConfigured(f"REDIS_SOCKET_TIMEOUT_S={timeout!r} must be at least 2")
     options = {
-        "socket_timeout": REDIS_SOCKET_TIMEOUT_S,
+        "socket_timeout": float(timeout),
         "socket_connect_timeout": REDIS_CONNECT_TIMEOUT_S,
-        "health_check_interval": REDIS_HEALTH_CHECK_S,
+        "health_check_interval": timeout // 2,
         "retry": Retry(ExponentialBackoff(cap=1.0, base=0.1), REDIS_RETRIES),
     }
     if urlsplit(url).scheme != "unix":  # TCP keepalive: a unix socket has none
@@ -204,7 +209,7 @@ def cache_config(environ: Mapping[str, str]) -> dict:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": url,
             "KEY_PREFIX": environ.get("CHANNELS_PREFIX", "clubgames") + "-cache",
-            "OPTIONS": redis_client_options(url, asyncio=False),
+            "OPTIONS": redis_client_options(url, asyncio=False, environ=environ),
         }
     }
 
@@ -235,7 +240,8 @@ def channel_layers_config(environ: Mapping[str, str], *, stock: bool = False) ->
     return {
         "default": {
             "BACKEND": "config.layers.RedisChannelLayer",
-            "CONFIG": {"hosts": [{"address": url, **redis_client_options(url, asyncio=True),
+            "CONFIG": {"hosts": [{"address": url,
+                                  **redis_client_options(url, asyncio=True, environ=environ),
                                   "max_connections": env_int("REDIS_MAX_CONNECTIONS",
                                                              REDIS_MAX_CONNECTIONS, environ),
                                   "timeout": REDIS_POOL_WAIT_S}],

@@ -251,6 +251,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "King of the Hill, GoRoD, teams and season rating.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Generated once per language (config.schema): the same for every visitor until a release.
+    "DEFAULT_GENERATOR_CLASS": "config.schema.OnceSchemaGenerator",
     # The API docs page must work in a hall or a car with no internet: no CDN assets.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

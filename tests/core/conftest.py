@@ -9,10 +9,23 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from teams.models import Game
+from tests.shared_data import built_once
 
 
 @pytest.fixture
 def demo_site(db):
+    return load_demo_site()
+
+
+@pytest.fixture(scope="module")
+def demo_site_once(django_db_setup, django_db_blocker):
+    """The demo made once for a module whose tests only read it (``tests.shared_data``): the
+    demo command takes seconds, and each test's own writes are rolled back with it."""
+    with built_once(django_db_blocker):
+        yield load_demo_site()
+
+
+def load_demo_site() -> dict:
     from django.core.management import call_command
 
     from gorod.models import GorodGame

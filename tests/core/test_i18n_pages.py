@@ -35,8 +35,9 @@ ALLOWED = {
     "Axes",  # django-axes, the log-in limits' app, by its name in the admin
     "Search",  # Django's admin writes its search icon's alt text in English (not ours to mark)
 }
-#: Pages for programmers, not club users: Swagger UI's page is its own, in English.
-DEVELOPERS = {"api-docs"}
+#: Pages for programmers, not club users: Swagger UI's page is its own, in English, and the
+#: schema is YAML, never a page (and the costliest answer of the walk: seconds per request).
+DEVELOPERS = {"api-docs", "api-schema"}
 LATIN_WORD = re.compile(r"(?<![\w@.])[A-Za-z][A-Za-z'’]+(?![\w@])")
 
 

@@ -14,6 +14,12 @@ MENU = ["/teams/games/", "/rating/seasons/", "/teams/join/"]
 ORGANIZER_MENU = ["/gorod/setup/", "/gorod/", "/koth/", "/accounts/roles/", "/admin/"]
 
 
+@pytest.fixture
+def demo_site(demo_site_once):
+    """The demo, built once for this module: its tests only read it."""
+    return demo_site_once
+
+
 def menu_links(html: str) -> list[str]:
     nav = re.search(r'<nav class="site-menu".*?</nav>', html, re.S)
     assert nav, "the page has the site menu"

@@ -31,13 +31,18 @@ from tests.servers import (
 
 pytestmark = pytest.mark.services
 
-IDLE_S = 22  # redis-py's old default read timeout was 5 s: sockets died after 5–11 s
+# redis-py's old default read timeout was 5 s: sockets died after 5–11 s of silence. The
+# worker reads with a 2 s timeout (its idle check at 1 s), so the silence lasts over two read
+# timeouts, as 22 s did over the default 20 s, without the wait.
+READ_TIMEOUT_S = 2
+IDLE_S = 2 * READ_TIMEOUT_S + 1
 
 
 @pytest.fixture(scope="module")
 def redis_worker(django_db_setup):
     need(bool(os.environ.get("REDIS_URL")), "Redis (REDIS_URL)")
-    server = start_workers(1, server_env(DEBUG="true"), name="redis-idle")
+    server = start_workers(1, server_env(DEBUG="true", REDIS_SOCKET_TIMEOUT_S=str(READ_TIMEOUT_S)),
+                           name="redis-idle")
     yield server
     server.stop()
 

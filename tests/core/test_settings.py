@@ -186,6 +186,18 @@ def test_the_redis_layer_checks_idle_connections_and_retries_after_an_outage():
     assert RedisConnectionError in connection.retry._supported_errors
 
 
+def test_the_redis_read_timeout_is_set_by_the_environment_with_the_idle_check_at_half():
+    url = {"REDIS_URL": "redis://127.0.0.1:6390/0"}
+    host = channel_layers_config(url | {"REDIS_SOCKET_TIMEOUT_S": "4"})["default"]["CONFIG"][
+        "hosts"][0]
+    assert (host["socket_timeout"], host["health_check_interval"]) == (4.0, 2)
+    assert cache_config(url | {"REDIS_SOCKET_TIMEOUT_S": "4"})["default"]["OPTIONS"][
+        "socket_timeout"] == 4.0
+    for bad in ("1", "soon"):
+        with pytest.raises(ImproperlyConfigured, match="REDIS_SOCKET_TIMEOUT_S"):
+            channel_layers_config(url | {"REDIS_SOCKET_TIMEOUT_S": bad})
+
+
 def test_a_unix_socket_redis_url_makes_a_working_layer_connection():
     _, connection = layer_connection("unix:///run/redis/redis.sock?db=2")
     assert connection.path == "/run/redis/redis.sock" and connection.db == 2

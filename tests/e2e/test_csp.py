@@ -10,7 +10,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from tests.e2e.test_site_pages import LAPTOP, open_as, pages, site  # noqa: F401 (the fixture)
 from tests.e2e.waits import loaded
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+# No database mark: the site's data is committed once for the module (``committed_once``, as
+# in test_site_pages); a transactional test's flush would take it from the next test.
+pytestmark = pytest.mark.e2e
 
 # Runs before any script of the page (Playwright injects it; the policy does not apply to it).
 RECORD_VIOLATIONS = """

@@ -37,6 +37,7 @@ def site(asgi_server, django_db_blocker):
 
 def build_site(asgi_server) -> dict:
     from django.contrib.auth.models import Group, User
+    from django.test import Client
 
     from core.demo import load_demo
     from core.roles import HOST, ORGANIZER
@@ -87,7 +88,16 @@ def build_site(asgi_server) -> dict:
     setup = gorod_services.gorod_create(actor=organizer, title="ГоРоД: подготовка",
                                         starts_at=registration.starts_at, levels=[
                                             {"label": "1", "task": "Мост", "codes": {"code": "G1R1D"}}])
-    return {"base": asgi_server, "koth": koth.pk, "gorod": gorod.pk, "registration": registration.pk,
+    # The logged-in roles' sessions, made here once instead of through the log-in form in
+    # every test (the form is one of the walked pages; logging in is tests/core/test_accounts).
+    sessions = {}
+    for who, username in (("organizer", "organizer"), ("host", "host"),
+                          ("captain", "captain-pages")):
+        client = Client()
+        client.force_login(User.objects.get(username=username))
+        sessions[who] = client.cookies["sessionid"].value
+    return {"base": asgi_server, "sessions": sessions,
+            "koth": koth.pk, "gorod": gorod.pk, "registration": registration.pk,
             "team": long_team.pk, "token": token, "own": own.pk, "member": own.members.first().pk,
             "season": season.pk, "season_team": koth_team.pk,
             "season_member": own.members.first().pk, "setup": setup.pk,
@@ -143,16 +153,11 @@ def every_page(site) -> dict[str, list[str]]:
 
 
 def open_as(new_page, site, who: str, viewport: dict):
-    from core.demo import DEMO_PASSWORD
-
     page = new_page(viewport=viewport)
     base = site["base"]
-    if who in ("organizer", "host", "captain"):
-        page.goto(f"{base}/accounts/login/")
-        page.fill("input[name=username]", {"captain": "captain-pages"}.get(who, who))
-        page.fill("input[name=password]", DEMO_PASSWORD)
-        page.locator("main form button[type=submit]").click()
-        page.wait_for_url(f"{base}/")
+    if who in site["sessions"]:
+        page.context.add_cookies([{"name": "sessionid", "value": site["sessions"][who],
+                                   "url": base}])
     elif who.endswith("phone"):
         game = site["koth"] if who.startswith("koth") else site["gorod"]
         page.goto(f"{base}/teams/j/{site['token'][game]}/")
