@@ -25,7 +25,6 @@ from kingofhill.rules.record import (
     KING_HOLD_MOVES,
     LATE,
     NO_CHALLENGER,
-    ORDINARY,
     QUESTIONS_EXHAUSTED,
     REV_KING,
     REV_NO_KING,
@@ -337,38 +336,31 @@ class _Game:
                 # right, and the team simply plays an ordinary move (2.2.5).
                 ignored[name] = reason
 
-        arriving: list[int] = []
+        # Only a correct answer or a declaration that counts moves a team: a wrong ordinary
+        # answer (or none) changes nothing, and the King never moves down.
+        scored = list(compress(range(n), correct))  # every correct answer scores
+        moved = scored[:]  # whose step or points change (for the standings' tie-break)
+        climbs: list[tuple[int, int]] = []  # (team, the step its move would reach)
         revolutionaries: list[int] = []
-        # Who moved (step or points): every correct answer scores, so the correct teams, and
-        # a failed jump that went down a step.
-        moved = list(compress(range(n), correct))
-        for i in range(n):
-            ok = correct[i]
-            if i == king:
-                if ok:
-                    points[i] += 1 + bonus
-                continue  # the King never moves down because of a wrong answer
-            kind = kinds.get(i, ORDINARY)
+        for i, kind in kinds.items():
             if kind == REVOLUTION:
                 right[i] = False  # declaring uses the right up, whatever happens
                 revolutionaries.append(i)
-                if ok:
+                if correct[i]:
                     points[i] += 1 + bonus
-                continue
-            if kind == JUMP:
-                if ok:
-                    target = step[i] + 2
-                    points[i] += 2 + bonus
-                elif step[i] > 0:
-                    target = step[i] - 1
-                    moved.append(i)
-                else:
-                    continue
-            elif ok:
-                target = step[i] + 1
+            elif correct[i]:  # a jump
+                points[i] += 2 + bonus
+                climbs.append((i, step[i] + 2))
+            elif step[i] > 0:  # a failed jump goes a step down (never below 0)
+                step[i] -= 1
+                moved.append(i)
+        for i in scored:
+            if i not in kinds:  # an ordinary move, or the King's answer
                 points[i] += 1 + bonus
-            else:
-                continue
+                if i != king:
+                    climbs.append((i, step[i] + 1))
+        arriving: list[int] = []
+        for i, target in climbs:
             if target >= summit:
                 # [decision] on the page: with a King only a revolution reaches the summit; the
                 # move stops on S-1 and keeps its points. Without one, the arriving team that
