@@ -71,6 +71,11 @@ def run(file: str, stdin: Any = None) -> bytes:
     """The command's output for ``file`` (a path, or ``-`` for ``stdin``): the result as
     indented UTF-8 JSON. Raises ``RecordError`` with the one line to print for any bad input,
     and for an engine's own failure (which must still not print a traceback)."""
+    # A replay builds one result and drops everything else at once: the collector's passes
+    # over the record's and the result's containers (60 for a 200-team night, more for a
+    # 64-team King of the Hill game's 32 000 answers) free nothing it needs and cost time.
+    collecting = gc.isenabled()
+    gc.disable()
     record = None
     try:
         record = parse(read(file, sys.stdin if stdin is None else stdin))
@@ -84,24 +89,20 @@ def run(file: str, stdin: Any = None) -> bytes:
         raise RecordError(
             f"cannot replay this {_format_of(record)} record: an internal error "
             f"({type(exc).__name__}: {exc}); please report it with the record") from None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def main(file: str, stdin: Any = None, stdout: BinaryIO | None = None,
          stderr: Any = None) -> int:
     """``manage.py replay FILE``: the result on standard output, exit 0; or one
     ``error: ...`` line on standard error, exit 2."""
-    # The process builds one result and exits: the collector's passes over the record's and
-    # the result's containers (60 for a 200-team night) free nothing it needs and cost time.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         output = run(file, stdin)
     except RecordError as exc:
         (stderr or sys.stderr).write(f"error: {one_line(str(exc))}\n")
         return 2
-    finally:
-        if collecting:
-            gc.enable()
     out = stdout or sys.stdout.buffer
     out.write(output + b"\n")
     out.flush()

@@ -301,9 +301,10 @@ class _Game:
     def play(self, move: Move) -> MoveResult:
         names, index = self.names, self.index
         q = self.question + 1
-        for name in (*move.declarations, *move.answers):
-            if name not in index:
-                raise RecordError(f"question {q}: unknown team {name!r}")
+        unknown = (move.declarations.keys() | move.answers.keys()) - index.keys()
+        if unknown:
+            name = next(n for n in (*move.declarations, *move.answers) if n in unknown)
+            raise RecordError(f"question {q}: unknown team {name!r}")
         n = len(names)
         summit = self.summit
         top = summit - 1

@@ -133,6 +133,9 @@ def test_a_replay_leaves_the_garbage_collector_as_it_found_it(enabled):
         assert gc.isenabled() is enabled
         assert command.main("-", stdin=io.StringIO("{"), stderr=io.StringIO()) == 2
         assert gc.isenabled() is enabled
+        # The Django command (call_command, in process) runs the same ``run``.
+        assert json.loads(command.run(str(path))) == json.loads(out.getvalue())
+        assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
     assert json.loads(out.getvalue()) == command.replay(json.loads(path.read_text("utf-8")))
