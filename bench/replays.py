@@ -3,8 +3,8 @@
 rules (``bench/reference_koth.py``, ``bench/reference_gorod.py``), and as a process against a
 compact JSON round trip of the same record.
 
-Run alone (no servers): ``.venv/bin/python -m bench.replays`` prints the replay rows of the
-table (``BENCH_QUICK=1``: the small records).
+Run alone (no servers): ``BENCH_ONLY=replay .venv/bin/python -m bench`` prints the replay rows
+of the table (``BENCH_QUICK=1``: the small records).
 
 Each round times, one after the other: the round trip (read, ``json.loads``, compact
 ``json.dumps``), the replay in process (``core.replay.run``: read, parse, replay, encode — what
@@ -19,17 +19,18 @@ from __future__ import annotations
 import gc
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import reference_gorod, reference_koth  # noqa: E402
+from bench.bench_gorod import build as gorod_build  # noqa: E402
+from bench.bench_kingofhill import build_record as koth_build  # noqa: E402
+from core.replay import run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = os.environ.get("BENCH_QUICK") == "1"
@@ -41,9 +42,6 @@ PROCESS_GOAL = 8
 
 def records(sizes: dict = SIZES) -> dict[str, tuple[dict, object]]:
     """The bench's records by their row name, each with its reference module."""
-    from bench.bench_gorod import build as gorod_build
-    from bench.bench_kingofhill import build_record as koth_build
-
     teams, moves = sizes["koth"]
     g_teams, g_levels, g_attempts = sizes["gorod"]
     return {
@@ -74,8 +72,7 @@ def measure(work: Path, env: dict[str, str], row, *, repeats: int = SIZES["repea
             python: str = sys.executable) -> None:
     """Time every record's replay and add its rows with ``row`` (``bench.run.row``'s
     signature). ``env`` is the environment of the replay processes."""
-    from core.replay import run
-
+    compile_sources(python)
     for name, (record, reference) in records().items():
         path = work / "record.json"
         text = json.dumps(record, ensure_ascii=False)
@@ -83,6 +80,9 @@ def measure(work: Path, env: dict[str, str], row, *, repeats: int = SIZES["repea
         where = str(path)
         rounds: dict[str, list[float]] = {"trip": [], "replay": [], "reference": [],
                                           "process": []}
+        # Imported and warm before the first round, the engine and the reference alike.
+        run(where)
+        _reference(reference, where)
         for _ in range(repeats):
             for key, work_of, args in (("trip", _round_trip, (where,)), ("replay", run, (where,)),
                                        ("reference", _reference, (reference, where))):
@@ -118,19 +118,9 @@ def _spread(values: list[float]) -> tuple[float, float]:
     return (min(values) * 1000, max(values) * 1000)
 
 
-def main() -> int:
-    from bench import run as bench
-
-    work = Path(tempfile.mkdtemp(prefix="bench-replays-"))
-    try:
-        env = bench.base_env(work, SQLITE_PATH=str(work / "replay.sqlite3"), DEBUG="true")
-        bench.compile_sources()
-        measure(work, env, bench.row)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    print(bench.table(bench.ROWS, os.cpu_count() or 1))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def compile_sources(python: str = sys.executable) -> None:
+    """As installed code runs: compiled to bytecode once. Where PYTHONDONTWRITEBYTECODE is set
+    (these machines) every replay process would otherwise compile the engines from source
+    again, 20 ms of a 200-team replay."""
+    subprocess.run([python, "-m", "compileall", "-q", "core", "gorod", "kingofhill", "rating",
+                    "teams", "config"], cwd=ROOT, check=True, capture_output=True, timeout=300)

@@ -20,8 +20,9 @@ redis-server of its own with one and with two workers of the deployment server (
 Every figure is a median over repeated runs with its spread (the lowest and the highest run;
 latencies: p50/p95 over every request of them) and a ratio to the baseline measured in the
 same run. ``BENCH_QUICK=1``: small counts (under
-2 minutes); ``BENCH_ONLY=sqlite`` or ``postgres``: one set-up only; ``BENCH_RESULTS=path``:
-where the JSON goes.
+2 minutes); ``BENCH_ONLY=sqlite`` or ``postgres``: one set-up only (the replays always run),
+``BENCH_ONLY=replay``: the replays alone, no servers; ``BENCH_RESULTS=path``: where the JSON
+goes.
 """
 
 from __future__ import annotations
@@ -348,16 +349,7 @@ def fanout_scenario(setup: str, urls: list[str], manifest: dict, base_latency: f
 
 def replay_scenario(work: Path) -> None:
     env = base_env(work, SQLITE_PATH=str(work / "replay.sqlite3"), DEBUG="true")
-    compile_sources()
-    replays.measure(work, env, row)
-
-
-def compile_sources() -> None:
-    """As installed code runs: compiled to bytecode once. Where PYTHONDONTWRITEBYTECODE is set
-    (these machines) every replay process would otherwise compile the engines from source
-    again, 20 ms of a 200-team replay."""
-    subprocess.run([PYTHON, "-m", "compileall", "-q", "core", "gorod", "kingofhill", "rating",
-                    "teams", "config"], cwd=ROOT, check=True, capture_output=True, timeout=300)
+    replays.measure(work, env, row, python=PYTHON)
 
 
 # --- one set-up ------------------------------------------------------------------------------
@@ -442,10 +434,11 @@ def run(work: Path) -> None:
     all_endpoints = ["healthz", "stack", "gorod_code", "koth_answer", "koth_state",
                      "gorod_state"]
     results: dict = {}
-    # As deployed (scripts/serve-workers.sh): production settings serve collected files.
-    subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT,
-                   env=base_env(work, SQLITE_PATH=str(work / "static.sqlite3")), check=True,
-                   capture_output=True, timeout=300)
+    if only & {"sqlite", "postgres"}:
+        # As deployed (scripts/serve-workers.sh): production settings serve collected files.
+        subprocess.run([PYTHON, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+                       cwd=ROOT, env=base_env(work, SQLITE_PATH=str(work / "static.sqlite3")),
+                       check=True, capture_output=True, timeout=300)
     if "sqlite" in only:
         template = work / "template.sqlite3"
         env = base_env(work, SQLITE_PATH=str(template))
