@@ -173,7 +173,9 @@ def http_scenario(setup: str, urls: list[str], manifest: dict, *, endpoints: lis
     """Each endpoint ``repeats`` times, interleaved with the ``/healthz`` baseline; with the
     workers' CPU per answered request."""
     m = manifest
-    night = client.Night(m, wrong_per_level=1)
+    # Three wrong codes, then the level's own: 10-s rounds of codes at 32 connections would
+    # otherwise carry the 200 teams past their 30 levels before the night scenario.
+    night = client.Night(m, wrong_per_level=3)
     rounds = client.KothRounds(m)
     wrongly: list[str] = []
     gorod, koth = m["gorod"]["id"], m["koth"]["id"]
