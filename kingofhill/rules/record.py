@@ -164,8 +164,45 @@ def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move"
     announced_at = None if announced is None else parse_time(announced, f"{where}.announced_at")
     partner = optional(data, "partner", bool, where, False)
 
-    declarations: dict[str, Declaration] = {}
     raw = optional(data, "declarations", dict, where, {})
+    declarations = _declarations_at_once(raw, teams)
+    if declarations is None:
+        declarations = _declarations(raw, teams, where)
+
+    raw = optional(data, "answers", dict, where, {})
+    answers = _stamped_answers(raw, teams)
+    if answers is None:
+        answers = _answers(raw, teams, where)
+    # [decision] an answer stamped before announced_at is not refused: the server stamps
+    # arrivals, and a clock step on the host's laptop must not make a finished game unreplayable.
+    return Move(announced_at=announced_at, partner=partner,
+                declarations=MappingProxyType(declarations), answers=MappingProxyType(answers))
+
+
+def _declarations_at_once(raw: dict, teams: set[str] | tuple[str, ...]
+                          ) -> dict[str, Declaration] | None:
+    """A move's declarations when every one is well formed, read a field at a time over all of
+    them (as ``_stamped_answers``), or None (then ``_declarations`` reads them one by one)."""
+    if not all(map(teams.__contains__, raw)):
+        return None
+    values = raw.values()
+    try:
+        kinds = list(map(dict.get, values, repeat("kind")))
+        if not set(kinds) <= _DECLARABLE:
+            return None
+        times = list(map(dict.get, values, repeat("at")))
+    except TypeError:  # not an object, or a kind no set can hold
+        return None
+    stamps = list(map(_fast_time, times))  # None for no time and for a time it refuses
+    if stamps.count(None) != times.count(None):
+        return None
+    return dict(zip(raw, map(_tuple, repeat(Declaration), zip(kinds, stamps, strict=True)),
+                    strict=True))
+
+
+def _declarations(raw: dict, teams: set[str] | tuple[str, ...], where: str
+                  ) -> dict[str, Declaration]:
+    declarations: dict[str, Declaration] = {}
     for team, value in raw.items():
         # The well-formed case without "where" strings, as for answers below.
         if team in teams and type(value) is dict:
@@ -183,15 +220,7 @@ def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move"
             raise RecordError(f'{here}.kind: expected "jump" or "revolution", got {_show(kind)}')
         at = value.get("at")
         declarations[team] = Declaration(kind, None if at is None else parse_time(at, f"{here}.at"))
-
-    raw = optional(data, "answers", dict, where, {})
-    answers = _stamped_answers(raw, teams)
-    if answers is None:
-        answers = _answers(raw, teams, where)
-    # [decision] an answer stamped before announced_at is not refused: the server stamps
-    # arrivals, and a clock step on the host's laptop must not make a finished game unreplayable.
-    return Move(announced_at=announced_at, partner=partner,
-                declarations=MappingProxyType(declarations), answers=MappingProxyType(answers))
+    return declarations
 
 
 def _stamped_answers(raw: dict, teams: set[str] | tuple[str, ...]) -> dict[str, Answer] | None:
@@ -263,6 +292,7 @@ _fromisoformat = datetime.fromisoformat
 _tuple = tuple.__new__
 _tzinfo = attrgetter("tzinfo")
 _BOOL = {bool}
+_DECLARABLE = set(DECLARABLE)
 
 
 def _top(data: dict, key: str, kind: type, default: Any) -> Any:
