@@ -79,7 +79,7 @@ def measure(work: Path, env: dict[str, str], row, *, repeats: int = SIZES["repea
         path.write_text(text, encoding="utf-8")
         where = str(path)
         rounds: dict[str, list[float]] = {"trip": [], "replay": [], "reference": [],
-                                          "process": []}
+                                          "process": [], "start": []}
         # Imported and warm before the first round, the engine and the reference alike.
         run(where)
         _reference(reference, where)
@@ -95,9 +95,14 @@ def measure(work: Path, env: dict[str, str], row, *, repeats: int = SIZES["repea
             rounds["process"].append(time.perf_counter() - t)
             if done.returncode != 0:
                 raise RuntimeError(done.stderr.decode(errors="replace"))
+            # What any process costs before it reads a byte: the interpreter's start.
+            t = time.perf_counter()
+            subprocess.run([python, "-c", "pass"], cwd=ROOT, env=env, check=True, timeout=60)
+            rounds["start"].append(time.perf_counter() - t)
         median = {key: statistics.median(values) for key, values in rounds.items()}
         detail = {"record_kib": round(len(text.encode()) / 1024, 1), "rounds": repeats,
-                  "reference_ms": _ms(rounds["reference"]), "round_trip_ms": _ms(rounds["trip"])}
+                  "reference_ms": _ms(rounds["reference"]), "round_trip_ms": _ms(rounds["trip"]),
+                  "interpreter_start_ms": _ms(rounds["start"])}
         row("replay", f"replay {name}, in process", median["replay"] * 1000, "ms",
             spread=_spread(rounds["replay"]),
             baseline=f"straightforward reference ({Path(reference.__file__).name}), in process",
