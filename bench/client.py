@@ -81,10 +81,11 @@ class Calls:
 
 
 async def call(http: aiohttp.ClientSession, calls: Calls, method: str, url: str, *,
-               headers: dict, json: dict | None = None) -> dict | None:
+               headers: dict, json: dict | None = None, redirects: bool = True) -> dict | None:
     t = time.perf_counter()
     try:
-        async with http.request(method, url, headers=headers, json=json) as resp:
+        async with http.request(method, url, headers=headers, json=json,
+                                allow_redirects=redirects) as resp:
             body = await resp.read()
             status = resp.status
     except (TimeoutError, aiohttp.ClientError):
@@ -186,9 +187,11 @@ async def throughput(urls: list[str], request, *, connections: int, count: int,
             "failed": calls.failed, "latencies": calls.latencies, "refusals": calls.refusals}
 
 
-def get(path: str, session_key: str | None = None):
+def get(path: str, session_key: str | None = None, *, redirects: bool = True):
+    """A GET of ``path``; ``redirects=False`` measures a redirect itself, not where it goes."""
     async def request(http, base, calls):
-        await call(http, calls, "GET", base + path, headers=cookies(session_key))
+        await call(http, calls, "GET", base + path, headers=cookies(session_key),
+                   redirects=redirects)
     return request
 
 

@@ -136,9 +136,11 @@ def build_gorod(organizer, size: dict, rng: random.Random) -> dict:
     gg = services.gorod_create(actor=organizer, game=game, levels=levels)
     services.game_start(actor=organizer, game=gg, now=start)
     rows = {lv.label: lv for lv in Level.objects.filter(gorod=gg)}
-    # Each team closed 5..12 levels, evenly over the night so far, and is on the next one; the
-    # wrong attempts fill the rest of the 20 000, spread inside each level's time.
-    closed = {a.pk: rng.randint(5, min(12, n_levels - 12)) for a in apps}
+    # Each team closed 3..8 levels, evenly over the night so far, and is on the next one; the
+    # wrong attempts fill the rest of the 20 000, spread inside each level's time. At least 22
+    # levels stay for the bench's codes: three rounds of 10 s at 32 connections, then the
+    # 30-s night, in each set-up.
+    closed = {a.pk: rng.randint(3, min(8, n_levels - 22)) for a in apps}
     wrong_total = max(0, size["attempts"] - sum(closed.values()))
     per_team = wrong_total // n_teams
     attempts = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import compress
 from types import MappingProxyType
 
 from core.records import RecordError
@@ -24,7 +25,6 @@ from kingofhill.rules.record import (
     KING_HOLD_MOVES,
     LATE,
     NO_CHALLENGER,
-    ORDINARY,
     QUESTIONS_EXHAUSTED,
     REV_KING,
     REV_NO_KING,
@@ -101,14 +101,14 @@ class Snapshot:
 
     The history keeps one per move; ``MoveResult.position`` turns it into a ``Position`` on
     demand, because building 24 ``TeamState`` objects for every past move on every recompute
-    would cost more than the rules themselves.
+    would cost more than the rules themselves. For the same reason the standings order is
+    sorted when first asked for (``order``): a replay needs it for the last move only.
     """
 
     summit: int
     question: int
     total_questions: int | None
     names: tuple[str, ...]
-    order: tuple[int, ...]  # registration indices in standings order
     step: tuple[int, ...]
     points: tuple[int, ...]
     right: tuple[bool, ...]
@@ -119,6 +119,15 @@ class Snapshot:
     king_holds: int
     finish_reason: str | None
     winner: int  # registration index, -1 while the game goes on
+    _order: list = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """Registration indices in standings order (``standings_order``), sorted once."""
+        if not self._order:
+            self._order.append(standings_order(self.king, self.step, self.points,
+                                               self.changed_question, self.changed_at))
+        return self._order[0]
 
     @property
     def king_name(self) -> str | None:
@@ -244,7 +253,7 @@ class _Game:
     """The mutable working state of one replay, every list in registration order."""
 
     __slots__ = ("names", "index", "summit", "total", "question", "step", "points", "right",
-                 "failed", "changed_q", "changed_at", "changed_key", "king", "holds",
+                 "failed", "changed_q", "changed_at", "king", "holds",
                  "finish_reason", "winner")
 
     @classmethod
@@ -262,7 +271,6 @@ class _Game:
         game.failed = [False] * n
         game.changed_q = [0] * n
         game.changed_at = [None] * n
-        game.changed_key = [_NO_TIME] * n
         game.king = -1
         game.holds = 0
         game.finish_reason = None
@@ -284,7 +292,6 @@ class _Game:
         game.failed = [s.last_failed for s in states]
         game.changed_q = [s.changed_question for s in states]
         game.changed_at = [s.changed_at for s in states]
-        game.changed_key = [_arrival_key(s.changed_at) for s in states]
         game.king = -1 if board.king is None else game.index[board.king]
         game.holds = board.king_holds
         game.finish_reason = board.finish_reason
@@ -294,14 +301,14 @@ class _Game:
     def play(self, move: Move) -> MoveResult:
         names, index = self.names, self.index
         q = self.question + 1
-        for name in (*move.declarations, *move.answers):
-            if name not in index:
-                raise RecordError(f"question {q}: unknown team {name!r}")
+        unknown = (move.declarations.keys() | move.answers.keys()) - index.keys()
+        if unknown:
+            name = next(n for n in (*move.declarations, *move.answers) if n in unknown)
+            raise RecordError(f"question {q}: unknown team {name!r}")
         n = len(names)
         summit = self.summit
         top = summit - 1
         step, points, right = self.step, self.points, self.right
-        before = list(zip(step, points, strict=True))
         king = self.king
         had_king = king >= 0
         bonus = 1 if move.partner else 0
@@ -330,32 +337,31 @@ class _Game:
                 # right, and the team simply plays an ordinary move (2.2.5).
                 ignored[name] = reason
 
-        arriving: list[int] = []
+        # Only a correct answer or a declaration that counts moves a team: a wrong ordinary
+        # answer (or none) changes nothing, and the King never moves down.
+        scored = list(compress(range(n), correct))  # every correct answer scores
+        moved = scored[:]  # whose step or points change (for the standings' tie-break)
+        climbs: list[tuple[int, int]] = []  # (team, the step its move would reach)
         revolutionaries: list[int] = []
-        for i in range(n):
-            ok = correct[i]
-            if i == king:
-                if ok:
-                    points[i] += 1 + bonus
-                continue  # the King never moves down because of a wrong answer
-            kind = kinds.get(i, ORDINARY)
+        for i, kind in kinds.items():
             if kind == REVOLUTION:
                 right[i] = False  # declaring uses the right up, whatever happens
                 revolutionaries.append(i)
-                if ok:
+                if correct[i]:
                     points[i] += 1 + bonus
-                continue
-            if kind == JUMP:
-                if ok:
-                    target = step[i] + 2
-                    points[i] += 2 + bonus
-                else:
-                    target = max(0, step[i] - 1)
-            elif ok:
-                target = step[i] + 1
+            elif correct[i]:  # a jump
+                points[i] += 2 + bonus
+                climbs.append((i, step[i] + 2))
+            elif step[i] > 0:  # a failed jump goes a step down (never below 0)
+                step[i] -= 1
+                moved.append(i)
+        for i in scored:
+            if i not in kinds:  # an ordinary move, or the King's answer
                 points[i] += 1 + bonus
-            else:
-                continue
+                if i != king:
+                    climbs.append((i, step[i] + 1))
+        arriving: list[int] = []
+        for i, target in climbs:
             if target >= summit:
                 # [decision] on the page: with a King only a revolution reaches the summit; the
                 # move stops on S-1 and keeps its points. Without one, the arriving team that
@@ -378,6 +384,7 @@ class _Game:
             if winners:
                 new_king = min(winners, key=contest)
                 step[king] = top  # [decision] on the page: the deposed King goes to S-1
+                moved.append(king)
 
         if new_king >= 0:
             step[new_king] = summit
@@ -388,11 +395,10 @@ class _Game:
         elif had_king:
             self.holds += 1
 
-        for i in range(n):
-            if (step[i], points[i]) != before[i]:
-                self.changed_q[i] = q
-                self.changed_at[i] = at[i]
-                self.changed_key[i] = _arrival_key(at[i])
+        changed_q, changed_at = self.changed_q, self.changed_at
+        for i in moved:
+            changed_q[i] = q
+            changed_at[i] = at[i]
         # [decision] a move "failed" when the team's answer was not correct (or it sent none),
         # whatever it declared; a correct move stopped on S-1 below a King did not fail.
         self.failed = [not c for c in correct]
@@ -402,7 +408,7 @@ class _Game:
         return MoveResult(question=q, partner=move.partner,
                           effective=MappingProxyType(effective),
                           ignored=MappingProxyType(ignored),
-                          correct=tuple(names[i] for i in range(n) if correct[i]),
+                          correct=tuple(compress(names, correct)),
                           snapshot=snapshot)
 
     def _check_end(self) -> None:
@@ -414,39 +420,44 @@ class _Game:
             self.finish_reason = QUESTIONS_EXHAUSTED
         elif king >= 0:
             left = _moves_left(self.holds, None if total is None else total - q)
+            # moves_to_penultimate(...) + 1 <= left, solved for the step once per move (it
+            # holds for every team every move): k = ceil(d / 2) moves from d steps below S-1,
+            # so k < left from d <= 2 (left - 1); after a failed move k = 1 + floor(d / 2),
+            # so from d <= 2 left - 3; and from S-1 itself (k = 0) always.
             top = self.summit - 1
-            right = self.right
-            # moves_to_penultimate(...) + 1 <= left, inlined: it runs for every team every move.
-            reach = [i != king and (
-                top <= p or (1 + (top - p) // 2 if f else (top - p + 1) // 2) < left)
-                for i, (p, f) in enumerate(zip(self.step, self.failed, strict=True))]
-            if not any(r and right[i] for i, r in enumerate(reach)):
+            lowest = (top - 2 * (left - 1), min(top, top - 2 * left + 3))  # by last_failed
+            step, failed, right = self.step, self.failed, self.right
+
+            def reaches(i: int) -> bool:
+                return i != king and step[i] >= lowest[failed[i]]
+
+            if not any(reaches(i) for i in compress(range(len(right)), right)):
                 # Re-grant (2.4.5): nobody who still holds a right can make it in time, so
                 # every team that used its right gets it back; then rule 3 looks again.
                 right[:] = [True] * len(right)
-                if not any(reach):
+                if not any(map(reaches, range(len(right)))):
                     self.finish_reason = NO_CHALLENGER
         if self.finish_reason is not None:
-            self.winner = king if king >= 0 else self._order()[0]
-
-    def _order(self) -> list[int]:
-        # King first; then step, points, and [decision on the page] whoever reached its
-        # (step, points) first: question, then answer arrival in it, then registration.
-        king, step, points = self.king, self.step, self.points
-        changed_q, changed_key = self.changed_q, self.changed_key
-        return sorted(range(len(step)), key=lambda i: (
-            i != king, -step[i], -points[i], changed_q[i], changed_key[i], i))
+            self.winner = king if king >= 0 else standings_order(
+                king, self.step, self.points, self.changed_q, self.changed_at)[0]
 
     def snapshot(self) -> Snapshot:
         return Snapshot(
             summit=self.summit, question=self.question, total_questions=self.total,
-            names=self.names, order=tuple(self._order()), step=tuple(self.step),
+            names=self.names, step=tuple(self.step),
             points=tuple(self.points), failed=tuple(self.failed),
-            # The King holds no right (contract); normalised so equal boards compare equal.
-            right=tuple(r and i != self.king for i, r in enumerate(self.right)),
+            right=self._rights(),
             changed_question=tuple(self.changed_q), changed_at=tuple(self.changed_at),
             king=self.king, king_holds=self.holds, finish_reason=self.finish_reason,
             winner=self.winner)
+
+    def _rights(self) -> tuple[bool, ...]:
+        # The King holds no right (contract); normalised so equal boards compare equal.
+        right = self.right
+        if self.king >= 0 and right[self.king]:
+            right = right[:]
+            right[self.king] = False
+        return tuple(right)
 
     def board(self, moves: tuple[MoveResult, ...]) -> Board:
         snapshot = moves[-1].snapshot if moves else self.snapshot()
@@ -493,6 +504,14 @@ def _refusal_for(kind: str, state: TeamState, board: Position) -> str | None:
     return _refusal(kind, board.finished, board.question, state.is_king, state.step,
                     board.summit - 1, state.last_failed, board.king is not None,
                     state.revolution_right)
+
+
+def standings_order(king: int, step, points, changed_question, changed_at) -> tuple[int, ...]:
+    """Registration indices in standings order: the King first; then step, points, and
+    [decision on the page] whoever reached its (step, points) first: question, then answer
+    arrival in it, then registration."""
+    return tuple(sorted(range(len(step)), key=lambda i: (
+        i != king, -step[i], -points[i], changed_question[i], _arrival_key(changed_at[i]), i)))
 
 
 _NO_TIME = (1, 0.0)

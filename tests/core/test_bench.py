@@ -16,7 +16,7 @@ import pytest
 pytestmark = pytest.mark.bench
 
 ROOT = Path(__file__).resolve().parents[2]
-ROW_KEYS = {"setup", "measure", "value", "unit", "p50_ms", "p95_ms", "baseline",
+ROW_KEYS = {"setup", "measure", "value", "spread", "unit", "p50_ms", "p95_ms", "baseline",
             "baseline_value", "ratio", "goal", "met"}
 
 
@@ -35,11 +35,13 @@ def test_the_quick_bench_prints_one_table_and_writes_every_figure_as_json(tmp_pa
     assert {"SQLite/in-memory, 1 daphne", "SQLite/in-memory, 1 uvicorn", "uvicorn vs daphne",
             "replay"} <= setups
     measures = " / ".join(row["measure"] for row in rows)
-    for expected in ("GET /healthz", "GoRoD code (POST)", "King of the Hill answer (POST)",
+    for expected in ("GET /healthz", "a trivial view through every middleware",
+                     "GoRoD code (POST)", "King of the Hill answer (POST)",
                      "King of the Hill public state (GET)", "GoRoD public state (GET)",
                      "GoRoD night", "organizer socket shows an accepted code",
                      "largest pushed message", "reconnect storm", "fan-out", "peak RSS",
                      "server errors logged", "replay King of the Hill", "replay GoRoD",
+                     "in process", "as a process",
                      "server CPU per request: GoRoD code (POST)"):
         assert expected in measures, expected
     for row in rows:
@@ -50,8 +52,13 @@ def test_the_quick_bench_prints_one_table_and_writes_every_figure_as_json(tmp_pa
     lines = done.stdout.splitlines()
     assert lines[0].startswith("make bench — ") and f"{os.cpu_count()} CPU cores" in lines[0]
     assert [c.strip() for c in lines[1].split(" | ")] == [
-        "setup", "measure", "median", "unit", "p50 ms", "p95 ms", "ratio", "baseline", "goal",
-        "met"]
+        "setup", "measure", "median", "spread", "unit", "p50 ms", "p95 ms", "ratio", "baseline",
+        "goal", "met"]
+    # Every figure taken over several runs says how far apart they were.
+    for row in rows:
+        if row["setup"] == "replay" or row["measure"].startswith(("GET", "server CPU")):
+            low, high = row["spread"]
+            assert low <= row["value"] <= high, row["measure"]
     body = lines[3:3 + len(rows)]
     assert [(c.split(" | ")[0].strip(), c.split(" | ")[1].strip()) for c in body] == [
         (row["setup"], row["measure"]) for row in rows]

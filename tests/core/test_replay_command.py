@@ -86,7 +86,7 @@ def test_other_arguments_go_to_django_as_before():
 def test_an_engine_failure_is_still_one_line(monkeypatch):
     from core import replay as command
 
-    def broken(record):
+    def broken(record, **_options):
         raise ZeroDivisionError("division by zero")
 
     # A seam: no known record makes an engine fail so (their fuzz tests hold them to
@@ -133,6 +133,33 @@ def test_a_replay_leaves_the_garbage_collector_as_it_found_it(enabled):
         assert gc.isenabled() is enabled
         assert command.main("-", stdin=io.StringIO("{"), stderr=io.StringIO()) == 2
         assert gc.isenabled() is enabled
+        # The Django command (call_command, in process) runs the same ``run``.
+        assert json.loads(command.run(str(path))) == json.loads(out.getvalue())
+        assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
     assert json.loads(out.getvalue()) == command.replay(json.loads(path.read_text("utf-8")))
+
+
+@pytest.mark.parametrize("text", [
+    pytest.param('{"format": "kingofhill", "teams": ["A\\ud800", "B"]}', id="an escape"),
+    pytest.param('{"format": "kingofhill", "teams": ["A\ud800", "B"]}', id="a raw one in a text"),
+    pytest.param('{"format": "kingofhill", "teams": ["A", "B"], "x": {"\\ud800": 1}}',
+                 id="an escape in a key the engine never reads"),
+])
+def test_a_lone_surrogate_is_refused_saying_so_whichever_way_the_text_carries_it(text):
+    from core import replay as command
+    from core.records import RecordError
+
+    with pytest.raises(RecordError, match="unpaired surrogate"):
+        command.run("-", stdin=io.StringIO(text))
+
+
+def test_a_record_without_a_backslash_replays_without_looking_for_surrogates_in_it():
+    from core import replay as command
+
+    path = RECORDS / "koth-revolution.in.json"
+    text = path.read_text("utf-8")
+    assert "\\" not in text and not command._may_hold_surrogates(text)
+    assert command._may_hold_surrogates(text.replace("Бета", "Б\\u0435та"))
+    assert command.run(str(path)) == command.run("-", stdin=io.StringIO(text))

@@ -354,6 +354,15 @@ def test_a_move_after_the_end_carries_a_code_the_last_counted_question_and_the_r
     assert (error.value.question, error.value.finish_reason) == (6, rules.KING_HELD)
 
 
+def test_a_move_naming_a_team_not_on_the_board_is_refused_naming_the_first_such_team():
+    board = compute(parse_record(rec(mv(ok="A"))))
+    move = rules.parse_move({"declarations": {"B": {"kind": "jump"}, "Y": {"kind": "jump"}},
+                             "answers": {"A": {"correct": True}, "X": {"correct": True}}},
+                            set("ABCDXY"))
+    with pytest.raises(RecordError, match=r"^question 2: unknown team 'Y'$"):
+        advance(board, move)
+
+
 def test_until_the_end_the_moves_after_it_do_not_count_and_the_board_is_the_ended_one():
     played = parse_record(rec(*KING, mv(ok="A"), mv(ok="A"), mv(ok="A"), mv(ok="BC"), mv(ok="B")))
     board = compute(played, until_end=True)
