@@ -170,20 +170,22 @@ def close_judged(evening: Evening) -> None:
 
 def test_appeals_racing_the_close_of_the_next_question_are_stored_before_it_or_refused(
         workers):
-    """Question 1 may be appealed until the host closes question 2: every team appeals in the
-    moment the host closes it. Each appeal is stored before that close or refused with the
+    """Question 1 may be appealed until the host closes question 2: the teams appeal around
+    the moment the host closes it. Each appeal is stored before that close or refused with the
     window's message, none after it, and the host's list shows exactly the stored ones."""
     evening = set_up_evening(workers, 16)
     answer_everyone(evening)
     close_judged(evening)
     host = evening.hosts[0]
     host.ok("POST", evening.url("announce"), {"text": "Автор «Носа»?", "answer_key": "Гоголь"})
-    calls = [lambda i=i: evening.phones[i].post(
-        evening.url("appeal"), {"question": 1, "text": f"Ответ {i} верен"}, worker=i)
+    # The appeals come one every 100 ms, the close among the first of them.
+    start = time.time() + 0.5
+    calls = [sent_at(start + 0.1 * i, lambda i=i: evening.phones[i].post(
+        evening.url("appeal"), {"question": 1, "text": f"Ответ {i} верен"}, worker=i))
         for i in range(16)]
-    calls.insert(8, lambda: host.post(evening.url("close"), worker=1))
+    calls.insert(8, sent_at(start + 0.3, lambda: host.post(evening.url("close"), worker=1)))
 
-    replies = parallel(calls)
+    replies = [reply for _went, reply, _back in parallel(calls)]
 
     closed = replies.pop(8)
     assert (closed.status, closed.detail) == (200, "")
