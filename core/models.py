@@ -10,6 +10,19 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 
+class DecidedByOrganizer(models.Model):
+    """Who decided a team's request (an application, an appeal, a timeout, a photo) and when:
+    empty while it waits. The same two columns on every such model, named and shown alike."""
+
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+",
+                                   verbose_name=_("decided by"))
+
+    class Meta:
+        abstract = True
+
+
 class Announcement(models.Model):
     """A message shown on every open page of the site (``core.services.announcement_send``).
 

@@ -16,6 +16,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from core.models import DecidedByOrganizer
 from gorod import codes, rules
 from teams.models import Application, Game, Team
 
@@ -326,7 +327,7 @@ class Ruling(models.Model):
         return f"{self.application_id}: {self.type}"
 
 
-class TimeoutRequest(models.Model):
+class TimeoutRequest(DecidedByOrganizer):
     """A team's request for its timeout (3.10), asked from a phone; only the organizer's
     confirmation stops the clock (it records the TIMEOUT ruling, ``ruling``)."""
 
@@ -345,10 +346,6 @@ class TimeoutRequest(models.Model):
     asked_at = models.DateTimeField(_("asked at"))
     status = models.CharField(_("status"), max_length=20, choices=Status.choices,
                               default=Status.PENDING)
-    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                   null=True, blank=True, related_name="+",
-                                   verbose_name=_("decided by"))
     answer = models.TextField(_("organizer's answer"), blank=True)
     ruling = models.OneToOneField(Ruling, on_delete=models.SET_NULL, null=True, blank=True,
                                   related_name="timeout_request", verbose_name=_("ruling"))
@@ -367,7 +364,7 @@ class TimeoutRequest(models.Model):
         return f"{self.application_id}: {self.minutes} min ({self.status})"
 
 
-class PhotoProof(models.Model):
+class PhotoProof(DecidedByOrganizer):
     """A team's photo for a photo-proof level (3.23); the organizer accepts (the level closes
     at the upload, like a code) or rejects it."""
 
@@ -388,10 +385,6 @@ class PhotoProof(models.Model):
     uploaded_at = models.DateTimeField(_("uploaded at"))
     status = models.CharField(_("status"), max_length=20, choices=Status.choices,
                               default=Status.PENDING)
-    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                   null=True, blank=True, related_name="+",
-                                   verbose_name=_("decided by"))
     answer = models.TextField(_("organizer's answer"), blank=True)
 
     class Meta:

@@ -15,10 +15,10 @@ from django.utils.translation import gettext as _
 from core import audit
 from core.errors import DomainError
 from kingofhill import changes, past
-from kingofhill.guards import require_host
+from kingofhill.guards import entry, require_host
 from kingofhill.live import LIVE
 from kingofhill.models import Answer, Appeal, KothGame, Question
-from kingofhill.services import _entry, _set_verdicts
+from kingofhill.services import set_verdicts
 from live.write import Write
 from teams.models import Application
 
@@ -48,7 +48,7 @@ def appeal_file(w: Write, *, application: Application | int, question: int,
     """The team disputes its verdict on ``question``: only the newest closed question, one
     the team answered, while the game runs; one appeal per team and question."""
     koth = w.game
-    entry = _entry(koth, application)
+    team = entry(koth, application)
     text = (text or "").strip() if isinstance(text, str) else ""
     if not text:
         raise DomainError(_("Say in a few words why the verdict is wrong."))
@@ -61,14 +61,14 @@ def appeal_file(w: Write, *, application: Application | int, question: int,
     if newest is None or newest.number != question:
         raise DomainError(_("Only the last closed question can be appealed, until the host "
                             "closes the next one."))
-    answer = Answer.objects.filter(question=newest, application=entry).first()
+    answer = Answer.objects.filter(question=newest, application=team).first()
     if answer is None or answer.verdict is None:
         raise DomainError(_("Your team sent no answer to question %(n)d: there is no verdict "
                           "to appeal.") % {"n": newest.number})
-    if Appeal.objects.filter(question=newest, application=entry).exists():
+    if Appeal.objects.filter(question=newest, application=team).exists():
         raise DomainError(_("Your team has already appealed question %(n)d.")
                           % {"n": newest.number})
-    appeal = Appeal.objects.create(question=newest, application=entry, text=text,
+    appeal = Appeal.objects.create(question=newest, application=team, text=text,
                                    verdict=answer.verdict, created_at=w.now)
     audit.record(game=koth, actor=None, action="kingofhill.appeal", at=w.now, before=None,
                  after=_value(appeal))
@@ -90,7 +90,7 @@ def appeal_accept(w: Write, *, actor, appeal: int, confirm: bool = False) -> App
                          ask=_accepting(row, verdict))
     before = _value(row)
     # Already so (the host flipped it meanwhile): the appeal is granted, nothing moves.
-    _set_verdicts(w, question, [answer], verdict, actor, confirm=True)
+    set_verdicts(w, question, [answer], verdict, actor, confirm=True)
     w.unchanged = False
     _decide(w, row, actor, Appeal.Status.ACCEPTED, "", before)
     return row

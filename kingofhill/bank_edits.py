@@ -18,15 +18,15 @@ from django.utils.translation import gettext as _
 from core import audit
 from core.errors import DomainError
 from kingofhill import bank, changes
+from kingofhill.guards import require_bank_open, require_host
 from kingofhill.live import LIVE
 from kingofhill.models import KothGame, PreparedQuestion
-from kingofhill.services import _check_bank_open, _require_host
 from live.write import Write
 
 FIELDS = ("text", "answer_key", "variants", "partner", "note")
 
 
-def _waiting(koth: KothGame, prepared) -> PreparedQuestion:
+def waiting_question(koth: KothGame, prepared) -> PreparedQuestion:
     """The prepared question ``prepared`` of the game, refused once it has been announced."""
     try:
         row = PreparedQuestion.objects.filter(koth=koth, pk=prepared).first()
@@ -56,9 +56,9 @@ def bank_question_edit(w: Write, *, actor, prepared: int, text: str, answer_key:
                        note: str = "") -> PreparedQuestion:
     """Change a prepared question's text, answer key, variants, partner mark and note, checked
     as when it is added; refused once it has been announced."""
-    _require_host(actor, w.game)
-    _check_bank_open(w.game)
-    row = _waiting(w.game, prepared)
+    require_host(actor, w.game)
+    require_bank_open(w.game)
+    row = waiting_question(w.game, prepared)
     if not isinstance(variants, (list, tuple)) or not all(isinstance(v, str) for v in variants):
         raise DomainError(_("Accepted variants must be a list of texts."))
     item, problems = bank.check_item(text, answer_key, variants, partner, note)
@@ -83,9 +83,9 @@ def bank_question_edit(w: Write, *, actor, prepared: int, text: str, answer_key:
 def bank_question_move(w: Write, *, actor, prepared: int, to: int) -> PreparedQuestion:
     """Put a question not yet announced at place ``to`` (1 = announced next) of the queue; the
     others keep their order around it. Refused once it has been announced."""
-    _require_host(actor, w.game)
-    _check_bank_open(w.game)
-    row = _waiting(w.game, prepared)
+    require_host(actor, w.game)
+    require_bank_open(w.game)
+    row = waiting_question(w.game, prepared)
     waiting = queue(w.game)
     if not isinstance(to, int) or isinstance(to, bool) or not 1 <= to <= len(waiting):
         raise DomainError(_("A place in the queue is a whole number from 1 to %(n)d.")

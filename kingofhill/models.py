@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from core.models import DecidedByOrganizer
 from kingofhill import rules
 from teams.models import Application, Game
 
@@ -349,7 +350,7 @@ class PhoneSocket(models.Model):
         return self.channel
 
 
-class Appeal(models.Model):
+class Appeal(DecidedByOrganizer):
     """A team disputing the verdict it got on one closed question (``kingofhill.appeals``):
     the host accepts it (the verdict flips, as a change of the past) or rejects it with an
     answer. One per team and question, whatever its outcome."""
@@ -371,10 +372,6 @@ class Appeal(models.Model):
     status = models.CharField(_("status"), max_length=10, choices=Status.choices,
                               default=Status.OPEN)
     answer = models.TextField(_("host's answer"), blank=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-        related_name="+", verbose_name=_("decided by"))
-    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
 
     class Meta:
         ordering = ["created_at", "pk"]

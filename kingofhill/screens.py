@@ -15,11 +15,10 @@ from core import audit
 from core.errors import DomainError, NotAllowed
 from core.images import ImageRefused, clean_image
 from kingofhill import changes, selectors
-from kingofhill.bank_edits import _waiting
-from kingofhill.guards import require_host
+from kingofhill.bank_edits import waiting_question
+from kingofhill.guards import require_bank_open, require_host
 from kingofhill.live import LIVE
 from kingofhill.models import KothGame, PreparedQuestion, Question, QuestionImage, Shown
-from kingofhill.services import _check_bank_open
 from kingofhill.states import PHONES, PROJECTOR
 from live.write import Write
 
@@ -69,8 +68,8 @@ def bank_image_set(w: Write, *, actor, prepared: int,
     """Give a prepared question not yet announced its image (cleaned by ``checked_image``),
     or take it away (``image`` None)."""
     require_host(actor, w.game)
-    _check_bank_open(w.game)
-    row = _waiting(w.game, prepared)
+    require_bank_open(w.game)
+    row = waiting_question(w.game, prepared)
     old = row.image_id
     row.image = None if image is None else QuestionImage.objects.create(
         koth=w.game, content_type=image[0], data=image[1], size=len(image[1]))

@@ -130,6 +130,18 @@ def game_entries(koth: KothGame) -> list[Application]:
     )
 
 
+@dataclass(slots=True)
+class Derived:
+    """What the states derive from the closed questions alone, built at most once per board:
+    None until a state first needs it. One object is shared by the snapshots that reuse a
+    kept closed part (``remember_closed``), so what one builds the next finds; a value is
+    read-only once set (``kingofhill.settle`` grows a copy for a just closed question)."""
+
+    history: list[dict] | None = None  # the host's history, newest first
+    appeals: dict[int, list[dict]] | None = None  # the appeals by question number
+    team_moves: dict[str, list[dict]] | None = None  # each team's played moves, oldest first
+
+
 @dataclass
 class Snapshot:
     koth: KothGame
@@ -138,9 +150,7 @@ class Snapshot:
     record: dict
     board: rules.Board | None
     names: dict[int, str] = field(default_factory=dict)
-    # What is derived from the closed questions alone (the host's history), computed once per
-    # board and shared by the snapshots that reuse it; read-only once stored.
-    memo: dict = field(default_factory=dict)
+    derived: Derived = field(default_factory=Derived)
     reused: bool = False  # the closed part came from ``remember_closed``
     # Closed questions after the board's end (a changed verdict ended the game earlier): kept
     # with their answers for the history, out of the record; a later change may revive them.
@@ -204,7 +214,7 @@ class ClosedPart:
     record: dict
     board: rules.Board | None
     names: dict[int, str]
-    memo: dict
+    derived: Derived
     voided: list[Question] = field(default_factory=list)
 
 
@@ -227,7 +237,7 @@ def remember_closed(snap: Snapshot, generation: int) -> None:
         return
     _CLOSED.put(koth.pk, (generation, koth.started_at, tuple(koth.team_order)), ClosedPart(
         entries=snap.entries, questions=[q for q in snap.questions if q.closed_at is not None],
-        record=snap.record, board=snap.board, names=snap.names, memo=snap.memo,
+        record=snap.record, board=snap.board, names=snap.names, derived=snap.derived,
         voided=snap.voided))
 
 
@@ -284,7 +294,7 @@ def load_snapshot(koth: KothGame, *, reuse: bool = False,
                     .order_by("number").prefetch_related("declarations", "answers"))
             return Snapshot(koth=koth, entries=kept.entries,
                             questions=[*kept.questions, *open_questions], record=kept.record,
-                            board=kept.board, names=kept.names, memo=kept.memo, reused=True,
+                            board=kept.board, names=kept.names, derived=kept.derived, reused=True,
                             voided=kept.voided)
     entries = game_entries(koth)
     questions = list(

@@ -31,6 +31,8 @@ from core.errors import DomainError, NotAllowed
 from core.roles import is_host, is_organizer
 from kingofhill import bank, changes, past, rules, selectors
 from kingofhill.guards import current as _current
+from kingofhill.guards import entry as _entry
+from kingofhill.guards import require_bank_open
 from kingofhill.guards import require_host as _require_host
 from kingofhill.guards import require_running as _require_running
 from kingofhill.live import LIVE
@@ -56,7 +58,6 @@ from kingofhill.timer import (  # noqa: F401 - callers name every write here
 )
 from live.write import Write
 from teams.models import Application, Game
-from teams.selectors import playing_entry
 
 ANSWER_MAX = 300
 # Every answer is stored with constant SQL (``sql.Inserter``), and a key match's verdict.
@@ -72,10 +73,6 @@ def _question(koth: KothGame, number: int) -> Question:
         return Question.objects.get(koth=koth, number=number)
     except (Question.DoesNotExist, ValueError, TypeError, OverflowError):
         raise DomainError(_("There is no question %(n)s.") % {"n": number}) from None
-
-
-def _entry(koth, application: Application | int) -> Application:
-    return playing_entry(koth.team_order, application)
 
 
 def _board(koth: KothGame) -> rules.Board | None:
@@ -360,18 +357,13 @@ def _bank_add(koth: KothGame, items: Sequence[bank.Item]) -> list[PreparedQuesti
         for i, item in enumerate(items, start=1))
 
 
-def _check_bank_open(koth: KothGame) -> None:
-    if koth.status == KothGame.Status.FINISHED:
-        raise DomainError(_("The game has finished."))
-
-
 @LIVE.write
 def bank_question_add(w: Write, *, actor, text: str, answer_key: str = "",
                       variants: Sequence[str] = (), partner: bool = False,
                       note: str = "") -> PreparedQuestion:
     """Add one prepared question at the end of the bank."""
     _require_host(actor, w.game)
-    _check_bank_open(w.game)
+    require_bank_open(w.game)
     item, problems = bank.check_item(text, answer_key, variants, partner, note)
     if problems:
         raise DomainError(_("The question is not added: %(why)s.") % {"why": "; ".join(problems)})
@@ -383,7 +375,7 @@ def bank_import(w: Write, *, actor, name: str, data: bytes) -> int:
     """Append every question of a CSV/XLSX/plain-text file (``kingofhill.bank``), all or none;
     returns how many. A bad file raises ``bank.BankError`` with every problem."""
     _require_host(actor, w.game)
-    _check_bank_open(w.game)
+    require_bank_open(w.game)
     items = bank.parse_file(name, data)
     return len(_bank_add(w.game, items))
 
@@ -400,8 +392,11 @@ def bank_question_delete(w: Write, *, actor, prepared: int) -> None:
     row.delete()
 
 
-def _set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *,
-                  confirm: bool = False) -> int:
+def set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *,
+                 confirm: bool = False) -> int:
+    """Give ``answers`` of ``question`` the host's ``verdict`` (audited, board recomputed when
+    the question is closed); returns how many changed. The one way a verdict changes, shared
+    by the console's judging and an accepted appeal (``kingofhill.appeals``)."""
     judged = [answer for answer in answers if answer.verdict is not verdict]
     if not judged:
         w.unchanged = True
@@ -450,7 +445,7 @@ def answers_judge(w: Write, *, actor, question: int, normalized: str, verdict: b
     if not answers:
         raise DomainError(_("No answer «%(text)s» to question %(n)d.")
                           % {"text": normalized, "n": q.number})
-    return _set_verdicts(w, q, answers, verdict, actor, confirm=confirm)
+    return set_verdicts(w, q, answers, verdict, actor, confirm=confirm)
 
 
 @LIVE.write
@@ -463,7 +458,7 @@ def verdict_set(w: Write, *, actor, answer: int, verdict: bool, confirm: bool = 
         row = Answer.objects.select_related("question").get(pk=answer, question__koth=w.game)
     except (Answer.DoesNotExist, ValueError, TypeError, OverflowError):
         raise DomainError(_("No such answer in this game.")) from None
-    _set_verdicts(w, row.question, [row], verdict, actor, confirm=confirm)
+    set_verdicts(w, row.question, [row], verdict, actor, confirm=confirm)
     return row
 
 

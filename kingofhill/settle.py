@@ -100,17 +100,18 @@ def closed_snapshot(koth: KothGame, question: Question) -> selectors.Snapshot | 
                               board=board, names=kept.names)
     # What is built once per board grows by the one question too (the kept lists stay as
     # they are: other snapshots share them).
-    if "appeals" in kept.memo:  # a just closed question has none yet
-        snap.memo["appeals"] = kept.memo["appeals"]
-    if "history" in kept.memo:
-        snap.memo["history"] = [states.history_entry(snap, question), *kept.memo["history"]]
-    if "team_moves" in kept.memo:
+    derived = kept.derived
+    # A just closed question has no appeals yet.
+    snap.derived.appeals = derived.appeals
+    if derived.history is not None:
+        snap.derived.history = [states.history_entry(snap, question), *derived.history]
+    if derived.team_moves is not None:
         before = kept.board.moves[-1].snapshot if kept.board.moves else None
         new = states.move_played(snap, board.moves[-1], before, question)
-        moves = {name: list(played) for name, played in kept.memo["team_moves"].items()}
+        moves = {name: list(played) for name, played in derived.team_moves.items()}
         for name, played in new:
             moves.setdefault(name, []).append(played)
-        snap.memo["team_moves"] = moves
+        snap.derived.team_moves = moves
     return snap
 
 

@@ -6,8 +6,8 @@ computed and made the stored game follow. ``build_states`` is the live core's bu
 Only rendering: nothing here writes (no save, create, update, delete, no ``on_commit``); the few
 reads a state needs besides the snapshot (the bank's next question, the connected phones) are
 the selectors'. What is derived from the closed questions alone (the host's history, each team's
-moves) is memoised in ``Snapshot.memo``, in memory, and kept with the board. The state shapes
-are documented in ``kingofhill.realtime``.
+moves, the appeals) is built once into ``Snapshot.derived``, in memory, and kept with the board.
+The state shapes are documented in ``kingofhill.realtime``.
 """
 
 from __future__ import annotations
@@ -225,19 +225,19 @@ def group_suggestions(question: Question, groups: list[dict]) -> list[dict]:
 def _history(snap: Snapshot) -> list[dict]:
     """Every closed question with its answers, newest first: the same for every write until
     the board is recomputed, so built once per board."""
-    if "history" in snap.memo:
-        return snap.memo["history"]
+    if snap.derived.history is not None:
+        return snap.derived.history
     closed = [q for q in snap.questions if q.closed_at is not None] + snap.voided
     history = [history_entry(snap, q) for q in reversed(closed)]
-    snap.memo["history"] = history
+    snap.derived.history = history
     return history
 
 
 def _appeals(snap: Snapshot) -> dict[int, list[dict]]:
     """The game's appeals by question number: they change only with ``AppealChanged``, which
     recomputes the board, so they are read once per board and kept with it."""
-    if "appeals" in snap.memo:
-        return snap.memo["appeals"]
+    if snap.derived.appeals is not None:
+        return snap.derived.appeals
     appeals: dict[int, list[dict]] = {}
     for a in game_appeals(snap.koth):
         appeals.setdefault(a.question.number, []).append({
@@ -245,7 +245,7 @@ def _appeals(snap: Snapshot) -> dict[int, list[dict]]:
             "application": a.application_id, "text": a.text, "verdict": a.verdict,
             "status": a.status, "answer": a.answer, "at": _time(a.created_at),
             "decided_at": _time(a.decided_at)})
-    snap.memo["appeals"] = appeals
+    snap.derived.appeals = appeals
     return appeals
 
 
@@ -347,8 +347,8 @@ def _team_moves(snap: Snapshot) -> dict[str, list[dict]]:
     """Every closed question as each team played it, oldest first: its answer and verdict, the
     kind that counted (and why a declaration was ignored), step, points and the summit before
     and after. Only the closed questions go in, so it is built once per board."""
-    if "team_moves" in snap.memo:
-        return snap.memo["team_moves"]
+    if snap.derived.team_moves is not None:
+        return snap.derived.team_moves
     moves: dict[str, list[dict]] = {name: [] for name in snap.names.values()}
     if snap.board is not None:
         closed = {q.number: q for q in snap.questions if q.closed_at is not None}
@@ -357,7 +357,7 @@ def _team_moves(snap: Snapshot) -> dict[str, list[dict]]:
             for name, played in move_played(snap, move, before, closed.get(move.question)):
                 moves.setdefault(name, []).append(played)
             before = move.snapshot
-    snap.memo["team_moves"] = moves
+    snap.derived.team_moves = moves
     return moves
 
 

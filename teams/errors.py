@@ -20,5 +20,5 @@ class TooManyAttempts(TeamsError):
     status_code = 429
 
 
-def _rule_error(exc: rules.RuleViolation) -> TeamsError:
+def rule_error(exc: rules.RuleViolation) -> TeamsError:
     return TeamsError(_(exc.template).format(**exc.params))

@@ -47,13 +47,13 @@ def _new_pin(game_id: int, exclude: int | None) -> str:
             return pin
 
 
-def _issue_join(application: Application) -> None:
+def issue_join(application: Application) -> None:
     application.join_token = secrets.token_urlsafe(24)
     application.join_pin = _new_pin(application.game_id, application.pk)
     application.join_version += 1
 
 
-def _clear_join(application: Application) -> None:
+def clear_join(application: Application) -> None:
     """No link, no PIN, and every phone bound to the old version is out (its open sockets
     too: they check again after the commit, before any push of it)."""
     application.join_token = None

@@ -14,6 +14,8 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from core.models import DecidedByOrganizer
+
 DEFAULT_FEE = 400  # RUB, GoRoD 3.27
 
 
@@ -146,7 +148,7 @@ class Game(models.Model):
             return None
 
 
-class Application(models.Model):
+class Application(DecidedByOrganizer):
     """A team's application for a game, with the roster; once approved, the team plays.
 
     An approved application carries the join secret for team phones: ``join_token`` (the link
@@ -175,15 +177,6 @@ class Application(models.Model):
     )
     created_at = models.DateTimeField(_("applied at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
-    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
-    decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name=_("decided by"),
-    )
     paid = models.BooleanField(_("fee paid"), default=False)
     paid_at = models.DateTimeField(_("paid at"), null=True, blank=True)
     join_token = models.CharField(

@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from core import audit, rights
 from core.text import within
 from teams import rules
-from teams.errors import TeamsError, TooManyAttempts, _rule_error  # noqa: F401
+from teams.errors import TeamsError, TooManyAttempts, rule_error  # noqa: F401
 
 # The phone joins' writes live in ``teams.joins``; their callers name them here too.
 from teams.joins import (  # noqa: F401
@@ -32,9 +32,9 @@ from teams.joins import (  # noqa: F401
     PIN_MAX_FAILURES,
     PIN_MAX_FAILURES_PER_ADDRESS,
     PIN_WINDOW_SECONDS,
-    _clear_join,
-    _issue_join,
+    clear_join,
     game_pin_budget_lift,
+    issue_join,
     join_by_pin,
     join_by_token,
     join_leave,
@@ -293,7 +293,7 @@ def application_submit(
             organizes=game.organizing_team_id == team.pk,
         )
     except rules.RuleViolation as exc:
-        raise _rule_error(exc) from None
+        raise rule_error(exc) from None
     application, created = Application.objects.get_or_create(game=game, team=team)
     if not created and application.status in (
         Application.Status.WITHDRAWN,
@@ -318,7 +318,7 @@ def application_withdraw(*, application: Application, now: datetime | None = Non
     if application.game.starts_at <= now:
         raise TeamsError(_("The game has started; the application can no longer be withdrawn."))
     application.status = Application.Status.WITHDRAWN
-    _clear_join(application)
+    clear_join(application)
     application.save()
     games_changed.send(sender=Game, games=[application.game])
     return application
@@ -345,9 +345,9 @@ def application_approve(
         rules.check_roster_size(game_format=application.game.format, size=size)
         rules.check_not_banned(_bans(application.team), now)
     except rules.RuleViolation as exc:
-        raise _rule_error(exc) from None
+        raise rule_error(exc) from None
     _decide(application, actor, Application.Status.APPROVED, now)
-    _issue_join(application)
+    issue_join(application)
     application.save()
     # Before the start, the game's team list changed.
     games_changed.send(sender=Game, games=[application.game])
@@ -367,7 +367,7 @@ def application_reject(
     if application.status not in (Application.Status.PENDING, Application.Status.APPROVED):
         raise TeamsError(_("Only a pending or approved application can be rejected."))
     _decide(application, actor, Application.Status.REJECTED, now)
-    _clear_join(application)
+    clear_join(application)
     application.save()
     games_changed.send(sender=Game, games=[application.game])
     Notice.objects.create(
@@ -398,7 +398,7 @@ def application_revoke_join(*, application: Application) -> Application:
     application = _lock_application(application.pk, "team", "game")
     if application.status != Application.Status.APPROVED:
         raise TeamsError(_("Only an approved application has a join link."))
-    _issue_join(application)
+    issue_join(application)
     application.save()
     rights.recheck_application(application.pk)  # the old phones' open sockets close
     Notice.objects.create(

@@ -86,12 +86,14 @@ def english_unless_a_test_says_otherwise(settings):
 
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
-    """SQLite tests use a file database so a separate ASGI server process can share it."""
+    """SQLite tests use a file database so a separate ASGI server process can share it.
+    Gives the database's own name, as it is before any test database replaces it."""
     from django.conf import settings
 
     db = settings.DATABASES["default"]
     if db["ENGINE"].endswith("sqlite3"):
         db.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+    return db["NAME"]
 
 
 # The variables that would point a child process at this run's services instead of its file.
@@ -142,7 +144,7 @@ def need_postgresql_and_redis() -> None:
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):
+def django_db_setup(django_db_setup, django_db_blocker, django_db_modify_db_settings):
     """pytest-django's test database, dropped at the end only once nothing else holds a session
     on it (PostgreSQL refuses to drop it then: "being accessed by other users"):
     - the async tests' ``sync_to_async`` calls run in asgiref's one sync thread, which keeps
@@ -153,12 +155,13 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
     pytest-django creates only the databases that marked tests use; a run of browser tests
     whose data is committed once for the module (``tests.shared_data.committed_once``, no mark)
-    gets the default one here."""
+    gets the default one here: the connection still names the database it had before
+    (``django_db_modify_db_settings``), so none was made."""
     from django.db import connection
     from django.test.utils import setup_databases, teardown_databases
 
     made = None
-    if connection.settings_dict["NAME"] != connection.creation._get_test_db_name():
+    if connection.settings_dict["NAME"] == django_db_modify_db_settings:
         with django_db_blocker.unblock():
             made = setup_databases(verbosity=0, interactive=False, aliases={"default"})
     yield django_db_setup

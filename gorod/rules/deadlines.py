@@ -15,10 +15,10 @@ from gorod.rules.record import TIMEOUT_MIN_RANGE
 # would slow every replay process's start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from gorod.rules.engine import Results, TeamResult, _Played
+    from gorod.rules.engine import Played, Results, TeamResult
 
 
-def _team_deadline(row: _Played, offsets_us: tuple[int, ...], now_us: int, cap_us: int) -> int:
+def team_deadline(row: Played, offsets_us: tuple[int, ...], now_us: int, cap_us: int) -> int:
     candidates = [row.fail]
     for off in offsets_us:
         h = row.hint(off)

@@ -13,8 +13,8 @@ from datetime import datetime
 
 from core.deadlines import final_due, protest_deadline
 from core.records import RecordError, format_time
-from gorod.rules.deadlines import _team_deadline
-from gorod.rules.instants import _MIN, _US, _from_us, _moments, _to_us
+from gorod.rules.deadlines import team_deadline
+from gorod.rules.instants import MINUTE, SECOND, from_us, moment_reader, to_us
 from gorod.rules.record import CLOSING_TYPES, END_SHARE, HOW, RULING_TYPES, GameRecord, parse_record
 
 # typing only names types for readers (annotations are not evaluated here); importing it
@@ -115,7 +115,7 @@ class Results:
     @property
     def finished_share(self) -> float:
         """Share of teams that have finished (3.9: the organizer may end the game at 80 %)."""
-        return _finished_share([t.finished_at for t in self.teams])
+        return share_finished([t.finished_at for t in self.teams])
 
     @property
     def end_allowed(self) -> bool:
@@ -124,14 +124,14 @@ class Results:
         return self.finished_share >= END_SHARE
 
 
-def _finished_share(finishes: list) -> float:
+def share_finished(finishes: list) -> float:
     """The share of these finishes (a moment, or None: not finished) that are moments."""
     if not finishes:
         return 0.0
     return sum(finish is not None for finish in finishes) / len(finishes)
 
 
-class _Played:
+class Played:
     """One level of a team's timeline in instants (µs): received ``r``, failing at ``fail``,
     closed at ``close`` (None: open) with ``outcome``, the timeout taken on it, the pauses of
     the whole game it was open at (``paused_us`` in all) and ``stops``: every ``(start,
@@ -177,8 +177,8 @@ def compute(record: GameRecord | dict, now: datetime | None = None) -> Results:
     """
     if not isinstance(record, GameRecord):
         record = parse_record(record)
-    game = _standings(record, now)
-    moment = _moments(record.start.tzinfo)
+    game = standings_at(record, now)
+    moment = moment_reader(record.start.tzinfo)
     return Results(
         start=record.start, now=game.now, game_over=game.over,
         ended_at=None if game.ended is None else moment(game.ended), end_reason=game.end_reason,
@@ -195,12 +195,12 @@ class _Standings:
     __slots__ = ("now", "over", "ended", "end_reason", "teams")
 
     def __init__(self, now: datetime | None, over: bool, ended: int | None,
-                 end_reason: str | None, teams: list[tuple[_Times, int | None]]):
+                 end_reason: str | None, teams: list[tuple[Times, int | None]]):
         self.now, self.over, self.ended, self.end_reason = now, over, ended, end_reason
         self.teams = teams  # (times, place) in standings order
 
 
-def _standings(record: GameRecord, now: datetime | None) -> _Standings:
+def standings_at(record: GameRecord, now: datetime | None) -> _Standings:
     now, now_us = _checked_now(record, now, record.events)
     cap_us = record.cap_us
     game_end = cap_us if record.end_us is None else record.end_us
@@ -219,7 +219,7 @@ def _standings(record: GameRecord, now: datetime | None) -> _Standings:
             events.extend(pauses)
 
     level_by_id = record.level_by_id
-    offsets_us = tuple(round(o * _MIN) for o in record.hint_offsets_min)
+    offsets_us = tuple(round(o * MINUTE) for o in record.hint_offsets_min)
     played = {team: _play(record, team, by_team[team], level_by_id, horizon)
               for team in record.teams}
 
@@ -239,7 +239,7 @@ def _standings(record: GameRecord, now: datetime | None) -> _Standings:
                 for reg, team in enumerate(record.teams)]
     placed = sorted((times for times in unplaced if times.key is not None),
                     key=lambda times: times.key)
-    teams: list[tuple[_Times, int | None]] = [
+    teams: list[tuple[Times, int | None]] = [
         (times, place) for place, times in enumerate(placed, start=1)]
     # [decision] Disqualified teams come last, in registration order, with no place.
     teams.extend((times, None) for times in unplaced if times.key is None)
@@ -266,7 +266,7 @@ def _checked_now(record: GameRecord, now: datetime | None,
         return None, None
     if not isinstance(now, datetime) or now.tzinfo is None or now.utcoffset() is None:
         raise RecordError("now: expected an aware datetime (with a UTC offset)")
-    now_us = _to_us(now, "now")
+    now_us = to_us(now, "now")
     for event in events:
         if event.at_us is not None and event.at_us > now_us:
             raise RecordError(f"{event.where}.at: {format_time(event.at)} is later than now "
@@ -328,26 +328,26 @@ def team_result(record: GameRecord | dict, team: str, now: datetime | None = Non
         if sums is None:
             sums = _sums(record, {team: rows})
         level_sums = {lv.id: list(sums.get(lv.id, (0.0, 0))) for lv in record.levels}
-    offsets_us = tuple(round(o * _MIN) for o in record.hint_offsets_min)
+    offsets_us = tuple(round(o * MINUTE) for o in record.hint_offsets_min)
     times = _team_times(record, team, record.teams.index(team), events, rows, level_sums,
                         record.sliv_penalty_min * 60, offsets_us, horizon, game_over, now_us,
                         record.cap_us)
-    return _team_result(times, None, _moments(record.start.tzinfo))
+    return _team_result(times, None, moment_reader(record.start.tzinfo))
 
 
-def _sums(record: GameRecord, played: Mapping[str, list[_Played]]) -> dict[str, list[float]]:
+def _sums(record: GameRecord, played: Mapping[str, list[Played]]) -> dict[str, list[float]]:
     sums: dict[str, list[float]] = {level.id: [0.0, 0] for level in record.levels}
     for rows in played.values():
         for row in rows:
             if row.close is not None:
                 acc = sums[row.level]
-                acc[0] += (row.close - row.r - row.timeout_us - row.paused_us) / _US
+                acc[0] += (row.close - row.r - row.timeout_us - row.paused_us) / SECOND
                 acc[1] += 1
     return sums
 
 
 def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mapping[str, Level],
-          horizon: int) -> list[_Played]:
+          horizon: int) -> list[Played]:
     """Walk the team's route with the level clock up to ``horizon``; check every closing
     event and the timeout against the timeline."""
     closings = {e.level: e for e in events if e.type in CLOSING_TYPES}
@@ -357,7 +357,7 @@ def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mappi
     # (the record refuses any two that overlap).
     stops = sorted((e for e in events if e.type == "pause" or e is timeout),
                    key=lambda e: e.at_us)
-    rows: list[_Played] = []
+    rows: list[Played] = []
     r = record.start_us
     for level_id in record.routes[team]:
         if r > horizon:
@@ -375,7 +375,7 @@ def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mappi
                 continue
             if start >= fail or (event is not None and event.at_us <= start):
                 break
-            length = round(stop.minutes * _MIN)
+            length = round(stop.minutes * MINUTE)
             fail += length
             applied.append((start, length))
             if stop is timeout:
@@ -403,10 +403,10 @@ def _play(record: GameRecord, team: str, events: list[Event], level_by_id: Mappi
         if close > horizon:
             if event is not None:  # pragma: no cover - events after the horizon are refused earlier
                 raise RecordError(f"{event.where}: later than the computed moment")
-            rows.append(_Played(level_id, r, fail, None, None, t_us, t_start if t_us else None,
+            rows.append(Played(level_id, r, fail, None, None, t_us, t_start if t_us else None,
                                 paused_us, stopped))
             break
-        rows.append(_Played(level_id, r, fail, close, outcome, t_us, t_start if t_us else None,
+        rows.append(Played(level_id, r, fail, close, outcome, t_us, t_start if t_us else None,
                             paused_us, stopped))
         r = close
 
@@ -431,17 +431,17 @@ def _label(event: Event, team: str, level_id: str) -> str:
 
 
 def _fmt(us: int, record: GameRecord) -> str:
-    return _from_us(us, record.start.tzinfo).isoformat()
+    return from_us(us, record.start.tzinfo).isoformat()
 
 
-def _was_on(rows: list[_Played], at: int, record: GameRecord) -> str:
+def _was_on(rows: list[Played], at: int, record: GameRecord) -> str:
     for row in rows:
         if row.r <= at and (row.close is None or at < row.close):
             return f" (it was on level {row.level} then)"
     return ""
 
 
-class _Times:
+class Times:
     """One team's result in instants (µs), with no place: what ``TeamResult`` and the replay's
     output are both written from. ``levels`` are tuples ``(level, received, hints listed,
     hints shown, fail, closed or None, outcome, duration_s, timeout_s, average_s)``; ``key``
@@ -453,9 +453,9 @@ class _Times:
 
 
 def _team_times(record: GameRecord, team: str, reg: int, events: list[Event],
-                rows: list[_Played], sums: dict[str, list[float]], sliv_s: float,
+                rows: list[Played], sums: dict[str, list[float]], sliv_s: float,
                 offsets_us: tuple[int, ...], horizon: int, game_over: bool,
-                now_us: int | None, cap_us: int) -> _Times:
+                now_us: int | None, cap_us: int) -> Times:
     averaged = {e.level for e in events if e.type == "average_time"}
     disqualified = any(e.type == "disqualify" for e in events)
     penalty_s = sum(e.minutes for e in events if e.type == "penalty") * 60.0
@@ -476,7 +476,7 @@ def _team_times(record: GameRecord, team: str, reg: int, events: list[Event],
             listed = [h for h in hints if h < row.close]
             shown = len(listed)
             duration_us = row.close - row.r - row.timeout_us - row.paused_us
-            duration = duration_us / _US
+            duration = duration_us / SECOND
             closed += 1
             last_close = row.close
             # The timeout and the pauses count only on a level already closed: for a team
@@ -498,10 +498,10 @@ def _team_times(record: GameRecord, team: str, reg: int, events: list[Event],
             listed = [h for h in hints if h < horizon] if game_over else hints
             duration = avg = None
         levels.append((row.level, row.r, listed, shown, row.fail, row.close, row.outcome,
-                       duration, row.timeout_us / _US, avg))
+                       duration, row.timeout_us / SECOND, avg))
 
     finished = closed == len(record.levels)
-    total = ((last_close - record.start_us - stopped_closed_us) / _US + sliv_s * len(failed)
+    total = ((last_close - record.start_us - stopped_closed_us) / SECOND + sliv_s * len(failed)
              + penalty_s - bonus_s + adjust)
 
     if disqualified:
@@ -520,9 +520,9 @@ def _team_times(record: GameRecord, team: str, reg: int, events: list[Event],
         if not rows and now_us < record.start_us:
             deadline = record.start_us
         elif open_row is not None:
-            deadline = _team_deadline(open_row, offsets_us, now_us, cap_us)
+            deadline = team_deadline(open_row, offsets_us, now_us, cap_us)
 
-    times = _Times()
+    times = Times()
     times.team, times.registration, times.status, times.levels = team, reg, status, levels
     times.current_level, times.deadline, times.levels_closed = current, deadline, closed
     times.failed_levels, times.finished = tuple(failed), last_close if finished else None
@@ -539,7 +539,7 @@ def _team_times(record: GameRecord, team: str, reg: int, events: list[Event],
     return times
 
 
-def _team_result(times: _Times, place: int | None, moment: Callable[[int], datetime]
+def _team_result(times: Times, place: int | None, moment: Callable[[int], datetime]
                  ) -> TeamResult:
     timeout = times.timeout
     return TeamResult(

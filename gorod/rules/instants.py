@@ -14,39 +14,42 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from core.records import RecordError
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_US = 1_000_000
-_MIN = 60 * _US
-_HOUR = 60 * _MIN
-def _to_us(value: datetime, where: str) -> int:
+# A second, a minute, an hour in the engine's microseconds.
+SECOND = 1_000_000
+MINUTE = 60 * SECOND
+HOUR = 60 * MINUTE
+
+
+def to_us(value: datetime, where: str) -> int:
     try:
         return (value - _EPOCH) // timedelta(microseconds=1)
     except OverflowError:
         raise RecordError(f"{where}: {value.isoformat()} is out of range") from None
 
 
-def _from_us(us: int, tz: tzinfo) -> datetime:
+def from_us(us: int, tz: tzinfo) -> datetime:
     return (_EPOCH + timedelta(microseconds=us)).astimezone(tz)
 
 
-def _moments(tz: tzinfo) -> Callable[[int], datetime]:
-    """``_from_us`` for one zone, for the many moments of a result. A fixed offset (what
+def moment_reader(tz: tzinfo) -> Callable[[int], datetime]:
+    """``from_us`` for one zone, for the many moments of a result. A fixed offset (what
     ``parse_time`` gives every record) maps an instant to its wall time by adding the offset,
     so the epoch's wall time plus the instant is the same datetime for a third less; any other
     zone converts each moment."""
     if type(tz) is not timezone:
-        return functools.partial(_from_us, tz=tz)
+        return functools.partial(from_us, tz=tz)
     epoch = _EPOCH.astimezone(tz)
     return lambda us: epoch + timedelta(microseconds=us)
 
 
-def _iso_writer(tz: tzinfo) -> Callable[[int], str]:
-    """``_from_us(us, tz).isoformat()`` for one zone, as a function of ``us``: a replay writes
+def iso_writer(tz: tzinfo) -> Callable[[int], str]:
+    """``from_us(us, tz).isoformat()`` for one zone, as a function of ``us``: a replay writes
     a 200-team night's 18 000 moments, and making and formatting a datetime for each was two
     thirds of its time. For a fixed offset the text is the wall time's minute (the same for
     many moments: made once, by ``isoformat``), its seconds, any microseconds and the offset's
     own text; any other zone formats each moment the long way."""
     if type(tz) is not timezone:
-        return lambda us: _from_us(us, tz).isoformat()
+        return lambda us: from_us(us, tz).isoformat()
     offset_us = tz.utcoffset(None) // _ONE_US
     # What isoformat writes after the seconds for this zone: "+03:00", "-00:30:15.000001".
     suffix = datetime(2000, 1, 1, tzinfo=tz).isoformat()[19:]
@@ -61,16 +64,16 @@ def _iso_writer(tz: tzinfo) -> Callable[[int], str]:
         text = known.get(us)
         if text is not None:
             return text
-        minute, rest = divmod(us + offset_us, _MIN)
+        minute, rest = divmod(us + offset_us, MINUTE)
         head = minutes.get(minute)
         if head is None:
             # Naive: isoformat writes no offset after the wall time.
             head = minutes[minute] = (_NAIVE_EPOCH + timedelta(minutes=minute)).isoformat()[:17]
         tail = tails.get(rest)
         if tail is None:
-            second, micro = divmod(rest, _US)
+            second, micro = divmod(rest, SECOND)
             # Six digits of microseconds: the leading 1 keeps the zeros a plain str() drops.
-            tail = tails[rest] = (f"{_SECONDS[second]}.{str(_US + micro)[1:]}{suffix}" if micro
+            tail = tails[rest] = (f"{_SECONDS[second]}.{str(SECOND + micro)[1:]}{suffix}" if micro
                                   else _SECONDS[second] + suffix)
         text = known[us] = head + tail
         return text

@@ -10,15 +10,15 @@ from collections.abc import Callable
 
 from core.deadlines import final_due, protest_deadline
 from core.records import format_time
-from gorod.rules.engine import _finished_share, _standings
-from gorod.rules.instants import _from_us, _iso_writer
+from gorod.rules.engine import share_finished, standings_at
+from gorod.rules.instants import from_us, iso_writer
 from gorod.rules.record import parse_record
 
 # typing only names types for readers (annotations are not evaluated here); importing it
 # would slow every replay process's start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from gorod.rules.engine import Results, TeamResult, _Times
+    from gorod.rules.engine import Results, TeamResult, Times
 
 
 # --------------------------------------------------------------------------------------------
@@ -85,19 +85,19 @@ def replay(data: dict) -> dict:
     ('finished', 'auto_sliv', 5100.0)
     """
     record = parse_record(data)
-    game = _standings(record, None)
+    game = standings_at(record, None)
     tz = record.start.tzinfo
     # Written straight from the instants: the same text as format_time of compute's datetimes
     # (tests/gorod/test_rules.py holds them equal), without a datetime per moment.
-    iso = _iso_writer(tz)
-    ended = None if game.ended is None else _from_us(game.ended, tz)
+    iso = iso_writer(tz)
+    ended = None if game.ended is None else from_us(game.ended, tz)
     deadlines = [times.deadline for times, _place in game.teams if times.deadline is not None]
     return {
         "format": "gorod",
         "finished": game.over,
         "ended_at": format_time(ended),
         "end_reason": game.end_reason,
-        "finished_share": _finished_share([times.finished for times, _place in game.teams]),
+        "finished_share": share_finished([times.finished for times, _place in game.teams]),
         "protests_until": format_time(None if ended is None
                                       else protest_deadline(ended)),
         "final_by": format_time(None if ended is None else final_due(ended)),
@@ -106,7 +106,7 @@ def replay(data: dict) -> dict:
     }
 
 
-def _team_json(times: _Times, place: int | None, iso: Callable[[int], str]) -> dict:
+def _team_json(times: Times, place: int | None, iso: Callable[[int], str]) -> dict:
     timeout = times.timeout
     return {
         "team": times.team, "place": place, "status": times.status,

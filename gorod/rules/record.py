@@ -24,7 +24,7 @@ from core.records import (
     require,
     team_names,
 )
-from gorod.rules.instants import _HOUR, _MIN, _from_us, _to_us
+from gorod.rules.instants import HOUR, MINUTE, from_us, to_us
 
 # typing only names types for readers (annotations are not evaluated here); importing it
 # would slow every replay process's start.
@@ -98,7 +98,7 @@ class Event:
     @property
     def stop_us(self) -> tuple[int, int]:
         """A timeout's or a pause's ``[start, end)`` in instants: the clock stands then."""
-        return self.at_us, self.at_us + round(self.minutes * _MIN)
+        return self.at_us, self.at_us + round(self.minutes * MINUTE)
 
 
 @dataclass(frozen=True)
@@ -118,12 +118,12 @@ class GameRecord:
 
     @property
     def cap_us(self) -> int:
-        return self.start_us + round(self.max_duration_h * _HOUR)
+        return self.start_us + round(self.max_duration_h * HOUR)
 
     @property
     def cap(self) -> datetime:
         """The time cap: the start plus the game's maximal duration."""
-        return _from_us(self.cap_us, self.start.tzinfo)
+        return from_us(self.cap_us, self.start.tzinfo)
 
     @property
     def level_by_id(self) -> Mapping[str, Level]:
@@ -135,7 +135,7 @@ def _time(value: Any, where: str) -> tuple[datetime, int]:
     # Far-away years would overflow once the engine adds hours to them; no game is played there.
     if not 1900 <= parsed.year <= 9000:
         raise RecordError(f"{where}: {value!r} is not a plausible game time (year 1900–9000)")
-    return parsed, _to_us(parsed, where)
+    return parsed, to_us(parsed, where)
 
 
 def _number(value: Any, where: str, low: float, high: float, *, low_open: bool = False) -> float:
@@ -188,7 +188,7 @@ def parse_record(data: Any) -> GameRecord:
     teams = team_names(require(data, "teams", list, "record"))
     routes = _parse_routes(optional(data, "routes", dict, "record", {}), ids, teams)
 
-    cap_us = start_us + round(max_h * _HOUR)
+    cap_us = start_us + round(max_h * HOUR)
     end = end_us = now = None
     now_us = None
     if data.get("now") is not None:
@@ -227,7 +227,7 @@ def _check_span(event: Event, start: datetime, start_us: int, end_us: int | None
                          (f"the {max_h:g} h cap", cap_us)):
         if bound is not None and event.at_us > bound:
             raise RecordError(f"{event.where}.at: {format_time(event.at)} is later than {label}"
-                              f" ({format_time(_from_us(bound, start.tzinfo))})")
+                              f" ({format_time(from_us(bound, start.tzinfo))})")
 
 
 def with_event(record: GameRecord, item: Any) -> GameRecord:
@@ -251,7 +251,7 @@ def with_event(record: GameRecord, item: Any) -> GameRecord:
         parser.seen(event)
     event = parser.add(item, len(record.events))
     _check_span(event, record.start, record.start_us, record.end_us,
-                None if record.now is None else _to_us(record.now, "now"), record.cap_us,
+                None if record.now is None else to_us(record.now, "now"), record.cap_us,
                 record.max_duration_h)
     return replace(record, events=(*record.events, event))
 
@@ -333,7 +333,7 @@ def _levels_checked(raw: list) -> tuple[Level, ...]:
         seen.add(level_id)
         limit = _number(optional(item, "duration_min", (int, float), where, DEFAULT_LIMIT_MIN),
                         f"{where}.duration_min", 0, 10080, low_open=True)
-        levels.append(Level(level_id, limit, round(limit * _MIN)))
+        levels.append(Level(level_id, limit, round(limit * MINUTE)))
     return tuple(levels)
 
 

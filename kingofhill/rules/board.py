@@ -419,7 +419,7 @@ class _Game:
         elif total is not None and q >= total:
             self.finish_reason = QUESTIONS_EXHAUSTED
         elif king >= 0:
-            left = _moves_left(self.holds, None if total is None else total - q)
+            left = moves_left(self.holds, None if total is None else total - q)
             # moves_to_penultimate(...) + 1 <= left, solved for the step once per move (it
             # holds for every team every move): k = ceil(d / 2) moves from d steps below S-1,
             # so k < left from d <= 2 (left - 1); after a failed move k = 1 + floor(d / 2),
@@ -500,7 +500,7 @@ def _refusal(kind: str, finished: bool, played: int, is_king: bool, step: int, t
     return None
 
 
-def _refusal_for(kind: str, state: TeamState, board: Position) -> str | None:
+def refusal_for(kind: str, state: TeamState, board: Position) -> str | None:
     return _refusal(kind, board.finished, board.question, state.is_king, state.step,
                     board.summit - 1, state.last_failed, board.king is not None,
                     state.revolution_right)
@@ -522,6 +522,6 @@ def _arrival_key(at: datetime | None) -> tuple[int, float]:
     return _NO_TIME if at is None else (0, at.timestamp())
 
 
-def _moves_left(king_holds: int, questions_left: int | None) -> int:
+def moves_left(king_holds: int, questions_left: int | None) -> int:
     left = KING_HOLD_MOVES - king_holds
     return left if questions_left is None else min(left, questions_left)

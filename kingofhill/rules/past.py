@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 from core.records import RecordError
 from kingofhill.rules.board import Position
-from kingofhill.rules.record import Answer, GameRecord, Move, _known
+from kingofhill.rules.record import Answer, GameRecord, Move, known_team
 
 # --------------------------------------------------------------------------------------------
 # Changing the past
@@ -35,7 +35,7 @@ def record_with(record: GameRecord, question: int, *, verdicts: Mapping[str, boo
     move = record.moves[question - 1]
     answers = dict(move.answers)
     for team, correct in (verdicts or {}).items():
-        _known(team, record.teams, f"moves[{question - 1}].answers.{team}")
+        known_team(team, record.teams, f"moves[{question - 1}].answers.{team}")
         old = answers.get(team)
         answers[team] = Answer(correct, old.at if old is not None else None)
     changed = Move(announced_at=move.announced_at,

@@ -117,7 +117,7 @@ def parse_record(data: Any) -> GameRecord:
         raise RecordError("the record must be a JSON object")
     fmt = data.get("format")
     if fmt != "kingofhill":
-        raise RecordError(f'format: expected "kingofhill", got {_show(fmt)}')
+        raise RecordError(f'format: expected "kingofhill", got {describe(fmt)}')
 
     summit = _top(data, "summit", int, 7)
     if summit < 2:
@@ -214,10 +214,10 @@ def _declarations(raw: dict, teams: set[str] | tuple[str, ...], where: str
                     declarations[team] = _tuple(Declaration, (kind, stamp))
                     continue
         here = f"{where}.declarations.{team}"
-        _known(team, teams, here)
+        known_team(team, teams, here)
         kind = require(value, "kind", str, here)
         if kind not in DECLARABLE:
-            raise RecordError(f'{here}.kind: expected "jump" or "revolution", got {_show(kind)}')
+            raise RecordError(f'{here}.kind: expected "jump" or "revolution", got {describe(kind)}')
         at = value.get("at")
         declarations[team] = Declaration(kind, None if at is None else parse_time(at, f"{here}.at"))
     return declarations
@@ -266,7 +266,7 @@ def _answers(raw: dict, teams: set[str] | tuple[str, ...], where: str) -> dict[s
                         answers[team] = _tuple(Answer, (correct, stamp))
                         continue
         here = f"{where}.answers.{team}"
-        _known(team, teams, here)
+        known_team(team, teams, here)
         correct = require(value, "correct", bool, here)
         at = value.get("at")
         answers[team] = Answer(correct, None if at is None else parse_time(at, f"{here}.at"))
@@ -301,12 +301,12 @@ def _top(data: dict, key: str, kind: type, default: Any) -> Any:
     return default if value is None else check_type(value, kind, key)
 
 
-def _known(team: str, teams, where: str) -> None:
+def known_team(team: str, teams, where: str) -> None:
     if team not in teams:
         raise RecordError(f"{where}: unknown team {team!r}")
 
 
-def _show(value: Any) -> str:
+def describe(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, (int, float)) and not isinstance(value, bool):

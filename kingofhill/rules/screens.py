@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.records import RecordError
-from kingofhill.rules.board import Position, _moves_left, _refusal_for
+from kingofhill.rules.board import Position, moves_left, refusal_for
 from kingofhill.rules.record import (
     JUMP,
     NOTE_KING_STAYS,
@@ -20,7 +20,7 @@ from kingofhill.rules.record import (
     NOTE_STOPS_PENULTIMATE,
     ORDINARY,
     REVOLUTION,
-    _show,
+    describe,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -66,7 +66,7 @@ def could_still_depose(board: Position, team: str, *, assume_right: bool = False
     state = board.team(team)
     if state.is_king or not (assume_right or state.revolution_right):
         return False
-    left = _moves_left(board.king_holds, board.questions_left)
+    left = moves_left(board.king_holds, board.questions_left)
     return _reachable(state.step, state.last_failed, board.summit, left)
 
 
@@ -99,8 +99,8 @@ def allowed_declarations(board: Position, team: str) -> Allowed:
     Lateness is not judged here: it depends on when the declaration arrives.
     """
     state = board.team(team)
-    jump = _refusal_for(JUMP, state, board)
-    revolution = _refusal_for(REVOLUTION, state, board)
+    jump = refusal_for(JUMP, state, board)
+    revolution = refusal_for(REVOLUTION, state, board)
     return Allowed(jump is None, jump, revolution is None, revolution)
 
 
@@ -136,9 +136,9 @@ def projected_outcome(board: Position, team: str, kind: str = ORDINARY, *,
     Whether a team arriving on the summit becomes King depends on the others, so it is a note.
     """
     if kind not in (ORDINARY, JUMP, REVOLUTION):
-        raise RecordError(f'kind: expected "ordinary", "jump" or "revolution", got {_show(kind)}')
+        raise RecordError(f'kind: expected "ordinary", "jump" or "revolution", got {describe(kind)}')
     state = board.team(team)
-    reason = None if kind == ORDINARY else _refusal_for(kind, state, board)
+    reason = None if kind == ORDINARY else refusal_for(kind, state, board)
     if reason is not None:
         kind = ORDINARY
     bonus = 1 if partner else 0

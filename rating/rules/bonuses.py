@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from core.records import RecordError, check_type, optional, require
-from rating.rules.checks import _name, _show
+from rating.rules.checks import check_name, describe
 
 # typing only names types for readers (annotations are not evaluated here); importing it
 # would slow every replay process's start.
@@ -40,7 +40,7 @@ def koth_bonuses(moves_summary: Any, team: str) -> int:
     >>> koth_bonuses(moves, "B")   # 1 answer; missed the only partner question
     1
     """
-    return koth_bonuses_by_team(moves_summary, [_name(team, "team")])[team]
+    return koth_bonuses_by_team(moves_summary, [check_name(team, "team")])[team]
 
 
 def koth_bonuses_by_team(moves_summary: Any, teams: Iterable[str]) -> dict[str, int]:
@@ -54,7 +54,7 @@ def koth_bonuses_by_team(moves_summary: Any, teams: Iterable[str]) -> dict[str, 
     moves = _read_moves(moves_summary)
     result: dict[str, int] = {}
     for index, team in enumerate(teams):
-        _name(team, f"teams[{index}]")
+        check_name(team, f"teams[{index}]")
         answers = jumps = correct_jumps = partner_questions = partner_correct = 0
         for partner, correct, effective in moves:
             right = team in correct
@@ -82,12 +82,12 @@ def _read_moves(moves_summary: Any) -> list[tuple[bool, frozenset[str], dict[str
         partner = optional(move, "partner", bool, where, False)
         correct = optional(move, "correct", list, where, [])
         for n, team in enumerate(correct):
-            _name(team, f"{where}.correct[{n}]")
+            check_name(team, f"{where}.correct[{n}]")
         effective = optional(move, "effective", dict, where, {})
         for team, kind in effective.items():
             if kind not in ("jump", "revolution"):
                 raise RecordError(f"{where}.effective.{team}: expected jump or revolution, got "
-                                  f"{_show(kind)}")
+                                  f"{describe(kind)}")
         moves.append((partner, frozenset(correct), effective))
     return moves
 
@@ -105,10 +105,10 @@ def koth_bonuses_from_record(koth_record: Any) -> dict[str, int]:
     check_type(koth_record, dict, "kingofhill")
     if koth_record.get("format") != "kingofhill":
         raise RecordError(f"kingofhill.format: expected 'kingofhill', got "
-                          f"{_show(koth_record.get('format'))}")
+                          f"{describe(koth_record.get('format'))}")
     teams = require(koth_record, "teams", list, "kingofhill")
     for index, team in enumerate(teams):
-        _name(team, f"kingofhill.teams[{index}]")
+        check_name(team, f"kingofhill.teams[{index}]")
     try:
         # Lazy: the season rules load (and most seasons replay) without the KotH engine.
         from core.replay import engine

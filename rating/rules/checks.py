@@ -15,14 +15,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def _whole(value: Any, where: str) -> int:
+def check_whole(value: Any, where: str) -> int:
     # check_type would say "expected a number, got a number" for 2.5: points are whole.
     if type(value) is not int:
-        raise RecordError(f"{where}: expected a whole number, got {_show(value)}")
+        raise RecordError(f"{where}: expected a whole number, got {describe(value)}")
     return value
 
 
-def _show(value: Any) -> str:
+def describe(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -32,7 +32,7 @@ def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def _name(value: Any, where: str) -> str:
+def check_name(value: Any, where: str) -> str:
     check_type(value, str, where)
     if not value.strip():
         raise RecordError(f"{where}: a name may not be empty")

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from core.records import RecordError
-from rating.rules.checks import _show, _whole
+from rating.rules.checks import check_whole, describe
 from rating.rules.points import GOROD_SCALE, Scale, points_for_place
 
 # typing only names types for readers (annotations are not evaluated here); importing it
@@ -44,12 +44,12 @@ def organizer_points(teams_played: int, votes: Iterable[int | None],
     >>> organizer_points(10, [None, None])      # no votes: Q = 0, K = R11
     66
     """
-    _whole(teams_played, "teams_played")
+    check_whole(teams_played, "teams_played")
     if teams_played < 0:
         raise RecordError(f"teams_played: expected 0 or more, got {teams_played}")
     if isinstance(votes, (str, bytes, Mapping)) or not isinstance(votes, Iterable):
         raise RecordError("votes: expected a list of votes")
-    given = [_check_vote(vote, f"votes[{n}]") for n, vote in enumerate(votes)]
+    given = [check_vote(vote, f"votes[{n}]") for n, vote in enumerate(votes)]
     given = [vote for vote in given if vote is not None]
     # Here, not at the top: fractions (and the decimal it imports) cost every process that
     # loads these rules, a GoRoD replay's included (for its protest window), some 5 ms.
@@ -61,10 +61,10 @@ def organizer_points(teams_played: int, votes: Iterable[int | None],
     return math.floor(r_j + (100 - r_j) * quality / 100 + Fraction(1, 2))
 
 
-def _check_vote(vote: Any, where: str) -> int | None:
+def check_vote(vote: Any, where: str) -> int | None:
     if vote is None:
         return None
     if type(vote) is not int or vote not in VOTES:
         raise RecordError(f"{where}: expected one of {', '.join(map(str, VOTES))}, got "
-                          f"{_show(vote)}")
+                          f"{describe(vote)}")
     return vote

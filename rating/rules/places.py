@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rating.rules.checks import _show
+from rating.rules.checks import describe
 
 # typing only names types for readers (annotations are not evaluated here); importing it
 # would slow every replay process's start.
@@ -53,7 +53,7 @@ def table_places(rows: Iterable[tuple[Any, Any, bool]]) -> dict[Any, int | None]
             raise PlacesError("missing", team, f"{team!r} is not disqualified and has no place")
         if type(place) is not int or place < 1:
             raise PlacesError("invalid", team, f"{team!r}: a place is a whole number, 1 or "
-                                               f"more, got {_show(place)}")
+                                               f"more, got {describe(place)}")
         if place in taken:
             raise PlacesError("duplicate", team,
                               f"{team!r} and {taken[place]!r} both have place {place}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.records import RecordError, check_type, optional, require
-from rating.rules.checks import _whole
+from rating.rules.checks import check_whole
 
 # typing only names types for readers (annotations are not evaluated here); importing it
 # would slow every replay process's start.
@@ -44,7 +44,7 @@ def _check_scale(points: Any, beyond: Any, where: str, points_where: str | None 
         raise RecordError(f"{points_where}: a scale needs points for at least 1st place")
     for index, value in enumerate(points):
         spot = f"{points_where}[{index}]"
-        _whole(value, spot)
+        check_whole(value, spot)
         if value < 0:
             raise RecordError(f"{spot}: points may not be negative, got {value}")
         # A better place earning less would make the table reward finishing lower.
@@ -74,7 +74,7 @@ def points_for_place(place: int, scale: Scale = GOROD_SCALE) -> int:
     >>> points_for_place(5, Scale((10, 8, 7)))
     5
     """
-    _whole(place, "place")
+    check_whole(place, "place")
     if place < 1:
         raise RecordError(f"place: expected 1 or more, got {place}")
     if not isinstance(scale, Scale):

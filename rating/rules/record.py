@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from core.records import RecordError, check_type, optional, require
 from rating.rules.bonuses import koth_bonuses_from_record
-from rating.rules.checks import _name, _show, _whole
-from rating.rules.organizer import Organizer, _check_vote
+from rating.rules.checks import check_name, check_whole, describe
+from rating.rules.organizer import Organizer, check_vote
 from rating.rules.points import scale_from_data
 from rating.rules.standings import Game, Season, Standing, season_table
 
@@ -36,7 +36,7 @@ def parse_season(data: Any) -> Season:
     if not isinstance(data, dict):
         raise RecordError("the record must be a JSON object")
     if data.get("format", "season") != "season":
-        raise RecordError(f"format: expected 'season', got {_show(data.get('format'))}")
+        raise RecordError(f"format: expected 'season', got {describe(data.get('format'))}")
     scale = scale_from_data(data.get("scale"))
     if "games" not in data:
         raise RecordError("games: missing")
@@ -55,7 +55,7 @@ def _parse_game(game: Any, where: str) -> Game:
     raw = optional(game, "organizer", dict, where)
     if raw is not None:
         spot = f"{where}.organizer"
-        team = _name(require(raw, "team", str, spot), f"{spot}.team")
+        team = check_name(require(raw, "team", str, spot), f"{spot}.team")
         if team in seen:
             raise RecordError(f"{spot}.team: {team!r} organizes this game, so it cannot also "
                               f"play it (it is in {seen[team]})")
@@ -64,7 +64,7 @@ def _parse_game(game: Any, where: str) -> Game:
             if voter not in played:
                 raise RecordError(f"{spot}.votes.{voter}: only a team that played this game "
                                   f"votes, and {voter!r} did not")
-            _check_vote(vote, f"{spot}.votes.{voter}")
+            check_vote(vote, f"{spot}.votes.{voter}")
         organizer = Organizer(team, dict(votes))
     in_game = played | ({organizer.team} if organizer else set())
 
@@ -72,7 +72,7 @@ def _parse_game(game: Any, where: str) -> Game:
     for team, amount in deductions.items():
         spot = f"{where}.deductions.{team}"
         _in_game(team, in_game, spot)
-        _whole(amount, spot)
+        check_whole(amount, spot)
         if amount < 0:
             raise RecordError(f"{spot}: write a deduction as the positive number of points to "
                               f"subtract, got {amount}")
@@ -85,7 +85,7 @@ def _parse_game(game: Any, where: str) -> Game:
         _in_game(team, in_game, spot)
         check_type(names, list, spot)
         for index, name in enumerate(names):
-            name = _name(name, f"{spot}[{index}]")
+            name = check_name(name, f"{spot}[{index}]")
             if name in player_team:
                 raise RecordError(f"{spot}[{index}]: {name!r} is listed twice in this game "
                                   f"(also for {player_team[name]!r})")
@@ -116,7 +116,7 @@ def _team_list(game: dict, key: str, where: str, seen: dict[str, str], *, requir
     teams = require(game, key, list, where) if required else optional(game, key, list, where, [])
     for index, team in enumerate(teams):
         spot = f"{where}.{key}[{index}]"
-        _name(team, spot)
+        check_name(team, spot)
         if team in seen:
             raise RecordError(f"{spot}: {team!r} is in this game twice (also in {seen[team]})")
         seen[team] = key

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from core.roles import ORGANIZER
 from gorod import rules
-from gorod.models import CodeAttempt
+from gorod.models import CodeAttempt, Pause
 from teams.models import Application, Game
 from tests.gorod.fixtures_live import make_teams, make_user
 from tests.servers import Browser, Workers, parallel, server_env, start_manage, stop
@@ -324,3 +324,62 @@ def test_codes_alternating_between_two_workers_leave_the_organizer_lists_whole_o
         assert {t["application"]: t["levels_closed"] for t in live["teams"]} == {
             entry.pk: 1 for entry in night.entries}
     assert_record_replays_to_the_live_state(night)
+
+
+PAUSED = "The game is paused"
+
+
+def codes_against(night: Night, texts: list[str], call, at: int) -> tuple[list, object]:
+    """Every team sends its code (``texts[i]``) in the same moment as the organizer's
+    ``call`` (a pause or a resume), which goes in at ``at`` in the queue; returns the teams'
+    replies and the organizer's."""
+    calls = [night.send_code(i, text) for i, text in enumerate(texts)]
+    calls.insert(at, call)
+    replies = parallel(calls)
+    return replies[:at] + replies[at + 1:], replies[at]
+
+
+def test_codes_racing_the_pause_and_the_resume_are_taken_outside_it_or_refused_whole(workers):
+    """Every code either went in before the pause began (or after the resume) or was refused
+    with the pause's message and left no attempt: none stored inside the pause, none doubled;
+    the record then replays to the organizer's live statistics."""
+    night = set_up_night(workers, 20)
+    organizer = night.organizer
+
+    first, paused = codes_against(night, ["G1R1D"] * 20, lambda: organizer.post(
+        night.url("pause"), {"reason": "police on the square"}, worker=1), at=10)
+
+    assert (paused.status, paused.detail) == (200, "")
+    pause = Pause.objects.get(gorod_id=night.id)
+    took = []
+    for entry, reply in zip(night.entries, first, strict=True):
+        stored = list(CodeAttempt.objects.filter(gorod_id=night.id, application=entry))
+        if reply.status == 200:
+            assert reply.body["verdict"] == "accepted" and len(stored) == 1
+            assert stored[0].at < pause.started_at
+        else:
+            assert reply.status == 400 and PAUSED in reply.detail, reply.body
+            assert stored == []
+        took.append(reply.status == 200)
+
+    texts = ["G1R2D" if done else "G1R1D" for done in took]
+    second, resumed = codes_against(night, texts, lambda: organizer.post(
+        night.url("resume"), worker=0), at=10)
+
+    assert (resumed.status, resumed.detail) == (200, "")
+    pause.refresh_from_db()
+    levels = []
+    for entry, done, reply in zip(night.entries, took, second, strict=True):
+        stored = list(CodeAttempt.objects.filter(gorod_id=night.id, application=entry)
+                      .order_by("at"))
+        assert len(stored) == done + (reply.status == 200)
+        if reply.status == 200:
+            assert reply.body["verdict"] == "accepted" and stored[-1].at >= pause.ended_at
+        else:
+            assert reply.status == 400 and PAUSED in reply.detail, reply.body
+        assert all(not pause.started_at <= a.at < pause.ended_at for a in stored)
+        levels.append(str(1 + len(stored)))
+    assert [t["current_level"] for t in night.live()["teams"]] == levels
+    replayed = assert_record_replays_to_the_live_state(night)
+    assert [t["current_level"] for t in sorted(replayed["teams"], key=lambda t: t["team"])] \
+        == levels  # "Team 00", … as registered
