@@ -252,7 +252,7 @@ def test_team_create(*, game: Game, actor, name: str, now: datetime | None = Non
     application = Application(game=game, team=team, status=Application.Status.APPROVED,
                               decided_at=_now(now), decided_by=actor)
     application.save()
-    _issue_join(application)
+    issue_join(application)
     application.save()
     return application
 
