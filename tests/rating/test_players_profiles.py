@@ -78,6 +78,10 @@ def test_the_table_ranks_linked_named_profiles_and_lists_the_others_as_not_regis
     assert "Боб" in apart_html and "Лисицына" not in apart_html
     page = client.get(reverse("rating:season_player", args=[season.pk, bob.pk]))
     assert 'id="not-registered"' in page.content.decode()
+    # Linked after the start: the player's page lists the game as not counted, with no points.
+    late_page = client.get(reverse("rating:player", args=[late.user_id])).content.decode()
+    assert game.title in late_page and 'class="unregistered"' in late_page
+    assert selectors.player_seasons(late.user)[0]["standing"] is None
 
 
 def test_one_person_across_two_teams_is_one_row_and_their_page_lists_every_game(

@@ -194,6 +194,8 @@ def test_the_member_page_shows_the_invitation_and_its_forms_work(team_alpha, alp
     anna = _player()
     captain.post(base + "link/", {"email": "anna@example.org"})
     assert 'id="profile-linked"' in captain.get(base).content.decode()
+    team_page = captain.get(f"/teams/{team_alpha.pk}/").content.decode()
+    assert team_page.count('class="muted member-linked"') == 1
     refused = captain.post(base + "link/", {"email": "nobody@example.org"}, follow=True)
     assert "No active account" in refused.content.decode()
     response = captain.post(f"/teams/{team_alpha.pk}/members/{bob.pk}/merge/",
