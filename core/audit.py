@@ -48,6 +48,9 @@ ACTION_LABELS = {
     "rating.vote": _("vote on the organizers"),
     "rating.protest": _("protest answered"),
     "teams.ban": _("ban"),
+    "teams.profile_link": _("player's profile linked"),
+    "teams.profile_unlink": _("player's profile unlinked"),
+    "teams.member_merge": _("roster entries merged"),
 }
 
 

@@ -131,15 +131,16 @@ def _standings(season: Season, rows: list[dict], names: dict, label: str, kind: 
                *([True] * len(ordinals))]
     table = Table(columns, numeric)
     # One reverse() for the whole table: resolving a URL per row costs more than the rest.
-    route = "rating:season_player" if kind == "player" else "rating:season_team"
-    base = reverse(route, args=[season.pk, 0])[:-2]
+    if kind == "player":
+        base = reverse("rating:player", args=[0])[:-2]
+    else:
+        base = reverse("rating:season_team", args=[season.pk, 0])[:-2]
     for row in rows:
         key = row[kind]
         url = f"{base}{key}/"
         if kind == "player":
-            member = names.get(key)
-            name = member.nickname if member else "?"
-            extra = [_text(member.team.name if member else "")]
+            name, teams = names.get(key, ("?", ""))
+            extra = [_text(teams)]
         else:
             name, extra = names.get(key, "?"), []
         places = row["places"]
@@ -155,10 +156,32 @@ def season_table(season: Season, data: dict) -> Table:
 
 
 def players_table(season: Season, data: dict) -> Table | None:
+    """The ranked players (rule 2.6: linked profiles, one row per person), named as their
+    profile, with the teams they played for in the season."""
     if data["players"] is None:
         return None
-    members = selectors.member_names(r["player"] for r in data["players"])
-    return _standings(season, data["players"], members, _("Player"), "player")
+    people = selectors.profiles(r["player"] for r in data["players"])
+    teams = selectors.team_names(t for r in data["players"] for t in r["teams"])
+    names = {r["player"]: (people.get(r["player"], "?"),
+                           ", ".join(teams.get(t, "?") for t in r["teams"]))
+             for r in data["players"]}
+    return _standings(season, data["players"], names, _("Player"), "player")
+
+
+def unregistered_table(data: dict) -> Table | None:
+    """Who played without counting (rule 2.6: not linked to a named profile before the game):
+    listed by nickname and team, apart from the ranking, never placed."""
+    rows = data.get("unregistered") or []
+    if not rows:
+        return None
+    members = selectors.member_names(r["member"] for r in rows)
+    table = Table([_("Player"), _("Team"), _("Games")], [False, False, True])
+    lines = sorted(((members[r["member"]], r["games"]) for r in rows if r["member"] in members),
+                   key=lambda line: (line[0].nickname.casefold(), line[0].team.name.casefold()))
+    for member, games in lines:
+        table.rows.append(Row([_text(member.nickname), _text(member.team.name), _int(games)],
+                              css="unregistered"))
+    return table
 
 
 # --- the chart -------------------------------------------------------------------------------

@@ -11,14 +11,17 @@ download replays to exactly the table the page shows.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db.models import Prefetch
 
 from core import engine_messages, formats
+from core.accounts.selectors import rating_name
 from rating import rules
 from rating.models import GameResult, OrganizerVote, Protest, ResultChange, ResultRow, Season
 from teams.models import Application, Game, Member, Team
@@ -157,13 +160,45 @@ def season_results(season: Season) -> list[GameResult]:
 
 
 def _rosters(results: list[GameResult]) -> dict[int, dict[int, list[Member]]]:
-    """game id -> team id -> the members on that team's application for the game."""
+    """game id -> team id -> the members on that team's application for the game, each with
+    its profile (``user``)."""
     out: dict[int, dict[int, list[Member]]] = {}
     applications = (Application.objects.filter(game__in=[r.game_id for r in results])
-                    .prefetch_related("members"))
+                    .prefetch_related(Prefetch("members", Member.objects.select_related("user"))))
     for a in applications:
         out.setdefault(a.game_id, {})[a.team_id] = sorted(a.members.all(), key=lambda m: m.pk)
     return out
+
+
+def counted(member: Member, game: Game) -> bool:
+    """Does this roster entry count in the players' table for ``game`` (rule 2.6,
+    ``rules.counts_for_game``): linked to a named profile before the game's start?"""
+    user = member.user
+    return user is not None and rules.counts_for_game(
+        linked_at=member.linked_at, starts_at=game.starts_at, surname=user.last_name,
+        first_name=user.first_name)
+
+
+def game_players(result: GameResult, rosters: dict) -> tuple[dict[int, list[Member]],
+                                                              dict[int, int]]:
+    """The game's players as the players' table takes them: team id -> the counted entries,
+    and member id -> team id of the entries that do not count (not registered in time).
+
+    [decision] One profile on the rosters of two teams of the same game counts for neither:
+    nobody plays for two teams at once, and picking one would be a guess; the captains fix
+    the rosters and the table follows."""
+    roster = rosters.get(result.game_id, {})
+    playing = [(row.team_id, m) for row in ordered_rows(result)
+               for m in roster.get(row.team_id, [])]
+    profiles_seen = Counter(m.user_id for _team, m in playing if m.user_id is not None)
+    counted_by_team: dict[int, list[Member]] = {}
+    uncounted: dict[int, int] = {}
+    for team, m in playing:
+        if counted(m, result.game) and profiles_seen[m.user_id] == 1:
+            counted_by_team.setdefault(team, []).append(m)
+        else:
+            uncounted[m.pk] = team
+    return counted_by_team, uncounted
 
 
 def _koth_record(game: Game, team_key) -> dict | None:
@@ -188,9 +223,13 @@ def _koth_record(game: Game, team_key) -> dict | None:
     return out
 
 
-def _season_entries(season: Season, results: list[GameResult], team_key, player_key) -> list:
+def _season_entries(season: Season, results: list[GameResult], team_key, player_key,
+                    rosters: dict | None = None) -> list:
+    """The season record's games; ``player_key(member)`` names a counted player (the others are
+    not registered and left out, rule 2.6)."""
     koth = season.format == Game.Format.KINGOFHILL
-    rosters = _rosters(results) if koth else {}
+    if rosters is None:
+        rosters = _rosters(results) if koth else {}
     entries = []
     for result in results:
         game = rules_game(result, team_key)
@@ -202,8 +241,9 @@ def _season_entries(season: Season, results: list[GameResult], team_key, player_
         if game.organizer is not None:
             entry["organizer"] = {"team": game.organizer.team, "votes": dict(game.organizer.votes)}
         if koth:
+            counted_by_team = game_players(result, rosters)[0]
             players = {team_key(row.team_id): [player_key(m) for m in
-                                               rosters.get(result.game_id, {}).get(row.team_id, [])]
+                                               counted_by_team.get(row.team_id, [])]
                        for row in ordered_rows(result)}
             players = {team: names for team, names in players.items() if names}
             if players:
@@ -215,16 +255,19 @@ def _season_entries(season: Season, results: list[GameResult], team_key, player_
     return entries
 
 
-def _player_names(results: list[GameResult]) -> dict[int, str]:
-    """Member id -> the name the season record gives the player: the nickname, with the team
-    added when two players of the season share one."""
-    members = {m.pk: m for team in _rosters(results).values() for ms in team.values() for m in ms}
+def _player_names(results: list[GameResult], rosters: dict | None = None) -> dict[int, str]:
+    """Profile (user) id -> the name the season record gives the player: the profile's
+    "Surname First name" (rule 2.6), with the username added when two profiles of the season
+    share one."""
+    rosters = _rosters(results) if rosters is None else rosters
+    users = {m.user_id: m.user for team in rosters.values() for ms in team.values()
+             for m in ms if m.user_id is not None}
+    names = {pk: rating_name(user) for pk, user in users.items()}
     counts: dict[str, int] = {}
-    for m in members.values():
-        counts[m.nickname] = counts.get(m.nickname, 0) + 1
-    teams = Team.objects.in_bulk({m.team_id for m in members.values()})
-    return {pk: m.nickname if counts[m.nickname] == 1 else f"{m.nickname} ({teams[m.team_id].name})"
-            for pk, m in members.items()}
+    for name in names.values():
+        counts[name] = counts.get(name, 0) + 1
+    return {pk: name if counts[name] == 1 else f"{name} ({users[pk].get_username()})"
+            for pk, name in names.items()}
 
 
 def season_record(season: Season) -> dict:
@@ -240,13 +283,15 @@ def season_record(season: Season) -> dict:
         "season": season.title,
         "scale": season_scale(season),
         "games": _season_entries(season, results, names.__getitem__,
-                                 lambda m: players[m.pk]),
+                                 lambda m: players[m.user_id]),
     }
 
 
 def _compute(season: Season) -> dict:
     results = season_results(season)
-    entries = _season_entries(season, results, str, lambda m: str(m.pk))
+    koth = season.format == Game.Format.KINGOFHILL
+    rosters = _rosters(results) if koth else {}
+    entries = _season_entries(season, results, str, lambda m: str(m.user_id), rosters)
     parsed = rules.parse_season({"format": "season", "scale": season_scale(season),
                                  "games": entries})
     table = rules.season_table(parsed)
@@ -276,10 +321,29 @@ def _compute(season: Season) -> dict:
                                     else game.bonuses.get(team, 0),
                                     "place": finish.get(team)}
                         for team, names in game.players.items() for name in names},
+            "unregistered": game_players(result, rosters)[1] if koth else {},
         })
+    players = rows(table.players, "player") if table.players is not None else None
+    played_for: dict[int, list[int]] = {}  # profile -> its teams, in the order first played
+    unregistered: dict[int, dict] = {}
+    for game in per_game:
+        for player, line in game["players"].items():
+            teams = played_for.setdefault(player, [])
+            if line["team"] not in teams:
+                teams.append(line["team"])
+        for member, team in game["unregistered"].items():
+            unregistered.setdefault(member, {"member": member, "team": team, "games": 0})
+            unregistered[member]["games"] += 1
+    if players:
+        # Inside a shared place the record lists players by name; so does the page.
+        names = _player_names(results, rosters)
+        players.sort(key=lambda row: (row["place"], names.get(row["player"], "")))
+    for row in players or []:
+        row["teams"] = played_for.get(row["player"], [])
     return {
         "teams": rows(table.teams, "team"),
-        "players": rows(table.players, "player") if table.players is not None else None,
+        "players": players,
+        "unregistered": list(unregistered.values()) if koth else [],
         "games": per_game,
         "progress": [{int(t): v for t, v in after.items()}
                      for after in rules.season_progress(parsed)],
@@ -297,8 +361,10 @@ def _season_stamp(season: Season) -> tuple:
 
 
 def season_data(season: Season) -> dict:
-    """The season's table (``teams``), King of the Hill players' table (``players`` or None),
-    per game figures (``games``) and totals after each game (``progress``), by ids.
+    """The season's table (``teams``), King of the Hill players' table (``players`` or None:
+    rows by profile id, with the ``teams`` each played for), the players not registered in
+    time (``unregistered``: member, team, games), per game figures (``games``) and totals
+    after each game (``progress``), by ids.
 
     Computed once and cached; recomputed when a result of the season changes
     (``season_cache_forget``, and the stamp of the season's final results). Raises
@@ -318,6 +384,13 @@ def season_cache_forget(season_id: int) -> None:
     cache.delete(CACHE_KEY.format(pk=season_id))
 
 
+def players_cache_forget() -> None:
+    """A profile linked, unlinked, merged or renamed: every King of the Hill season's players'
+    table may change (a rare write, so all of them are recomputed on their next read)."""
+    for pk in Season.objects.filter(format=Game.Format.KINGOFHILL).values_list("pk", flat=True):
+        season_cache_forget(pk)
+
+
 def season_table(season: Season) -> dict:
     """The season table as the record contract gives it (names): ``rating.rules.replay`` of
     ``season_record``."""
@@ -330,3 +403,39 @@ def team_names(ids) -> dict[int, str]:
 
 def member_names(ids) -> dict[int, Member]:
     return Member.objects.select_related("team").in_bulk(set(ids))
+
+
+def profiles(ids) -> dict[int, str]:
+    """Profile (user) id -> the name the players' rating shows (rule 2.6)."""
+    return {user.pk: rating_name(user)
+            for user in get_user_model().objects.filter(pk__in=set(ids))}
+
+
+def player_seasons(user) -> list[dict]:
+    """The King of the Hill seasons a profile played in, newest first: its standing, the games
+    that counted ``(game, line, team name)`` and those that did not (played before the link or
+    without a name: ``(game, team name)``). A season that cannot be computed is left out."""
+    members = set(user.memberships.values_list("pk", flat=True))
+    seasons = (Season.objects.filter(format=Game.Format.KINGOFHILL,
+                                     games__applications__members__in=members).distinct())
+    out = []
+    for season in seasons:
+        try:
+            data = season_data(season)
+        except rules.RecordError:
+            continue
+        standing = next((row for row in data["players"] or [] if row["player"] == user.pk), None)
+        counted_games = [(g, g["players"][user.pk]) for g in data["games"]
+                         if user.pk in g["players"]]
+        uncounted = [(g, team) for g in data["games"] for member, team in
+                     g["unregistered"].items() if member in members]
+        if standing is None and not uncounted:
+            continue
+        out.append({"season": season, "standing": standing, "games": counted_games,
+                    "uncounted": uncounted})
+    names = team_names({line["team"] for s in out for _g, line in s["games"]}
+                       | {team for s in out for _g, team in s["uncounted"]})
+    for s in out:
+        s["games"] = [(g, line, names.get(line["team"], "?")) for g, line in s["games"]]
+        s["uncounted"] = [(g, names.get(team, "?")) for g, team in s["uncounted"]]
+    return out

@@ -49,6 +49,7 @@ page_urls = [
     path("seasons/<id:season_id>/teams/<id:team_id>/", views.season_team, name="season_team"),
     path("seasons/<id:season_id>/players/<id:member_id>/", views.season_player,
          name="season_player"),
+    path("players/<id:user_id>/", views.player, name="player"),
     re_path(r"^seasons/(?P<season_id>[0-9]{1,18})/(?P<what>table|players)\.(?P<ext>csv|xlsx)$",
             views.season_export, name="season_export"),
     path("seasons/<id:season_id>/record/", views.season_record, name="season_record"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
@@ -258,7 +259,11 @@ def season(request, season_id: int):
         names = {row["team"]: row_.cells[1].text for row, row_ in zip(data["teams"], table.rows,
                                                                          strict=True)}
         players = presentation.players_table(season, data)
+        unregistered = presentation.unregistered_table(data)
         context.update({
+            "unregistered": unregistered,
+            "unregistered_html": unregistered and presentation.table_html(
+                unregistered, "players-unregistered"),
             "table": table,
             "table_html": presentation.table_html(table, "season-table", _("No final results yet.")),
             "players": players,
@@ -283,15 +288,30 @@ def season_team(request, season_id: int, team_id: int):
 
 
 def season_player(request, season_id: int, member_id: int):
+    """A roster entry's season: the line of its profile when it has one (rule 2.6: the person,
+    across teams), else a note that the entry is not registered and not ranked."""
     season = get_object_or_404(Season, pk=season_id)
-    member = get_object_or_404(Member.objects.select_related("team"), pk=member_id)
+    member = get_object_or_404(Member.objects.select_related("team", "user"), pk=member_id)
     data = _season_data(request, season) or {"players": [], "games": []}
-    standing = next((row for row in data["players"] or [] if row["player"] == member.pk), None)
-    games = [(g, g["players"][member.pk]) for g in data["games"] if member.pk in g["players"]]
+    key = member.user_id
+    standing = next((row for row in data["players"] or [] if row["player"] == key), None)
+    games = [(g, g["players"][key]) for g in data["games"] if key in g["players"]]
     names = selectors.team_names(line["team"] for _g, line in games)
     return render(request, "rating/season_player.html", {
         "season": season, "member": member, "standing": standing,
+        "profile_name": key and selectors.profiles([key]).get(key),
         "games": [(g, line, names.get(line["team"], "?")) for g, line in games]})
+
+
+def player(request, user_id: int):
+    """A player's page (public): their profile's name and, season by season, the games that
+    counted with their points and those that did not (rule 2.6). Only a profile linked to a
+    roster entry has one: an account that never played is nobody's business."""
+    user = get_object_or_404(get_user_model().objects.filter(memberships__isnull=False)
+                             .distinct(), pk=user_id, is_active=True)
+    return render(request, "rating/player.html", {
+        "name": selectors.profiles([user.pk]).get(user.pk, "?"),
+        "seasons": selectors.player_seasons(user)})
 
 
 def season_export(request, season_id: int, what: str, ext: str):

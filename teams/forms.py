@@ -77,3 +77,15 @@ class PinForm(forms.Form):
     def __init__(self, *args, games, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["game"].queryset = games
+
+
+class ProfileLinkForm(forms.Form):
+    email = forms.CharField(label=_("Player's account e-mail"), required=False)
+
+
+class MemberMergeForm(forms.Form):
+    into = IdChoiceField(label=_("Merge into"), queryset=None)
+
+    def __init__(self, *args, member, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["into"].queryset = member.team.members.exclude(pk=member.pk)

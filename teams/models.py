@@ -53,7 +53,11 @@ class Team(models.Model):
 
 class Member(models.Model):
     """A player. ``nickname`` is public; full name, phone and e-mail are private (GoRoD 5.2):
-    only organizers and the team's own captain see them."""
+    only organizers and the team's own captain see them.
+
+    ``user`` is the player's profile (an account) once the player claimed this roster entry or
+    the captain linked it (``teams.profiles``); ``linked_at`` says since when, which decides
+    the games the entry counts for in the King of the Hill players' rating (rule 2.6)."""
 
     team = models.ForeignKey(
         Team, on_delete=models.CASCADE, related_name="members", verbose_name=_("team")
@@ -63,6 +67,15 @@ class Member(models.Model):
     full_name = models.CharField(_("full name"), max_length=200, blank=True)
     phone = models.CharField(_("phone"), max_length=40, blank=True)
     email = models.EmailField(_("e-mail"), blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="memberships",
+        verbose_name=_("profile"),
+    )
+    linked_at = models.DateTimeField(_("linked at"), null=True, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
@@ -73,6 +86,8 @@ class Member(models.Model):
             models.UniqueConstraint(
                 fields=["team", "nickname_key"], name="teams_member_nickname_ci_unique"
             ),
+            # One person is one entry of a team's roster (NULLs, the unlinked, are distinct).
+            models.UniqueConstraint(fields=["team", "user"], name="teams_member_user_once"),
         ]
 
     def __str__(self) -> str:

@@ -226,3 +226,19 @@ class LedgerSerializer(serializers.Serializer):
 
 
 DetailSerializer = core_api.ErrorSerializer
+
+
+class ProfileLinkInputSerializer(serializers.Serializer):
+    email = serializers.CharField(max_length=254)
+
+
+class MergeInputSerializer(serializers.Serializer):
+    into = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
+
+
+class MemberProfileSerializer(serializers.ModelSerializer):
+    """A roster entry and its profile link (captain, organizers)."""
+
+    class Meta:
+        model = Member
+        fields = ["id", "team", "nickname", "user", "linked_at"]

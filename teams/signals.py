@@ -6,3 +6,7 @@ from django.dispatch import Signal
 # withdrawn): ``games``, an iterable of ``teams.Game``. The live pipeline refreshes their
 # screens in the sender's transaction (``live.apps``).
 games_changed = Signal()
+
+# Roster entries whose profile changed (linked, unlinked, merged): ``teams``, team ids. The
+# King of the Hill players' rating counts linked profiles, so the rating forgets its tables.
+players_changed = Signal()

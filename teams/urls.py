@@ -1,7 +1,7 @@
 from django.urls import path
 
 import core.converters  # noqa: F401  (registers <id:...>, ids within the BigAutoField range)
-from teams import api, views
+from teams import api, profile_api, profile_views, views
 
 app_name = "teams"
 
@@ -14,6 +14,11 @@ api_urls = [
         api.MemberDetailAPI.as_view(),
         name="api_member",
     ),
+    path("api/teams/<id:pk>/members/<id:member_pk>/profile/", profile_api.MemberProfileAPI.as_view(),
+         name="api_member_profile"),
+    path("api/teams/<id:pk>/members/<id:member_pk>/merge/", profile_api.MemberMergeAPI.as_view(),
+         name="api_member_merge"),
+    path("api/invites/claim/", profile_api.InviteClaimAPI.as_view(), name="api_invite_claim"),
     path("api/teams/<id:pk>/ledger/", api.TeamLedgerAPI.as_view(), name="api_ledger"),
     path("api/teams/<id:pk>/notices/", api.TeamNoticesAPI.as_view(), name="api_notices"),
     path("api/teams/<id:pk>/bans/", api.TeamBansAPI.as_view(), name="api_team_bans"),
@@ -46,6 +51,12 @@ page_urls = [
     path("<id:pk>/members/add/", views.member_add, name="member_add"),
     path("<id:pk>/members/<id:member_pk>/", views.member_edit, name="member_edit"),
     path("<id:pk>/members/<id:member_pk>/delete/", views.member_delete, name="member_delete"),
+    path("<id:pk>/members/<id:member_pk>/link/", profile_views.member_link, name="member_link"),
+    path("<id:pk>/members/<id:member_pk>/unlink/", profile_views.member_unlink,
+         name="member_unlink"),
+    path("<id:pk>/members/<id:member_pk>/merge/", profile_views.member_merge,
+         name="member_merge"),
+    path("invite/<str:token>/", profile_views.invite, name="invite"),
     path("<id:pk>/apply/<id:game_pk>/", views.apply, name="apply"),
     path("<id:pk>/ban/", views.ban_create, name="ban_create"),
     path("bans/<id:pk>/lift/", views.ban_lift, name="ban_lift"),

@@ -25,7 +25,7 @@ from teams.permissions import (
     can_manage_team,
     get_team_entry,
 )
-from teams.presentation import notice_message, qr_svg
+from teams.presentation import notice_message, profile_context, qr_svg
 
 
 def _form_errors(request, form) -> None:
@@ -225,7 +225,9 @@ def member_edit(request, pk: int, member_pk: int):
         else:
             messages.success(request, _("The member is saved."))
             return redirect("teams:team_detail", pk=team.pk)
-    return render(request, "teams/member_edit.html", {"team": team, "member": member, "form": form})
+    return render(request, "teams/member_edit.html", {
+        "team": team, "member": member, "form": form,
+        **profile_context(request, member)})
 
 
 @login_required

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.encoding import force_bytes
-from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
+from django.utils.http import urlencode, urlsafe_base64_decode, urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
 from core import rights
@@ -34,10 +34,12 @@ def email_taken(email: str, *, except_user: User | None = None) -> bool:
     return others.exists()
 
 
-def _send_verification(user: User, site_url: str) -> None:
+def _send_verification(user: User, site_url: str, next_path: str = "") -> None:
     path = reverse("accounts:verify", kwargs={
         "uidb64": urlsafe_base64_encode(force_bytes(user.pk)),
         "token": verification_token.make_token(user)})
+    if next_path:  # where the link logs the player in to: the invitation that sent them
+        path += "?" + urlencode({"next": next_path})
     context = {"user": user, "url": site_url.rstrip("/") + path, "SITE_NAME": settings.SITE_NAME}
     try:
         send_mail(render_to_string("registration/verify_email_subject.txt", context).strip(),
@@ -47,8 +49,10 @@ def _send_verification(user: User, site_url: str) -> None:
 
 
 @transaction.atomic
-def account_signup(*, username: str, email: str, password: str, site_url: str) -> User:
-    """Create an inactive account and mail its verification link (``site_url`` + the path).
+def account_signup(*, username: str, email: str, password: str, site_url: str,
+                   next_path: str = "") -> User:
+    """Create an inactive account and mail its verification link (``site_url`` + the path,
+    carrying ``next_path``, a local path the caller checked, to go to once verified).
 
     The account can log in once the link is opened: an address nobody reads never captains.
     """
@@ -59,7 +63,7 @@ def account_signup(*, username: str, email: str, password: str, site_url: str) -
                              "if you forgot it."))
     user = User.objects.create_user(username=username, email=email.strip(), password=password,
                                     is_active=False)
-    transaction.on_commit(lambda: _send_verification(user, site_url))
+    transaction.on_commit(lambda: _send_verification(user, site_url, next_path))
     return user
 
 

@@ -10,6 +10,7 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -25,21 +26,28 @@ def _show_errors(request, form) -> None:
             messages.error(request, f"{label}: {error}" if label else error)
 
 
+def _next_path(request) -> str:
+    """The local page to come back to (a player's invitation), never another site."""
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    return target if url_has_allowed_host_and_scheme(target, allowed_hosts=None) else ""
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request):
     form = forms.SignupForm(request.POST or None)
+    next_path = _next_path(request)
     if request.method == "POST" and form.is_valid():
         try:
             services.account_signup(
                 username=form.cleaned_data["username"], email=form.cleaned_data["email"],
                 password=form.cleaned_data["password1"],
-                site_url=public_url(request, "/"))
+                site_url=public_url(request, "/"), next_path=next_path)
         except services.AccountError as exc:
             messages.error(request, exc.message)
         else:
             return render(request, "registration/signup_done.html",
                           {"email": form.cleaned_data["email"]})
-    return render(request, "registration/signup.html", {"form": form})
+    return render(request, "registration/signup.html", {"form": form, "next": next_path})
 
 
 class PasswordResetView(auth_views.PasswordResetView):
@@ -60,6 +68,10 @@ def verify(request, uidb64: str, token: str):
         return render(request, "registration/verify_failed.html", {"message": exc.message},
                       status=400)
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    next_path = _next_path(request)
+    if next_path:
+        messages.success(request, _("Your e-mail is verified and you are logged in."))
+        return redirect(next_path)
     messages.success(request, _("Your e-mail is verified and you are logged in. Create your team "
                                 "here."))
     return redirect("teams:my_teams")

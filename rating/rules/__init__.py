@@ -5,6 +5,7 @@ book:
 - ``organizer``: the votes on an organized game and the organizing team's K;
 - ``standings``: a game's points, the season table, places and the countback;
 - ``bonuses``: the King of the Hill players' personal bonuses;
+- ``players``: who counts in the King of the Hill players' table (rule 2.6);
 - ``record``: the season record's parser and the replay output;
 - ``windows``: the results' calendar (from ``core.deadlines``) and the limits on protests and
   votes; ``places``: the organizer's table of places;
@@ -63,6 +64,7 @@ from rating.rules.bonuses import (  # noqa: F401
 )
 from rating.rules.organizer import VOTES, Organizer, organizer_points  # noqa: F401
 from rating.rules.places import PlacesError, places_complete, table_places  # noqa: F401
+from rating.rules.players import counts_for_game  # noqa: F401
 from rating.rules.points import (  # noqa: F401
     BEYOND,
     GOROD_SCALE,

@@ -19,8 +19,11 @@ from typing import Any
 
 import pytest
 from channels.routing import URLRouter
+from django.contrib.auth.models import User
 from django.urls import URLResolver, get_resolver, reverse
 
+from teams import profiles
+from teams.models import Member
 from tests.core.permission_world import (
     ROLES,
     build_world,
@@ -72,6 +75,14 @@ def alpha(w):
 
 def season(w):
     return {"season_id": w.ids["season"]}
+
+
+def linked_profile(w) -> int:
+    """A player's profile linked to a fresh roster entry of Alpha: its page is public."""
+    member = Member.objects.get(pk=fresh_member(w)["member_pk"])
+    member.user = User.objects.create_user(f"player-{member.nickname}")
+    member.save(update_fields=["user"])
+    return member.user_id
 
 
 HTTP_ROWS: dict[str, Row] = {
@@ -135,6 +146,15 @@ HTTP_ROWS: dict[str, Row] = {
     "teams:member_edit": Row(ALPHAS_CAPTAIN, kwargs=lambda w: {"pk": w.ids["alpha"],
                                                                "member_pk": w.ids["member"]}),
     "teams:member_delete": Row(ALPHAS_CAPTAIN, "post", kwargs=fresh_member),
+    "teams:member_link": Row(ALPHAS_CAPTAIN, "post", kwargs=fresh_member),
+    "teams:member_unlink": Row(ALPHAS_CAPTAIN, "post", kwargs=fresh_member),
+    "teams:member_merge": Row(ALPHAS_CAPTAIN, "post", kwargs=fresh_member),
+    # The invitation is public: the page asks a visitor to log in before linking anything.
+    "teams:invite": Row(EVERYONE, kwargs=lambda w: {"token": profiles.invite_token(
+        Member.objects.get(pk=w.ids["member"]))}),
+    "teams:api_member_profile": Row(ALPHAS_CAPTAIN, "post", kwargs=fresh_member),
+    "teams:api_member_merge": Row(ALPHAS_CAPTAIN, "post", kwargs=fresh_member),
+    "teams:api_invite_claim": Row(LOGGED_IN, "post", body={"token": "no-such-token"}),
     "teams:apply": Row(ALPHAS_CAPTAIN, kwargs=lambda w: {"pk": w.ids["alpha"],
                                                          "game_pk": w.ids["spare_game"]}),
     "teams:ban_create": Row(ORGANIZER, "post", kwargs=alpha),
@@ -310,6 +330,7 @@ HTTP_ROWS: dict[str, Row] = {
     "rating:season_team": Row(EVERYONE, kwargs=lambda w: {**season(w), "team_id": w.ids["alpha"]}),
     "rating:season_player": Row(EVERYONE, kwargs=lambda w: {**season(w),
                                                             "member_id": w.ids["member"]}),
+    "rating:player": Row(EVERYONE, kwargs=lambda w: {"user_id": linked_profile(w)}),
     "rating:season_export": Row(EVERYONE, kwargs=lambda w: {**season(w), "what": "table",
                                                             "ext": "csv"}),
     "rating:season_record": Row(ORGANIZER, kwargs=season),

@@ -18,7 +18,7 @@ from core.roles import ORGANIZER
 from gorod import services as gorod_services
 from kingofhill import services as koth_services
 from kingofhill.models import Answer, KothGame
-from teams.models import Application, Game, Team
+from teams.models import Application, Game, Member, Team
 from tests.gorod.fixtures_live import LEVELS, minutes
 
 NAMES = ("Alpha", "Beta", "Gamma")
@@ -143,3 +143,18 @@ def ended(game):
     from rating.models import GameResult
 
     return selectors.game_ended_at(GameResult.objects.get(game=game))
+
+
+LONG_AGO = datetime(2020, 1, 1, tzinfo=UTC)  # before every fixture game
+
+
+def player(team: Team, nickname: str, *, surname: str = "", first_name: str = "",
+           user: User | None = None, linked_at: datetime | None = LONG_AGO) -> Member:
+    """A roster entry of ``team``; with a ``surname`` (or a ``user``) it is linked to that
+    profile at ``linked_at`` (rule 2.6: before the game, it counts in the players' table)."""
+    if user is None and surname:
+        user = User.objects.create_user(  # no password: hashing is slow
+            username=f"{surname}-{first_name}-{secrets.token_hex(3)}", last_name=surname,
+            first_name=first_name)
+    return Member.objects.create(team=team, nickname=nickname, nickname_key=nickname.casefold(),
+                                 user=user, linked_at=linked_at if user else None)

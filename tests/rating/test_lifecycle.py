@@ -25,6 +25,7 @@ from tests.rating.helpers import (
     koth_game,
     make_game,
     make_user,
+    player,
     table_rows,
 )
 
@@ -189,8 +190,7 @@ def test_renaming_a_team_after_its_game_keeps_every_results_row(organizer, teams
 def test_the_players_table_is_the_rules_modules_with_the_rosters(client, organizer, teams):
     game = koth_game(organizer, teams=teams)
     for team in teams:
-        members = [Member.objects.create(team=team, nickname=f"{team.name}-{n}",
-                                         nickname_key=f"{team.name}-{n}".casefold())
+        members = [player(team, f"{team.name}-{n}", surname=f"{team.name}-{n}", first_name="Ann")
                    for n in (1, 2)]
         Application.objects.get(game=game, team=team).members.set(members)
     services.results_publish(actor=organizer, game=game)
@@ -202,10 +202,10 @@ def test_the_players_table_is_the_rules_modules_with_the_rosters(client, organiz
     assert [(r.cells[0].value, r.cells[1].text, r.cells[3].value) for r in shown.rows] == [
         (p["place"], p["player"], p["points"]) for p in expected]
     # Alpha won (115) and answered every question right: its players have bonuses on top.
-    alpha = next(p for p in expected if p["player"] == "Alpha-1")
+    alpha = next(p for p in expected if p["player"] == "Alpha-1 Ann")
     assert alpha["points"] > 115
     html = client.get(reverse("rating:season", args=[season.pk])).content.decode()
-    assert "Alpha-1" in html and 'id="players-table"' in html
+    assert "Alpha-1 Ann" in html and 'id="players-table"' in html
     exported = client.get(reverse("rating:season_export", args=[season.pk, "players", "csv"]))
     assert list(csv.reader(io.StringIO(exported.content.decode("utf-8-sig")))) == [
         shown.columns, *[[c.text for c in r.cells] for r in shown.rows]]

@@ -16,7 +16,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from teams import services
+from teams import profiles, services
 from teams.models import Application, Ban, Game, Member, Team
 from tests.shared_data import built_once, fresh_client
 from tests.teams.conftest import _team, _user, apply, login, phone_for
@@ -401,6 +401,39 @@ MATRIX = [
         set(),
     ),
     ("api: lift ban", "delete", "/teams/api/bans/{ban}/", None, row(403, organizer=204), set()),
+    *[(label, "post", f"/teams/{{team}}/members/{{member}}/{action}/", data,
+       row(403, anonymous="login", other_phone="login", own_phone="login", captain=302,
+           organizer=302), set())
+      for label, action, data in (
+          ("link a profile (page form)", "link", {"email": "nobody@example.org"}),
+          ("unlink the profile (page form)", "unlink", {}),
+          ("merge into another entry (page form)", "merge", {}))],
+    # The invitation is public and shows the team and the nickname only.
+    ("invitation page", "get", "/teams/invite/{invite}/", None, row(200), set()),
+    (
+        "api: link a profile",
+        "post",
+        "/teams/api/teams/{team}/members/{member}/profile/",
+        {"email": "nobody@example.org"},
+        row(403, captain=400, organizer=400),
+        set(),
+    ),
+    (
+        "api: merge into another entry",
+        "post",
+        "/teams/api/teams/{team}/members/{member}/merge/",
+        {},
+        row(403, captain=400, organizer=400),
+        set(),
+    ),
+    (
+        "api: claim an invitation",
+        "post",
+        "/teams/api/invites/claim/",
+        {"token": "no-such-token"},
+        row(400, anonymous=403, other_phone=403, own_phone=403),
+        set(),
+    ),
     ("api: join by link", "post", "/teams/api/join/", {"token": "{token}"}, row(200), set()),
     (
         "api: join by PIN",
@@ -440,6 +473,7 @@ def test_permission_matrix(world, label, method, url, data, expected, may_see, a
         "ban": world["ban"].pk,
         "token": world["token"],
         "pin": world["app"].join_pin,
+        "invite": profiles.invite_token(world["member"]),
     }
     path = url.format(**names)
     data = {k: v.format(**names) if isinstance(v, str) else v for k, v in (data or {}).items()}
