@@ -164,7 +164,7 @@ def _checked(gg: GorodGame, snap: selectors.Snapshot, *, level, task, hint1, hin
     row = level_of(gg, level)
     before = _fields(row)
     if task is not KEEP:
-        row.task = _text(task, _("The task"))
+        row.task = _text(task, _("Task"))
     if hint1 is not KEEP:
         row.hint1 = _text(hint1, _("Hint 1"))
     if hint2 is not KEEP:

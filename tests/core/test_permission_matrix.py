@@ -231,6 +231,8 @@ HTTP_ROWS: dict[str, Row] = {
     "gorod:api_alarm_acknowledge": Row(ORGANIZER, "post", kwargs=lambda w: {
         "game_id": w.ids["gorod"], "application_id": 999999}),
     "gorod:api_message": Row(ORGANIZER, "post", kwargs=gorod),
+    "gorod:api_level_fix": Row(ORGANIZER, kwargs=gorod),
+    "gorod:api_level_fix_preview": Row(ORGANIZER, "post", kwargs=gorod),
     "gorod:api_messages_seen": Row(PHONES, "post", kwargs=gorod),
     "gorod:team_image": Row(PHONES, kwargs=lambda w: {"game_id": w.ids["gorod"], "level": "1",
                                                      "name": "none.png"}),

@@ -17,6 +17,7 @@ LAYERS = [
     "gorod.api : gorod.views : gorod.consumers : gorod.clock : gorod.exports : gorod.outcome"
     " : gorod.demo : gorod.management",
     "gorod.services",
+    "gorod.level_fix",
     "gorod.editing | gorod.rulings | gorod.timeouts | gorod.photos | gorod.messages | gorod.pauses"
     " | gorod.safety",
     "gorod.guards",
