@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.utils import timezone
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from core import audit
@@ -85,7 +86,10 @@ def _hhmm(moment: datetime) -> str:
 
 
 def _minutes(value: float) -> str:
-    return f"{value:.0f}" if abs(value - round(value)) < 0.05 else f"{value:.1f}"
+    """Whole minutes as such, else to a tenth in the reader's numbers (15,2 in Russian)."""
+    if abs(value - round(value)) < 0.05:
+        return f"{value:.0f}"
+    return number_format(round(value, 1), decimal_pos=1, use_l10n=True)
 
 
 @dataclass(frozen=True)
