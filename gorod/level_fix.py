@@ -24,8 +24,8 @@ from core.errors import DomainError
 from core.text import within
 from gorod import changes, reads, rules, selectors
 from gorod.codes import (
-    CodesTextError,
     CodeSpecError,
+    CodesTextError,
     LevelCodes,
     codes_to_text,
     keep_personal,
@@ -61,7 +61,8 @@ class Credit:
 
     @property
     def bonus_min(self) -> float:
-        return self.credit.bonus_s / 60
+        # [decision] To the whole second: a stored attempt's time has microseconds no one reads.
+        return round(self.credit.bonus_s) / 60
 
     def as_data(self) -> dict:
         return {"team": self.team, "application": self.application, "code": self.text,

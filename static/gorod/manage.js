@@ -106,7 +106,7 @@
       var last = (r.history || [])[r.history ? r.history.length - 1 : 0];
       rulings.appendChild(el("li", {"data-ruling": r.id, "class": r.undone_at ? "undone" : ""}, [
         el("span", {text: time(r.created_at) + " · " + r.team + " · " +
-          (rulingLabels[r.type] || r.type) + (r.minutes != null ? " " + r.minutes + " " + T.min : "") + (r.level ? " · " + T.level + " " + r.level : "") +
+          (rulingLabels[r.type] || r.type) + (r.minutes != null ? " " + minutesText(r.minutes) + " " + T.min : "") + (r.level ? " · " + T.level + " " + r.level : "") +
           (r.reason ? " · " + r.reason : "") + (r.by ? " · " + r.by : "")}),
         last ? el("span", {"class": "gorod-note", text: " — " + (last.action === "undo" ? T.undone : T.corrected) + " " +
           time(last.at) + " · " + last.by + " · " + last.reason}) : null,
@@ -125,6 +125,12 @@
     current = state;
     renderTeams(state);
     renderAttempts();
+  }
+
+  // A credited bonus is to the second (17.3333… min): shown to a tenth, in the page's numbers.
+  function minutesText(value) {
+    return new Intl.NumberFormat(document.documentElement.lang || undefined,
+                                 {maximumFractionDigits: 1}).format(value);
   }
 
   function fill(template, values) {
