@@ -201,6 +201,13 @@ def _credits(gg: GorodGame, snap: selectors.Snapshot, row: Level, spec: LevelCod
                                               CodeAttempt.Verdict.WRONG)).order_by("at", "pk"):
         attempts[a.application_id].append(a)
     record = rules.parse_record(snap.record)
+    # The bonus earlier fixes of this level gave (their rows name the level; the record's
+    # bonus events do not), so a second fix credits only what is new.
+    credited = defaultdict(float)
+    for app, minutes in Ruling.objects.filter(
+            gorod=gg, level=row, type=Ruling.Type.BONUS, undone_at__isnull=True
+            ).values_list("application_id", "minutes"):
+        credited[app] += (minutes or 0) * 60
     names = set(spec_sector.name for spec_sector in spec.sectors)
     found_credits = []
     for pk, team in snap.names.items():
@@ -219,7 +226,7 @@ def _credits(gg: GorodGame, snap: selectors.Snapshot, row: Level, spec: LevelCod
         hit = _first_closing(spec, team, attempts[pk], names, before=level.closed_at)
         if hit is None:
             continue
-        credit = rules.fix_credit(record, team, level, hit.at, moment)
+        credit = rules.fix_credit(record, team, level, hit.at, moment, credited[pk])
         if credit is None:
             continue
         if still_on and (until := rules.timeout_until(result, moment)) is not None:
@@ -274,8 +281,10 @@ def _ruling_rows(fix: Fix, reason: str) -> list[Ruling]:
             rows.append(Ruling(application_id=c.application, type=Ruling.Type.CODE,
                                level=fix.level, at=c.credit.close_at, reason=why))
         if c.credit.bonus_s > 0:
+            # The level is kept on the row (not in the record's bonus event): a later fix of
+            # the level reads what this one credited.
             rows.append(Ruling(application_id=c.application, type=Ruling.Type.BONUS,
-                               minutes=c.bonus_min, reason=why))
+                               level=fix.level, minutes=c.bonus_min, reason=why))
     return rows
 
 

@@ -51,7 +51,7 @@ def lost_s(record: GameRecord, team: str, since: datetime, until: datetime) -> f
 
 
 def fix_credit(record: GameRecord, team: str, level: LevelResult, found_at: datetime,
-               moment: datetime) -> FixCredit | None:
+               moment: datetime, credited_s: float = 0.0) -> FixCredit | None:
     """The credit of a team whose attempt at ``found_at`` matches its level's corrected codes,
     ``moment`` being when the fix takes effect (now, or the end of a finished game).
 
@@ -62,7 +62,9 @@ def fix_credit(record: GameRecord, team: str, level: LevelResult, found_at: date
     A team that had left the level gets bonus minutes for the time from ``found_at`` to when it
     left, plus the fail's penalty when the clock failed the level (it would not have failed);
     an organizer's fail ruling stays, as the organizer's. None: nothing to credit (the attempt
-    came when the team had already left).
+    came when the team had already left, or an earlier fix of the level already credited it
+    that much: ``credited_s``, the bonus it got for the level, is taken off, so a second fix
+    credits only an earlier attempt's extra time).
 
     >>> from gorod.rules.record import parse_record
     >>> from gorod.rules.engine import compute
@@ -76,12 +78,16 @@ def fix_credit(record: GameRecord, team: str, level: LevelResult, found_at: date
     >>> credit = fix_credit(rec, "A", still, at("22:40"), at("22:50"))
     >>> credit.close_at == at("22:50"), credit.bonus_s / 60
     (True, 10.0)
+    >>> fix_credit(rec, "A", failed, at("22:40"), at("23:20"), credited_s=45 * 60) is None
+    True
     """
     if level.closed_at is None:
-        return FixCredit(found_at, moment, lost_s(record, team, found_at, moment))
+        return FixCredit(found_at, moment,
+                         max(0.0, lost_s(record, team, found_at, moment) - credited_s))
     if found_at >= level.closed_at:
         return None
     bonus = lost_s(record, team, found_at, level.closed_at)
     if level.outcome == "auto_sliv":
         bonus += record.sliv_penalty_min * _MIN / 1_000_000
-    return FixCredit(found_at, None, bonus)
+    bonus -= credited_s
+    return FixCredit(found_at, None, bonus) if bonus >= 0.5 else None

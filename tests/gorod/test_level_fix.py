@@ -124,6 +124,21 @@ def test_the_earliest_matching_attempt_counts_and_the_pause_is_not_lost_time(
     assert replays_to_live(running, minutes(31))
 
 
+def test_a_second_fix_of_the_level_credits_only_an_earlier_attempts_extra_time(
+        running, organizer, alpha):
+    submit(running, alpha, "G1R1Y", 4)
+    submit(running, alpha, "G1R1X", 10)
+    fix(running, organizer, 20, codes="G1R1D | G1R1X")  # closed at 20, 10 min back
+    fix(running, organizer, 25, codes="G1R1D | G1R1X | G1R1Z")  # X is still the earliest
+    assert list(standing(running, alpha).filter(type="bonus").values_list(
+        "minutes", flat=True)) == [10.0]  # the same credit is not given twice
+    fix(running, organizer, 30, codes="G1R1D | G1R1X | G1R1Y")
+    assert sorted(standing(running, alpha).filter(type="bonus").values_list(
+        "minutes", flat=True)) == [6.0, 10.0]  # the earlier attempt: 6 min more
+    assert me(running, alpha)["bonus_s"] == 16 * 60
+    assert replays_to_live(running, minutes(31))
+
+
 def test_a_text_only_fix_re_renders_the_phones_on_that_level_and_credits_nobody(
         running, organizer, alpha, beta):
     submit(running, beta, "G1R1D", 5)  # Beta is on level 2
