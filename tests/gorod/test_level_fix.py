@@ -13,15 +13,19 @@ from django.utils import translation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.errors import NeedsConfirmation
 from core.models import AuditEntry
 from gorod import rules, selectors, services, states
 from gorod.live import LIVE
 from gorod.models import Level, Ruling
 from live.messages import team_audience
+from rating import services as rating_services
+from rating.models import GameResult
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import minutes
 from tests.gorod.test_live import check_steps
 from tests.properties import examples
+from tests.rating.helpers import captained_teams, gorod_game
 
 pytestmark = pytest.mark.django_db
 
@@ -374,3 +378,17 @@ def test_a_live_night_with_codes_and_level_fixes_replays_to_the_live_statistics(
 
     check_steps(running, entries, steps, act, monkeypatch, django_capture_on_commit_callbacks,
                 then=replays_to_the_live_statistics)
+
+
+def test_a_fix_after_the_published_night_waits_for_the_confirmation_and_outdates_them(
+        organizer):
+    game = gorod_game(organizer, teams=captained_teams())
+    rating_services.results_publish(actor=organizer, game=game)
+    with pytest.raises(NeedsConfirmation, match="results are published"):
+        services.level_fix(actor=organizer, game=game.pk, level="2", task="Find the old tower",
+                           now=minutes(600))
+    assert GameResult.objects.get(game=game).outdated_at is None
+    services.level_fix(actor=organizer, game=game.pk, level="2", task="Find the old tower",
+                       confirm=True, now=minutes(600))
+    assert Level.objects.get(gorod_id=game.pk, label="2").task == "Find the old tower"
+    assert GameResult.objects.get(game=game).outdated_at is not None
