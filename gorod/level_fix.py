@@ -24,6 +24,7 @@ from core.errors import DomainError
 from core.text import within
 from gorod import changes, reads, rules, selectors
 from gorod.codes import (
+    CODE_MAX,
     CodeSpecError,
     CodesTextError,
     LevelCodes,
@@ -133,7 +134,10 @@ def _fields(level: Level) -> dict:
 
 
 def level_of(gg: GorodGame, label) -> Level:
-    found = Level.objects.filter(gorod=gg, label=str(label or "").strip()).first()
+    label = str(label or "").strip()
+    if not label:
+        raise DomainError(_("Choose the level."))
+    found = Level.objects.filter(gorod=gg, label=label).first()
     if found is None:
         raise DomainError(_("There is no level %(level)s in this game.") % {"level": label})
     return found
@@ -152,9 +156,12 @@ def _codes(value, old: dict) -> dict:
     else:
         raise DomainError(_("Type at least one code."))
     try:
-        level_codes_from_dict(spec)
+        parsed = level_codes_from_dict(spec)
     except (CodeSpecError, TypeError) as exc:
         raise DomainError(str(exc)) from None
+    # A phone sends at most CODE_MAX characters: a longer code could never be entered.
+    if any(len(code) > CODE_MAX for sector in parsed.sectors for code in sector.codes):
+        raise DomainError(_("A code is at most %(n)d characters.") % {"n": CODE_MAX})
     return spec
 
 

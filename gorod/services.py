@@ -37,6 +37,7 @@ from core import audit, engine_messages, sql
 from core.errors import DomainError, NeedsConfirmation, NotAllowed  # noqa: F401 - callers catch them here
 from gorod import changes, reads, rules, selectors
 from gorod.codes import (
+    CODE_MAX,
     CodeSpecError,
     check_attempt_limit,
     level_codes_from_dict,
@@ -87,7 +88,6 @@ from gorod.timeouts import timeout_decide, timeout_request  # noqa: F401
 from live.write import Write
 from teams.models import Application, Game
 
-CODE_MAX = 200
 # Every code stores its attempt: constant SQL (``sql.Inserter``).
 NEW_ATTEMPT = sql.Inserter(CodeAttempt)
 

@@ -234,6 +234,8 @@ def test_the_fix_is_audited_and_the_credits_name_the_level_and_the_attempt(
     ({"codes": "G1R1D"}, "Nothing to change"),
     ({"task": "Find the bridge"}, "Nothing to change"),
     ({"codes": "a: X\na: Y"}, "already named above"),
+    ({"codes": "X" * 201}, "at most 200 characters"),
+    ({"level": " ", "codes": "X"}, "Choose the level"),
 ])
 def test_a_bad_fix_is_refused_with_a_clear_message(running, organizer, fields, message):
     fields = {"level": "1", **fields}
