@@ -331,6 +331,42 @@ class TestRunResetAPI(OrganizerAPIView):
         return self.organizer_state()
 
 
+FIX_FIELDS = ("task", "hint1", "hint2", "codes")
+
+
+class LevelFixAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, parameters=[OpenApiParameter("level", str, required=True)],
+                   responses={200: s.GorodLevelFixFormSerializer, **ERRORS},
+                   summary="A started level's texts and codes, as the fix form starts from")
+    def get(self, request, game_id: int):
+        return Response(services.fix_form(actor=request.user, game=self.get_gorod(),
+                                          level=request.query_params.get("level", "")))
+
+    @extend_schema(tags=TAG, request=s.GorodLevelFixSerializer,
+                   responses={200: s.GorodStateSerializer, **ERRORS},
+                   summary="Fix a level during play: its task, hints and codes; the stored "
+                           "attempts matching corrected codes are credited")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodLevelFixSerializer)
+        services.level_fix(actor=request.user, game=self.get_gorod(), level=data["level"],
+                           reason=data["reason"], confirm=data["confirm"],
+                           **{k: data[k] for k in FIX_FIELDS if k in data})
+        return self.organizer_state()
+
+
+class LevelFixPreviewAPI(OrganizerAPIView):
+    @extend_schema(tags=TAG, request=s.GorodLevelFixPreviewSerializer,
+                   responses={200: s.GorodLevelFixPreviewResultSerializer, **ERRORS},
+                   summary="What fixing a level would credit and change in the standings "
+                           "(nothing is stored)")
+    def post(self, request, game_id: int):
+        data = self.payload(s.GorodLevelFixPreviewSerializer)
+        preview = services.fix_preview(actor=request.user, game=self.get_gorod(),
+                                       level=data["level"], reason=data["reason"],
+                                       **{k: data[k] for k in FIX_FIELDS if k in data})
+        return Response(preview.as_data())
+
+
 # --- team actions -----------------------------------------------------------------------------
 
 

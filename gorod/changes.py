@@ -99,7 +99,18 @@ class SafetyChanged:
     team: int  # the team's application id
 
 
+@dataclass(frozen=True, slots=True)
+class LevelFixed:
+    """The organizer fixed a level during play (``gorod.level_fix``): its texts, and its codes
+    with the credits they gave, computed after it. Every audience is built from that snapshot;
+    only the states that differ (the phones on the level, the credited teams, the organizer's)
+    get a new version."""
+
+    level: str  # the level's label
+    snapshot: Snapshot
+
+
 Code = CodeChecked | LevelClosed
 Note = MessageSent | MessagesSeen
 Change = (Computed | PauseChanged | RulingAdded | CodeChecked | LevelClosed | Tick | CodesApplied
-          | MessageSent | MessagesSeen | SafetyChanged)
+          | MessageSent | MessagesSeen | SafetyChanged | LevelFixed)

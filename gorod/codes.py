@@ -40,6 +40,8 @@ __all__ = [
     "standard_code",
 ]
 
+#: The longest text a phone may send as a code (a longer level code could never be entered).
+CODE_MAX = 200
 DEFAULT_MAX_WRONG = 10
 DEFAULT_WINDOW_S = 60
 

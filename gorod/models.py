@@ -295,6 +295,9 @@ class Ruling(models.Model):
         TIMEOUT = "timeout", _("timeout")
         AVERAGE_TIME = "average_time", _("average time")
         DISQUALIFY = "disqualify", _("disqualification")
+        # A stored attempt matching a level's corrected codes (``gorod.level_fix``): the
+        # record's ``code`` event, made by the fix and undone like any ruling.
+        CODE = "code", _("code credited (level fixed)")
 
     gorod = models.ForeignKey(GorodGame, on_delete=models.CASCADE, related_name="rulings",
                               verbose_name=_("game"))

@@ -38,6 +38,8 @@ def _checked(gg: GorodGame, entry: Application, now: datetime, *, type: str,
     what ``ruling_add`` stores and ``ruling_preview`` shows the effect of."""
     if type not in Ruling.Type.values:
         raise DomainError(_("Unknown ruling %(type)s.") % {"type": type})
+    if type == Ruling.Type.CODE:
+        raise DomainError(_("A code is credited by fixing its level's codes (Fix level)."))
     if type in rules.MINUTE_RULINGS:
         if minutes is None:
             raise DomainError(_("Give the minutes."))

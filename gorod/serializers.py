@@ -296,3 +296,52 @@ class ProposalAcceptSerializer(serializers.Serializer):
 
 class ProposalRejectSerializer(serializers.Serializer):
     answer = serializers.CharField(max_length=2000)
+
+
+class GorodLevelFixPreviewSerializer(serializers.Serializer):
+    """A fix of a started level, as it is previewed (``GorodLevelFixSerializer`` applies it);
+    a field left out stays as it is."""
+
+    level = serializers.CharField(max_length=40, help_text="the level's id")
+    task = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    hint1 = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    hint2 = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    codes = serializers.CharField(
+        required=False, allow_blank=True, trim_whitespace=False,
+        help_text="the codes one per line as on the set-up page (``sector: A | B``); the "
+                  "stored attempts matching them are credited")
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=200,
+                                   default="", help_text="added to the credits' rulings")
+
+
+class GorodLevelFixSerializer(GorodLevelFixPreviewSerializer):
+    confirm = serializers.BooleanField(
+        required=False, default=False,
+        help_text="apply a change to a finished game whose results are published (409 asks)")
+
+
+class GorodLevelFixFormSerializer(serializers.Serializer):
+    level = serializers.CharField()
+    task = serializers.CharField()
+    hint1 = serializers.CharField()
+    hint2 = serializers.CharField()
+    codes = serializers.CharField(help_text="as the fix takes them, one per line")
+
+
+class GorodCreditSerializer(serializers.Serializer):
+    team = serializers.CharField()
+    application = serializers.IntegerField()
+    code = serializers.CharField(help_text="the stored attempt's text")
+    sent_at = serializers.DateTimeField()
+    closes_at = serializers.DateTimeField(allow_null=True,
+                                          help_text="a team still on the level closes it then")
+    bonus_min = serializers.FloatField()
+    text = serializers.CharField()
+
+
+class GorodLevelFixPreviewResultSerializer(GorodPreviewSerializer):
+    """What a fix of a level would credit and change in the standings; nothing is stored."""
+
+    level = serializers.CharField()
+    codes_changed = serializers.BooleanField()
+    credits = GorodCreditSerializer(many=True)

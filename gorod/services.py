@@ -2,7 +2,7 @@
 course is here (the start, a team's code, the clock's tick, the end, the leaderboard switch, the
 record); the other writes live by topic — the set-up (``gorod.editing``), rulings
 (``gorod.rulings``), timeouts (``gorod.timeouts``), photo proof (``gorod.photos``), messages and bonus hints
-(``gorod.messages``) — and are
+(``gorod.messages``), fixing a level during play (``gorod.level_fix``) — and are
 named here too, so callers find every write in one place.
 
 Every write goes through the live core (``gorod.live.LIVE.write``, see ``live``): one
@@ -37,6 +37,7 @@ from core import audit, engine_messages, sql
 from core.errors import DomainError, NeedsConfirmation, NotAllowed  # noqa: F401 - callers catch them here
 from gorod import changes, reads, rules, selectors
 from gorod.codes import (
+    CODE_MAX,
     CodeSpecError,
     check_attempt_limit,
     level_codes_from_dict,
@@ -68,6 +69,7 @@ from gorod.guards import (
     require_setup,
     start_problems,
 )
+from gorod.level_fix import fix_form, fix_preview, level_fix  # noqa: F401
 from gorod.live import LIVE
 from gorod.messages import message_seen, message_send  # noqa: F401
 from gorod.models import CodeAttempt, GorodGame, Level, Ruling
@@ -93,7 +95,6 @@ from gorod.timeouts import timeout_decide, timeout_request  # noqa: F401
 from live.write import Write
 from teams.models import Application, Game
 
-CODE_MAX = 200
 # Every code stores its attempt: constant SQL (``sql.Inserter``).
 NEW_ATTEMPT = sql.Inserter(CodeAttempt)
 

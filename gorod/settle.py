@@ -130,6 +130,9 @@ def settle(w: Write) -> Settled:
             pass
         case changes.PauseChanged(snapshot=snap):
             pass
+        case changes.LevelFixed(snapshot=snap):
+            # Texts and credits can touch any team: every audience from the fix's snapshot.
+            pass
         case changes.RulingAdded(team=team_id, snapshot=snap):
             pass
         case changes.CodeChecked() as code:
@@ -200,7 +203,7 @@ def _safety_whole(w: Write) -> Whole:
     change = w.change
     snap = getattr(change, "snapshot", None) if isinstance(
         change, changes.Computed | changes.PauseChanged | changes.RulingAdded
-        | changes.SafetyChanged) else None
+        | changes.SafetyChanged | changes.LevelFixed) else None
     team = change.team if isinstance(change, changes.RulingAdded | changes.SafetyChanged) else None
     return _whole(w, team if _nothing_due(w.game, w.now) else None, snap)
 

@@ -57,7 +57,8 @@ def manage(request, game_id: int):
     gg = _gorod(game_id)
     context = _live(gg, "organizer", selectors.read_state(gg, kind="organizer"))
     context["record_url"] = reverse("gorod:api_record", args=[gg.pk]) + "?download=1"
-    context["ruling_types"] = Ruling.Type.choices
+    # A credited code comes from fixing a level, not from the ruling form.
+    context["ruling_types"] = [c for c in Ruling.Type.choices if c[0] != Ruling.Type.CODE]
     context["ruling_labels"] = {value: str(label) for value, label in Ruling.Type.choices}
     context["verdicts"] = CodeAttempt.Verdict.choices
     return render(request, "gorod/manage.html", context)

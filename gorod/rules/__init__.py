@@ -7,6 +7,7 @@ by topic, read like the rule book:
 - ``deadlines``: the live clock (next deadline, timeouts);
 - ``output``: the statistics table and the replay output; ``instants``: the engine's
   microsecond instants and the fast ISO writer they are written with;
+- ``fixes``: what a level's corrected codes credit (fixing a level during play);
 - ``setup``: routes for a non-linear game and the set-up warnings.
 
 Everything public is named here too (``from gorod import rules; rules.compute(...)``).
@@ -42,6 +43,11 @@ from gorod.rules.engine import (  # noqa: F401
     clock_over,
     compute,
     team_result,
+)
+from gorod.rules.fixes import (  # noqa: F401
+    FixCredit,
+    fix_credit,
+    lost_s,
 )
 from gorod.rules.output import (  # noqa: F401
     replay,

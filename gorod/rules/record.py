@@ -50,10 +50,10 @@ EVENT_TYPES = (*CLOSING_TYPES, "timeout", *RULING_TYPES, "pause")
 #: (1000 h, ``check_settings``): a live pause is as long as the organizer left it.
 PAUSE_MIN_RANGE = (0, 60000)
 #: Organizer rulings that take effect at a moment of the game (the record's ``at``); the others
-#: are about totals.
-TIMED_RULINGS = ("sliv", "force_majeure", "timeout")
+#: are about totals. A ``code`` ruling is a code credited by fixing a level during play.
+TIMED_RULINGS = ("sliv", "force_majeure", "timeout", "code")
 #: Rulings about one level (the record's ``level``).
-LEVEL_RULINGS = ("sliv", "force_majeure", "average_time")
+LEVEL_RULINGS = ("sliv", "force_majeure", "average_time", "code")
 #: Rulings that carry minutes.
 MINUTE_RULINGS = ("penalty", "bonus", "timeout")
 

@@ -95,6 +95,8 @@
     window.gorodStatsTable(page, stats, $("stats-head"), $("stats-body"));
     fillSelect($("ruling-team"), (state.teams || []).map(function (t) { return [String(t.application), t.name]; }));
     fillSelect($("ruling-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
+    fillSelect($("fix-level"), (state.level_list || []).map(function (l) { return [l.label, l.label]; }));
+    $("level-fix-box").hidden = game.status === "setup";
     var rulings = $("rulings");
     rulings.textContent = "";
     (state.rulings || []).forEach(function (r) {
@@ -104,7 +106,7 @@
       var last = (r.history || [])[r.history ? r.history.length - 1 : 0];
       rulings.appendChild(el("li", {"data-ruling": r.id, "class": r.undone_at ? "undone" : ""}, [
         el("span", {text: time(r.created_at) + " · " + r.team + " · " +
-          (rulingLabels[r.type] || r.type) + (r.minutes != null ? " " + r.minutes + " " + T.min : "") + (r.level ? " · " + T.level + " " + r.level : "") +
+          (rulingLabels[r.type] || r.type) + (r.minutes != null ? " " + minutesText(r.minutes) + " " + T.min : "") + (r.level ? " · " + T.level + " " + r.level : "") +
           (r.reason ? " · " + r.reason : "") + (r.by ? " · " + r.by : "")}),
         last ? el("span", {"class": "gorod-note", text: " — " + (last.action === "undo" ? T.undone : T.corrected) + " " +
           time(last.at) + " · " + last.by + " · " + last.reason}) : null,
@@ -123,6 +125,12 @@
     current = state;
     renderTeams(state);
     renderAttempts();
+  }
+
+  // A credited bonus is to the second (17.3333… min): shown to a tenth, in the page's numbers.
+  function minutesText(value) {
+    return new Intl.NumberFormat(document.documentElement.lang || undefined,
+                                 {maximumFractionDigits: 1}).format(value);
   }
 
   function fill(template, values) {
@@ -335,6 +343,53 @@
     });
   }
 
+  // Fixing a level during play: the form starts from the level as it is; its preview (who is
+  // credited what, how the places move) comes before Confirm, as a ruling's does.
+  var FIX_FIELDS = ["task", "hint1", "hint2", "codes"];
+
+  function openFix(event) {
+    event.preventDefault();
+    var level = $("fix-level").value, C = page.config;
+    if (!level) { return; }
+    closePreview();
+    window.fetch(C.levelFixUrl + "?level=" + encodeURIComponent(level), {
+      credentials: "same-origin", headers: {"Accept": "application/json"}
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (data) {
+        if (!r.ok) { page.showError(data.detail || C.failed); return; }
+        var form = $("level-fix-form");
+        form.dataset.level = data.level;
+        FIX_FIELDS.forEach(function (k) { form.elements[k].value = data[k] || ""; });
+        form.elements.reason.value = "";
+        form.hidden = false;
+        $("fix-task").focus();
+      });
+    }, function () { page.showError(C.failed); });
+  }
+
+  function closeFix() {
+    closePreview();
+    $("level-fix-form").hidden = true;
+    $("fix-open").focus();
+  }
+
+  function previewFix(event) {
+    event.preventDefault();
+    var form = $("level-fix-form"), C = page.config;
+    var body = {level: form.dataset.level, reason: form.elements.reason.value};
+    FIX_FIELDS.forEach(function (k) { body[k] = form.elements[k].value; });
+    page.post(C.levelFixUrl + "preview/", body).then(function (result) {
+      showPreview(form, result, function (confirm) {
+        return page.post(C.levelFixUrl, Object.assign({}, body, {confirm: confirm})).then(function (r) {
+          if (r.ok) { form.hidden = true; }
+          return r;
+        });
+      });
+      var yes = $("ruling-preview-confirm");
+      if (yes) { yes.focus(); }
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     page = new window.GorodPage(render);
     page.start();
@@ -361,6 +416,12 @@
     });
     $("ruling-form").addEventListener("submit", submitRuling);
     $("message-form").addEventListener("submit", sendMessage);
+    $("level-fix-open").addEventListener("submit", openFix);
+    $("level-fix-form").addEventListener("submit", previewFix);
+    $("fix-cancel").addEventListener("click", closeFix);
+    $("level-fix-form").addEventListener("keydown", function (event) {
+      if (event.key === "Escape") { closeFix(); }
+    });
     ["message-kind", "message-audience"].forEach(function (id) { $(id).addEventListener("change", messageFields); });
     messageFields();
     $("gorod-manage").addEventListener("click", onAction);

@@ -256,6 +256,8 @@ HTTP_ROWS: dict[str, Row] = {
     "gorod:api_test_runs": Row(ORGANIZER, "post", kwargs=gorod),
     "gorod:api_test_run": Row(ORGANIZER, "delete", kwargs=gorod),
     "gorod:api_test_run_reset": Row(ORGANIZER, "post", kwargs=gorod),
+    "gorod:api_level_fix": Row(ORGANIZER, kwargs=gorod),
+    "gorod:api_level_fix_preview": Row(ORGANIZER, "post", kwargs=gorod),
     "gorod:api_messages_seen": Row(PHONES, "post", kwargs=gorod),
     "gorod:team_image": Row(PHONES, kwargs=lambda w: {"game_id": w.ids["gorod"], "level": "1",
                                                      "name": "none.png"}),

@@ -18,6 +18,7 @@ LAYERS = [
     " : gorod.demo : gorod.management : gorod.proposal_views",
     "gorod.proposals",
     "gorod.services",
+    "gorod.level_fix",
     "gorod.editing | gorod.rulings | gorod.timeouts | gorod.photos | gorod.messages | gorod.pauses"
     " | gorod.safety | gorod.testruns",
     "gorod.guards",
