@@ -44,7 +44,7 @@ from gorod.guards import (
 )
 from gorod.live import LIVE
 from gorod.models import CodeAttempt, GorodGame, Level, Ruling
-from gorod.rulings import Preview, _event, _previewed
+from gorod.rulings import Preview, preview_of_events, ruling_event
 from live.write import Write
 
 TEXT_MAX = 10000
@@ -270,7 +270,7 @@ def _events(snap: selectors.Snapshot, fix: Fix, actor, reason: str) -> list[dict
     """The credits as the record's events (``selectors.ruling_event``)."""
     events = []
     for row in _ruling_rows(fix, reason):
-        events.append(_event(snap, reads.RulingRow(
+        events.append(ruling_event(snap, reads.RulingRow(
             row.application_id, row.type, row.at, fix.level.pk, row.minutes, row.reason,
             actor.get_username())))
     return events
@@ -309,7 +309,7 @@ def fix_preview(*, actor, game: GorodGame | int, level, task=KEEP, hint1=KEEP, h
     snap = selectors.snapshot_or_refusal(gg, now or timezone.now())
     fix = _checked(gg, snap, level=level, task=task, hint1=hint1, hint2=hint2, codes=codes)
     events = [*snap.record["events"], *_events(snap, fix, actor, _reason(reason))]
-    return FixPreview(fix, _previewed(gg, snap, events))
+    return FixPreview(fix, preview_of_events(gg, snap, events))
 
 
 @LIVE.write

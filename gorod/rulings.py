@@ -264,7 +264,7 @@ def _change_text(change: rules.StandingChange) -> str:
     return f"{change.team}: {', '.join(parts)}"
 
 
-def _previewed(gg: GorodGame, snap: selectors.Snapshot, events: list[dict]) -> Preview:
+def preview_of_events(gg: GorodGame, snap: selectors.Snapshot, events: list[dict]) -> Preview:
     """The standings of the game's record with ``events`` instead of its own, next to the
     current ones; the engine's refusal of that record is the user's."""
     moment = max(snap.now, gg.ended_at or gg.started_at)
@@ -278,7 +278,7 @@ def _previewed(gg: GorodGame, snap: selectors.Snapshot, events: list[dict]) -> P
     return Preview(rules.standings_diff(snap.results.teams, after.teams), published)
 
 
-def _event(snap: selectors.Snapshot, row: reads.RulingRow) -> dict:
+def ruling_event(snap: selectors.Snapshot, row: reads.RulingRow) -> dict:
     return selectors.ruling_event(row, snap.names, {lv.pk: lv.label for lv in snap.levels})
 
 
@@ -296,15 +296,15 @@ def ruling_preview(*, actor, game: GorodGame | int, application: Application | i
     minutes, level_row, at = _checked(gg, entry, now, type=type, minutes=minutes, level=level,
                                       at=at)
     snap = selectors.snapshot_or_refusal(gg, now)
-    added = _event(snap, reads.RulingRow(entry.pk, type, at, level_row.pk if level_row else None,
+    added = ruling_event(snap, reads.RulingRow(entry.pk, type, at, level_row.pk if level_row else None,
                                          minutes, (reason or "").strip(),
                                          actor.get_username()))
-    return _previewed(gg, snap, [*snap.record["events"], added])
+    return preview_of_events(gg, snap, [*snap.record["events"], added])
 
 
 def _stored_event(snap: selectors.Snapshot, row: Ruling) -> dict:
     """A stored ruling's event as the record holds it (``selectors.build_record``)."""
-    return _event(snap, reads.RulingRow(
+    return ruling_event(snap, reads.RulingRow(
         row.application_id, row.type, row.at, row.level_id, row.minutes, row.reason,
         row.by.get_username() if row.by_id else None))
 
@@ -322,7 +322,7 @@ def undo_preview(*, actor, game: GorodGame | int, ruling: Ruling | int,
     if row.application_id in snap.names:
         # Equal rulings make equal events: taking out any one of them is taking out this one.
         events.remove(_stored_event(snap, row))
-    return _previewed(gg, snap, events)
+    return preview_of_events(gg, snap, events)
 
 
 def edit_preview(*, actor, game: GorodGame | int, ruling: Ruling | int, minutes=KEEP,
@@ -342,4 +342,4 @@ def edit_preview(*, actor, game: GorodGame | int, ruling: Ruling | int, minutes=
                      ruling_reason=ruling_reason)
     if row.application_id in snap.names:
         events[events.index(stored)] = _stored_event(snap, row)
-    return _previewed(gg, snap, events)
+    return preview_of_events(gg, snap, events)

@@ -54,7 +54,7 @@ class PhoneSessionScheme(OpenApiAuthenticationExtension):
         return {"type": "apiKey", "in": "cookie", "name": settings.SESSION_COOKIE_NAME}
 
 
-def _responses(ok, code: int = 200) -> dict:
+def api_responses(ok, code: int = 200) -> dict:
     return {code: ok, **ERRORS}
 
 
@@ -95,7 +95,7 @@ class TeamListAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_list",
         summary="Teams the user manages (all for an organizer)",
-        responses=_responses(s.TeamPrivateSerializer(many=True)),
+        responses=api_responses(s.TeamPrivateSerializer(many=True)),
     )
     def get(self, request):
         teams = selectors.teams_for_user(request.user).prefetch_related("members")
@@ -105,7 +105,7 @@ class TeamListAPI(TeamsAPIView):
         operation_id="teams_create",
         summary="Create a team; the user becomes its captain",
         request=s.TeamInputSerializer,
-        responses=_responses(s.TeamPrivateSerializer, 201),
+        responses=api_responses(s.TeamPrivateSerializer, 201),
     )
     def post(self, request):
         data = self.parse(s.TeamInputSerializer)
@@ -119,7 +119,7 @@ class TeamDetailAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_retrieve",
         summary="A team: public shape (nicknames) or, for its captain and organizers, private",
-        responses=_responses(s.TeamPrivateSerializer),
+        responses=api_responses(s.TeamPrivateSerializer),
     )
     def get(self, request, pk: int):
         return Response(_team_shape(request, self.team(pk, manage=False)))
@@ -128,7 +128,7 @@ class TeamDetailAPI(TeamsAPIView):
         operation_id="teams_rename",
         summary="Rename the team (captain, organizers)",
         request=s.TeamInputSerializer,
-        responses=_responses(s.TeamPrivateSerializer),
+        responses=api_responses(s.TeamPrivateSerializer),
     )
     def patch(self, request, pk: int):
         team = self.team(pk)
@@ -143,7 +143,7 @@ class MemberListAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_members_list",
         summary="Members: nicknames for anyone; private data for the captain and organizers",
-        responses=_responses(s.MemberPrivateSerializer(many=True)),
+        responses=api_responses(s.MemberPrivateSerializer(many=True)),
     )
     def get(self, request, pk: int):
         team = self.team(pk, manage=False)
@@ -156,7 +156,7 @@ class MemberListAPI(TeamsAPIView):
         operation_id="teams_members_create",
         summary="Add a member with private data (captain, organizers)",
         request=s.MemberInputSerializer,
-        responses=_responses(s.MemberPrivateSerializer, 201),
+        responses=api_responses(s.MemberPrivateSerializer, 201),
     )
     def post(self, request, pk: int):
         team = self.team(pk)
@@ -175,7 +175,7 @@ class MemberDetailAPI(TeamsAPIView):
         operation_id="teams_members_update",
         summary="Change a member's nickname or private data (captain, organizers)",
         request=s.MemberInputSerializer(partial=True),
-        responses=_responses(s.MemberPrivateSerializer),
+        responses=api_responses(s.MemberPrivateSerializer),
     )
     def patch(self, request, pk: int, member_pk: int):
         member = self.member(pk, member_pk)
@@ -187,7 +187,7 @@ class MemberDetailAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_members_delete",
         summary="Remove a member (captain, organizers)",
-        responses=_responses(None, 204),
+        responses=api_responses(None, 204),
     )
     def delete(self, request, pk: int, member_pk: int):
         services.member_delete(member=self.member(pk, member_pk))
@@ -200,7 +200,7 @@ class TeamLedgerAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_ledger",
         summary="Fee ledger: games, fees, benefits applied, amount due, paid",
-        responses=_responses(s.LedgerSerializer),
+        responses=api_responses(s.LedgerSerializer),
     )
     def get(self, request, pk: int):
         return Response(s.LedgerSerializer(selectors.team_ledger(self.team(pk))).data)
@@ -212,7 +212,7 @@ class TeamNoticesAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_notices",
         summary="Notices on the team page: cancellations, decisions, new join links",
-        responses=_responses(s.NoticeSerializer(many=True)),
+        responses=api_responses(s.NoticeSerializer(many=True)),
     )
     def get(self, request, pk: int):
         notices = selectors.team_notices(self.team(pk))
@@ -225,7 +225,7 @@ class TeamBansAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_bans_list",
         summary="The team's bans, past and current (captain, organizers)",
-        responses=_responses(s.BanSerializer(many=True)),
+        responses=api_responses(s.BanSerializer(many=True)),
     )
     def get(self, request, pk: int):
         team = self.team(pk)
@@ -235,7 +235,7 @@ class TeamBansAPI(TeamsAPIView):
         operation_id="teams_bans_create",
         summary="Ban a team from applying until a time (organizers)",
         request=s.BanInputSerializer,
-        responses=_responses(s.BanSerializer, 201),
+        responses=api_responses(s.BanSerializer, 201),
     )
     def post(self, request, pk: int):
         if not is_organizer(request.user):
@@ -251,7 +251,7 @@ class BanDetailAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_bans_lift",
         summary="Lift a ban (organizers)",
-        responses=_responses(None, 204),
+        responses=api_responses(None, 204),
     )
     def delete(self, request, pk: int):
         services.ban_lift(ban=get_object_or_404(Ban, pk=pk), actor=request.user)
@@ -276,7 +276,7 @@ class GameListAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_games_list",
         summary="Upcoming games (not cancelled)",
-        responses=_responses(s.GameSerializer(many=True)),
+        responses=api_responses(s.GameSerializer(many=True)),
     )
     def get(self, request):
         return Response(s.GameSerializer(selectors.games_upcoming(), many=True).data)
@@ -285,7 +285,7 @@ class GameListAPI(TeamsAPIView):
         operation_id="teams_games_create",
         summary="Publish a game (organizers); warns when less than 4 days before the start",
         request=s.GameInputSerializer,
-        responses=_responses(s.GameOrganizerSerializer, 201),
+        responses=api_responses(s.GameOrganizerSerializer, 201),
     )
     def post(self, request):
         if not is_organizer(request.user):
@@ -308,7 +308,7 @@ class GameDetailAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_games_retrieve",
         summary="A game; organizers also get the application count and warnings",
-        responses=_responses(s.GameOrganizerSerializer),
+        responses=api_responses(s.GameOrganizerSerializer),
     )
     def get(self, request, pk: int):
         game = get_object_or_404(Game, pk=pk)
@@ -324,7 +324,7 @@ class GameCancelAPI(TeamsAPIView):
         operation_id="teams_games_cancel",
         summary="Cancel a game; applicants get a notice on their team page",
         request=s.ReasonInputSerializer,
-        responses=_responses(s.GameOrganizerSerializer),
+        responses=api_responses(s.GameOrganizerSerializer),
     )
     def post(self, request, pk: int):
         game = get_object_or_404(Game, pk=pk)
@@ -339,7 +339,7 @@ class GameApplicationsAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_games_applications_list",
         summary="Applications for a game: all for organizers, the user's own teams for captains",
-        responses=_responses(s.ApplicationSerializer(many=True)),
+        responses=api_responses(s.ApplicationSerializer(many=True)),
     )
     def get(self, request, pk: int):
         game = get_object_or_404(Game, pk=pk)
@@ -354,7 +354,7 @@ class GameApplicationsAPI(TeamsAPIView):
         operation_id="teams_games_apply",
         summary="Apply (or change the roster) for a game",
         request=s.ApplicationInputSerializer,
-        responses=_responses(s.ApplicationSerializer, 201),
+        responses=api_responses(s.ApplicationSerializer, 201),
     )
     def post(self, request, pk: int):
         game = get_object_or_404(Game, pk=pk)
@@ -376,7 +376,7 @@ class ApplicationDetailAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_applications_retrieve",
         summary="An application with its join link and PIN (captain, organizers)",
-        responses=_responses(s.ApplicationSerializer),
+        responses=api_responses(s.ApplicationSerializer),
     )
     def get(self, request, pk: int):
         application = self.application(pk)
@@ -417,7 +417,7 @@ def _action_view(action: str, summary: str, request=None):
         operation_id=f"teams_applications_{action.replace('-', '_')}",
         summary=summary,
         request=request,
-        responses=_responses(s.ApplicationSerializer),
+        responses=api_responses(s.ApplicationSerializer),
     )
 
     def post(self, request, pk: int):
@@ -451,7 +451,7 @@ class JoinTokenAPI(TeamsAPIView):
         operation_id="teams_join_token",
         summary="Join a team with the secret from its link",
         request=s.TokenInputSerializer,
-        responses=_responses(s.EntrySerializer),
+        responses=api_responses(s.EntrySerializer),
     )
     def post(self, request):
         data = self.parse(s.TokenInputSerializer)
@@ -471,7 +471,7 @@ class JoinPinAPI(TeamsAPIView):
             "any 10 minutes; beyond that the answer is 400 with how many minutes to wait."
         ),
         request=s.PinInputSerializer,
-        responses=_responses(s.EntrySerializer),
+        responses=api_responses(s.EntrySerializer),
     )
     def post(self, request, game_id: int):
         game = get_object_or_404(Game, pk=game_id)
@@ -492,7 +492,7 @@ class EntryAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_entry",
         summary="The team this phone plays for in the game",
-        responses=_responses(s.EntrySerializer),
+        responses=api_responses(s.EntrySerializer),
     )
     def get(self, request, game_id: int):
         return Response(s.EntrySerializer(get_team_entry(request, self.get_game())).data)
@@ -500,7 +500,7 @@ class EntryAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_entry_leave",
         summary="This phone leaves its team in the game",
-        responses=_responses(None, 204),
+        responses=api_responses(None, 204),
     )
     def delete(self, request, game_id: int):
         services.join_leave(session=request.session, game=self.get_game())

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 
 from teams import profiles
 from teams import serializers as s
-from teams.api import TeamsAPIView, _responses
+from teams.api import TeamsAPIView, api_responses
 from teams.errors import TeamsError
 from teams.models import Member
 
@@ -30,7 +30,7 @@ class MemberProfileAPI(TeamsAPIView):
         operation_id="teams_member_profile_link",
         summary="Link a roster entry to the active account with this e-mail (captain, organizers)",
         request=s.ProfileLinkInputSerializer,
-        responses=_responses(s.MemberProfileSerializer),
+        responses=api_responses(s.MemberProfileSerializer),
     )
     def post(self, request, pk: int, member_pk: int):
         member = self.member(pk, member_pk)
@@ -41,7 +41,7 @@ class MemberProfileAPI(TeamsAPIView):
     @extend_schema(
         operation_id="teams_member_profile_unlink",
         summary="Unlink a roster entry from its profile (captain, organizers)",
-        responses=_responses(s.MemberProfileSerializer),
+        responses=api_responses(s.MemberProfileSerializer),
     )
     def delete(self, request, pk: int, member_pk: int):
         member = profiles.member_unlink(actor=request.user, member=self.member(pk, member_pk))
@@ -56,7 +56,7 @@ class MemberMergeAPI(TeamsAPIView):
         summary="Merge this roster entry (a typo) into another entry of the team "
                 "(captain, organizers)",
         request=s.MergeInputSerializer,
-        responses=_responses(s.MemberProfileSerializer),
+        responses=api_responses(s.MemberProfileSerializer),
     )
     def post(self, request, pk: int, member_pk: int):
         team = self.team(pk)
@@ -75,7 +75,7 @@ class InviteClaimAPI(TeamsAPIView):
         operation_id="teams_invite_claim",
         summary="Claim the roster entry of a captain's invitation for the logged-in player",
         request=s.TokenInputSerializer,
-        responses=_responses(s.MemberProfileSerializer),
+        responses=api_responses(s.MemberProfileSerializer),
     )
     def post(self, request):
         data = self.parse(s.TokenInputSerializer)

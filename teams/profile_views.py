@@ -16,11 +16,11 @@ from core.accounts.selectors import rating_name
 from teams import forms, profiles
 from teams.errors import TeamsError
 from teams.models import Member
-from teams.views import _form_errors, _managed_team
+from teams.views import form_errors, managed_team
 
 
 def _team_member(request, pk: int, member_pk: int) -> Member:
-    team = _managed_team(request, pk)
+    team = managed_team(request, pk)
     return get_object_or_404(Member.objects.select_related("team", "user"), pk=member_pk,
                              team=team)
 
@@ -62,7 +62,7 @@ def member_merge(request, pk: int, member_pk: int):
     member = _team_member(request, pk, member_pk)
     form = forms.MemberMergeForm(request.POST, member=member)
     if not form.is_valid():
-        _form_errors(request, form)
+        form_errors(request, form)
         return redirect("teams:member_edit", pk=pk, member_pk=member_pk)
     into = form.cleaned_data["into"]
     try:

@@ -28,14 +28,14 @@ from teams.permissions import (
 from teams.presentation import notice_message, profile_context, qr_svg
 
 
-def _form_errors(request, form) -> None:
+def form_errors(request, form) -> None:
     for field, errors in form.errors.items():
         label = form.fields[field].label if field in form.fields else ""
         for error in errors:
             messages.error(request, f"{label}: {error}" if label else error)
 
 
-def _managed_team(request, pk: int) -> Team:
+def managed_team(request, pk: int) -> Team:
     team = get_object_or_404(Team.objects.select_related("captain"), pk=pk)
     if not can_manage_team(request.user, team):
         raise PermissionDenied
@@ -111,7 +111,7 @@ def games(request):
                     messages.warning(request, warning)
                 return redirect("teams:game_manage", pk=game.pk)
         else:
-            _form_errors(request, form)
+            form_errors(request, form)
     game_list = (
         selectors.games_with_counts().order_by("-starts_at")
         if organizer
@@ -147,7 +147,7 @@ def my_teams(request):
 
 @login_required
 def team_detail(request, pk: int):
-    team = _managed_team(request, pk)
+    team = managed_team(request, pk)
     now = timezone.now()
     applications = list(selectors.team_applications(team))
     for application in applications:
@@ -177,7 +177,7 @@ def team_detail(request, pk: int):
 @login_required
 @require_POST
 def team_rename(request, pk: int):
-    team = _managed_team(request, pk)
+    team = managed_team(request, pk)
     form = forms.NameForm(request.POST)
     if form.is_valid():
         try:
@@ -192,7 +192,7 @@ def team_rename(request, pk: int):
 @login_required
 @require_POST
 def member_add(request, pk: int):
-    team = _managed_team(request, pk)
+    team = managed_team(request, pk)
     form = forms.MemberForm(request.POST)
     if form.is_valid():
         try:
@@ -206,7 +206,7 @@ def member_add(request, pk: int):
 
 @login_required
 def member_edit(request, pk: int, member_pk: int):
-    team = _managed_team(request, pk)
+    team = managed_team(request, pk)
     member = get_object_or_404(Member, pk=member_pk, team=team)
     form = forms.MemberForm(
         request.POST or None,
@@ -233,7 +233,7 @@ def member_edit(request, pk: int, member_pk: int):
 @login_required
 @require_POST
 def member_delete(request, pk: int, member_pk: int):
-    team = _managed_team(request, pk)
+    team = managed_team(request, pk)
     services.member_delete(member=get_object_or_404(Member, pk=member_pk, team=team))
     messages.success(request, _("The member is removed."))
     return redirect("teams:team_detail", pk=team.pk)
@@ -241,7 +241,7 @@ def member_delete(request, pk: int, member_pk: int):
 
 @login_required
 def apply(request, pk: int, game_pk: int):
-    team = _managed_team(request, pk)
+    team = managed_team(request, pk)
     game = get_object_or_404(Game, pk=game_pk)
     existing = Application.objects.filter(game=game, team=team).first()
     initial = {"members": list(existing.members.all())} if existing else {}
@@ -261,7 +261,7 @@ def apply(request, pk: int, game_pk: int):
                     return redirect("teams:game_detail", pk=game.pk)
                 return redirect("teams:team_detail", pk=team.pk)
         else:
-            _form_errors(request, form)
+            form_errors(request, form)
     low, high = rules.TEAM_SIZE[game.format]
     return render(
         request,
@@ -391,7 +391,7 @@ def ban_create(request, pk: int):
         else:
             messages.success(request, _("The team is banned."))
     else:
-        _form_errors(request, form)
+        form_errors(request, form)
     game_id = request.POST.get("game", "")
     if game_id.isdigit() and Game.objects.filter(pk=int(game_id)).exists():
         return redirect("teams:game_manage", pk=int(game_id))
@@ -450,7 +450,7 @@ def join(request):
             else:
                 return redirect("teams:playing", game_pk=entry.game_id)
         else:
-            _form_errors(request, form)
+            form_errors(request, form)
     entries = selectors.session_entries(request.session)
     return render(request, "teams/join.html", {"form": form, "entries": entries})
 
