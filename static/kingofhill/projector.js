@@ -314,16 +314,27 @@
       label.parts = [{node: line, full: lines[0], len: lines[0].length},
                      {node: second, full: lines[1], len: lines[1].length}];
     }
-    // still too wide: a somewhat smaller font before untangleLabels() has to cut the name
-    var widest = Math.max.apply(null, label.parts.map(function (p) { return p.node.getComputedTextLength(); }));
-    if (widest > room) {
+    // Still too wide: a somewhat smaller font before untangleLabels() has to cut the name.
+    // Measured by the box untangleLabels() tests against the edge: the advance width
+    // (getComputedTextLength) is a little narrower, so a name it called whole was cut by a
+    // fraction of a unit («Выдры» at 1024x768 came out «Выд…»).
+    var over = pastTheSide(text, place, viewBox);
+    if (over > 0) {
       var font = parseFloat(text.getAttribute("font-size"));
+      var widest = boxOf(text).w;
       // never below the legible floor: the board makes room, or the name is cut (untangleLabels)
-      var fitted = Math.max(0.64 * font, minFont, font * room / widest);
+      var fitted = Math.max(0.64 * font, minFont, font * (widest - over) / widest);
       text.setAttribute("font-size", round(fitted));
-      label.short = widest * fitted / font - room;
+      label.short = Math.max(0, pastTheSide(text, place, viewBox));
     }
     return label;
+  }
+
+  /* How many user units a side label reaches past the edge untangleLabels() keeps it inside. */
+  function pastTheSide(text, place, viewBox) {
+    var b = boxOf(text);
+    if (!b) { return 0; }
+    return place.anchor === "start" ? b.x + b.w - (viewBox[0] + viewBox[2] - 4) : viewBox[0] + 4 - b.x;
   }
 
   // ---------------------------------------------------------------- the board
@@ -435,9 +446,11 @@
     if (svg.__kothKey !== key) {
       var short = buildBoard(svg, m, g, strings);
       // A name lacks room at the side at its legible size: draw the board a little smaller
-      // rather than cut the name (room on both sides; the font in units grows with it).
-      for (var extra = 0, tries = 0; short > 0.5 && tries < 4 && extra < 400; tries++) {
-        extra = Math.min(400, extra + 2.5 * short);
+      // rather than cut the name (room on both sides; the font in units grows with it). Any
+      // lack counts, a fraction of a unit too (the cut takes a whole letter), and each try
+      // adds a unit more than it lacked so the last one does not stop just short.
+      for (var extra = 0, tries = 0; short > 0 && tries < 6 && extra < 400; tries++) {
+        extra = Math.min(400, extra + 2.5 * short + 1);
         g = boardGeometry(m, box, extra);
         short = buildBoard(svg, m, g, strings);
       }
