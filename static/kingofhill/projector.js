@@ -432,6 +432,12 @@
     return geometry(m.teams.length, m.summit, aspect, scale, extraWidth);
   }
 
+  /* The board's box as render() laid it out for (its "data-box"), in whole CSS px. */
+  function boxSize(svg) {
+    var box = svg.getBoundingClientRect();
+    return Math.round(box.width) + "x" + Math.round(box.height);
+  }
+
   function layoutKey(m) {
     return JSON.stringify([m.summit, m.holdsToWin, m.teams.map(function (t) { return [t.name, t.colour]; })]);
   }
@@ -441,6 +447,7 @@
     strings = strings || {};
     var m = model(state);
     var box = svg.getBoundingClientRect ? svg.getBoundingClientRect() : null;
+    if (box) { svg.setAttribute("data-box", boxSize(svg)); }
     var g = boardGeometry(m, box, 0);
     var key = layoutKey(m) + "|" + g.viewBox.join(",") + "|" + g.labelFont;
     if (svg.__kothKey !== key) {
@@ -813,10 +820,20 @@
       showButton();
     }
     var resizeTimer = null;
-    global.addEventListener("resize", function () {  // the board's viewBox follows the screen
+    var relayout = function () {  // the board's viewBox and its labels' floor follow its box
       global.clearTimeout(resizeTimer);
       resizeTimer = global.setTimeout(function () { apply(current); }, 200);
-    });
+    };
+    global.addEventListener("resize", relayout);
+    // The board's box changes without the window's too: a shown question's picture loads and
+    // its card above the board grows. Laid out for the box it had before, the labels were
+    // drawn at 8 px under a picture at 1024x768.
+    var board = global.document.getElementById("koth-board");
+    if (board && global.ResizeObserver) {
+      new global.ResizeObserver(function () {
+        if (board.getAttribute("data-box") !== boxSize(board)) { relayout(); }
+      }).observe(board);
+    }
     // The socket, versions and resync are the shared live module's (js/live.js).
     global.Live.connect({
       path: root.getAttribute("data-ws-path"),

@@ -13,6 +13,9 @@ import pytest
 from kingofhill.demo import DEMO_TEAMS
 from tests.conftest import artifacts_dir
 from tests.e2e.test_koth_projector import apply
+from tests.e2e.test_koth_question_screens import PICTURE_SHOWN
+from tests.e2e.waits import animations_done
+from tests.images import png
 from tests.kingofhill.projector_harness import finished_state, mid_game_state, render_projector
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -142,6 +145,19 @@ def test_the_boards_team_labels_are_legible_on_a_small_projector(asgi_server, ne
     page.screenshot(path=str(artifacts_dir() / f"projector-labels-{n}-1024x768.png"))
 
 
+# The board is laid out for the box it has now (render() notes the box it used in data-box).
+BOARD_LAID_OUT = """() => {
+  const board = document.getElementById('koth-board'), r = board.getBoundingClientRect();
+  return board.dataset.box === Math.round(r.width) + 'x' + Math.round(r.height);
+}"""
+
+
+def laid_out(page) -> None:
+    """Until the board is drawn for its present box and nothing on the page moves."""
+    page.wait_for_function(BOARD_LAID_OUT, timeout=15000)
+    animations_done(page)
+
+
 def with_names(state: dict, names) -> dict:
     """``state`` with its teams renamed, in order, to ``names``."""
     renamed = dict(zip((t["name"] for t in state["teams"]), names, strict=True))
@@ -177,6 +193,33 @@ def test_the_demo_teams_names_are_whole_and_14_px_on_a_small_projector(asgi_serv
     labels = page.locator("#koth-board .kp-label")
     assert [labels.nth(i).evaluate("e => [...e.querySelectorAll('tspan')].map(t => t.textContent)"
                                    ".join(' ')") for i in range(8)] == list(DEMO_TEAMS)
+
+
+def test_the_board_is_drawn_again_when_a_shown_pictures_card_grows_above_it(asgi_server,
+                                                                           new_page):
+    # The picture loads after the state that shows it: the card above the board grows and the
+    # board's box shrinks with no new state and no window resize. Drawn for its old box, the
+    # labels came out at 8 px.
+    state = with_names(mid_game_state(8), DEMO_TEAMS)
+    state["shown"] = {"question": {"number": 13, "text": "Чей это портрет?", "image": None}}
+    page = new_page(viewport={"width": 1024, "height": 768})
+    html = render_projector(state)
+    page.route("**/projector-harness", lambda route: route.fulfill(
+        body=html, content_type="text/html; charset=utf-8"))
+    page.route("**/portrait.png", lambda route: route.fulfill(body=png(1200, 900),
+                                                              content_type="image/png"))
+    page.goto(asgi_server + "/projector-harness")
+    laid_out(page)
+    before = page.locator("#koth-board").bounding_box()
+    with_picture = {**state, "shown": {"question": {**state["shown"]["question"],
+                                                   "image": "/portrait.png"}}}
+    apply(page, with_picture, 2)
+    page.wait_for_function(PICTURE_SHOWN)
+    laid_out(page)
+    assert page.locator("#koth-board").bounding_box()["height"] < before["height"] - 100
+    size = fits(page, 8, "the demo's 8 teams under a picture at 1024x768")
+    assert size["labelsCut"] == [], size["labelsCut"]
+    page.screenshot(path=str(artifacts_dir() / "projector-picture-8-1024x768.png"))
 
 
 def test_a_revealed_question_and_its_answer_show_after_the_close(asgi_server, new_page):
