@@ -51,6 +51,9 @@ MEASURE = """() => {
   return {
     out, covered,
     labelFont: Math.min(...drawn), labels: labels.length,
+    // the standings' head squeezed below its own text, its rule drawn through «№ Команда»
+    headsSquashed: [...document.querySelectorAll('.kp-row.kp-head')]
+      .filter(e => e.scrollHeight > e.clientHeight + 1).length,
     labelsOverlap: labels.flatMap((a, i) => labels.slice(i + 1).filter(b => {
         const p = a.getBoundingClientRect(), q = b.getBoundingClientRect();
         return p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom;
@@ -78,6 +81,7 @@ def fits(page, n: int, where: str) -> dict:
     assert size["labels"] == n, where
     assert size["labelFont"] >= MIN_LABEL_PX[n], (where, size["labelFont"])
     assert size["labelsOverlap"] == [], (where, size["labelsOverlap"][:5])
+    assert size["headsSquashed"] == 0, (where, size)
     return size
 
 
