@@ -187,6 +187,8 @@ def test_the_hosts_evening_on_the_console_the_projector_and_the_phones(asgi_serv
     answer_to_them = "Университет основан по проекту Ломоносова, ответ — его фамилия."
     card = console.locator(f'li[data-appeal="{rejected.pk}"]')
     card.locator(".koth-appeal-reject").click()
+    # without an answer the console asks for one, next to the appeal
+    expect(card.locator("#past-confirm")).to_contain_text("почему", timeout=WAIT)
     card.locator("input[data-appeal]").fill(answer_to_them)
     card.locator(".koth-appeal-reject").click()
     expect(console.locator("#appeals-box")).to_be_hidden(timeout=WAIT)

@@ -69,6 +69,15 @@ MEASURE = """() => {
 }"""
 
 
+def open_harness(page, base: str, state: dict) -> None:
+    """The projector page for ``state`` (served as the real view renders it), drawn."""
+    html = render_projector(state)
+    page.route("**/projector-harness", lambda route: route.fulfill(
+        body=html, content_type="text/html; charset=utf-8"))
+    page.goto(base + "/projector-harness")
+    page.wait_for_function("() => document.querySelectorAll('#koth-board .kp-label').length > 0")
+
+
 def fits(page, n: int, where: str) -> dict:
     size = page.evaluate(MEASURE)
     assert size["out"] == [], (where, size["out"][:5])
@@ -138,11 +147,7 @@ def test_the_projector_fits_three_screens_with_8_24_and_64_teams(asgi_server, ne
 @pytest.mark.parametrize("n", [8, 64])
 def test_the_boards_team_labels_are_legible_on_a_small_projector(asgi_server, new_page, n):
     page = new_page(viewport={"width": 1024, "height": 768})
-    html = render_projector(mid_game_state(n))
-    page.route("**/projector-harness", lambda route: route.fulfill(
-        body=html, content_type="text/html; charset=utf-8"))
-    page.goto(asgi_server + "/projector-harness")
-    page.wait_for_function("() => document.querySelectorAll('#koth-board .kp-label').length > 0")
+    open_harness(page, asgi_server, mid_game_state(n))
     size = fits(page, n, f"{n} teams at 1024x768")
     # Larger labels did not cost the names: every one is whole.
     assert size["labelsCut"] == [], size["labelsCut"]
@@ -185,11 +190,7 @@ def test_the_demo_teams_names_are_whole_and_14_px_on_a_small_projector(asgi_serv
         state["shown"] = {"question": {"number": 13, "text": "Кто основал Московский университет?",
                                        "image": None}}
     page = new_page(viewport={"width": 1024, "height": 768})
-    html = render_projector(state)
-    page.route("**/projector-harness", lambda route: route.fulfill(
-        body=html, content_type="text/html; charset=utf-8"))
-    page.goto(asgi_server + "/projector-harness")
-    page.wait_for_function("() => document.querySelectorAll('#koth-board .kp-label').length > 0")
+    open_harness(page, asgi_server, state)
     if shown:
         assert page.locator("#koth-shown").is_visible()
     size = fits(page, 8, "the demo's 8 teams at 1024x768")
@@ -210,12 +211,9 @@ def test_the_board_is_drawn_again_when_a_shown_pictures_card_grows_above_it(
         "number": 13, "image": None,
         "text": "Кто основал Московский университет? На портрете — он, в 1757 году."}}
     page = new_page(viewport={"width": width, "height": height})
-    html = render_projector(state)
-    page.route("**/projector-harness", lambda route: route.fulfill(
-        body=html, content_type="text/html; charset=utf-8"))
     page.route("**/portrait.png", lambda route: route.fulfill(body=png(1200, 900),
                                                               content_type="image/png"))
-    page.goto(asgi_server + "/projector-harness")
+    open_harness(page, asgi_server, state)
     laid_out(page)
     before = page.locator("#koth-board").bounding_box()
     with_picture = {**state, "shown": {"question": {**state["shown"]["question"],
@@ -239,11 +237,7 @@ def test_a_revealed_question_and_its_answer_show_after_the_close(asgi_server, ne
     state["reveal"] = {"number": 12, "text": "Кто написал «Евгения Онегина»? " * 8,
                        "answer_key": "Пушкин", "variants": []}
     page = new_page(viewport={"width": 1024, "height": 768})
-    html = render_projector(state)
-    page.route("**/projector-harness", lambda route: route.fulfill(
-        body=html, content_type="text/html; charset=utf-8"))
-    page.goto(asgi_server + "/projector-harness")
-    page.wait_for_function("() => document.querySelectorAll('#koth-board .kp-slope').length > 0")
+    open_harness(page, asgi_server, state)
     reveal = page.locator("#koth-reveal")
     assert reveal.is_visible()
     assert "Вопрос 12" in reveal.inner_text() and "Ответ: Пушкин" in reveal.inner_text()
