@@ -35,7 +35,9 @@ def results(request, game_id: int):
     now = timezone.now()
     context = {"game": game, "result": result, "organizer": organizer,
                "seasons": game.seasons.all(), "vote_choices": VOTE_CHOICES,
-               "disputes": disputes(game)}
+               # the public reads the appeals with the published results; the organizer, who
+               # publishes them, before, an appeal still open among them
+               "disputes": disputes(game) if result is not None or organizer else []}
     if organizer:
         played = [row.team_id for row in result.rows.all()] if result else []
         context["organizer_choices"] = Team.objects.exclude(pk__in=played).order_by("name")

@@ -6,18 +6,8 @@
   "use strict";
   var Live = global.Live, el = Live.el;
   var config = Live.readJson("gorod-config") || {};
-  var clock = null;
-  try {
-    clock = new Intl.DateTimeFormat([], {hour: "2-digit", minute: "2-digit", second: "2-digit",
-                                         hourCycle: "h23", timeZone: config.timeZone || undefined});
-  } catch (e) { clock = null; }  // an unknown zone name: the device's zone rather than nothing
-
-  // Times in the game's zone (settings.TIME_ZONE, given in the page config), not the device's:
-  // a phone set to another zone still reads the times the organizer announces.
-  function time(iso) {
-    if (!iso) { return ""; }
-    return clock ? clock.format(new Date(iso)) : Live.time(iso);
-  }
+  // times in the game's zone, not the device's (Live.timeIn)
+  var time = Live.timeIn(config.timeZone);
 
   function duration(seconds) {
     if (seconds == null) { return "–"; }

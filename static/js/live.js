@@ -70,6 +70,21 @@
     return new Date(iso).toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
   }
 
+  /* Times of day in `timeZone` (settings.TIME_ZONE, given in a page's config), not the
+   * device's: a phone set to another zone still reads the times the hall announces. An unknown
+   * zone name gives the device's zone rather than nothing. */
+  function timeIn(timeZone) {
+    var clock = null;
+    try {
+      clock = new Intl.DateTimeFormat([], {hour: "2-digit", minute: "2-digit", second: "2-digit",
+                                           hourCycle: "h23", timeZone: timeZone || undefined});
+    } catch (e) { clock = null; }
+    return function (iso) {
+      if (!iso) { return ""; }
+      return clock ? clock.format(new Date(iso)) : time(iso);
+    };
+  }
+
   /* The wait (ms) before reconnect attempt number `attempt` (0, 1, 2…): the exponential step
    * min(10 s, 0.5 s · 2^attempt), of which a random half is jitter. backoff(0, 0) = 250,
    * backoff(0, 1) = 500, backoff(3, 0.5) = 3000, backoff(9, 1) = 10000. */
@@ -389,6 +404,6 @@
 
   global.Live = {
     connect: connect, Page: Page, streams: streams, backoff: backoff, announce: announce, patch: patch,
-    el: el, time: time, readJson: readJson, cookie: cookie, STATE_WAIT_MS: STATE_WAIT_MS
+    el: el, time: time, timeIn: timeIn, readJson: readJson, cookie: cookie, STATE_WAIT_MS: STATE_WAIT_MS
   };
 })(window);

@@ -18,5 +18,6 @@
 
   global.KothPage = KothPage;
   global.kothEl = Live.el;
-  global.kothTime = Live.time;
+  // times in the site's zone, which the hall reads, not the device's (Live.timeIn)
+  global.kothTime = Live.timeIn((Live.readJson("koth-config") || {}).timeZone);
 })(window);

@@ -64,17 +64,26 @@
     $("last-note").hidden = !notes.length;
   }
 
-  // In a question's row of the history, under the answer: the team's appeal and the host's
-  // decision, or, on the question it may still appeal (and answered), the button that opens
-  // the appeal's form.
-  function appealNote(h, me) {
+  // Under a question's row of the history, a row of its own across the table: the team's
+  // appeal and the host's decision. In the answer's cell a sentence was squeezed to a word a
+  // line and pushed the table sideways past a narrow phone (320-390 px), cutting it off.
+  function appealRow(h, me) {
     var T = page.text, el = window.kothEl, a = (me.appeals || {})[String(h.number)];
-    if (a) {
-      var said = {open: T.appealOpen, accepted: T.appealAccepted,
-                  rejected: T.appealRejected + " " + a.answer}[a.status];
-      return el("p", {class: "koth-appeal-state", "data-status": a.status, text: said});
+    if (!a) { return null; }
+    var said = {open: T.appealOpen, accepted: T.appealAccepted,
+                rejected: T.appealRejected + " " + a.answer}[a.status];
+    return el("tr", {class: "koth-appeal-row", "data-appeal-for": h.number}, [
+      el("td", {colspan: 5}, [el("p", {class: "koth-appeal-state", "data-status": a.status, text: said})])
+    ]);
+  }
+
+  // In the answer's cell of the question the team may still appeal (and answered): the
+  // button that opens the appeal's form.
+  function appealButton(h, me) {
+    var T = page.text, el = window.kothEl;
+    if ((me.appeals || {})[String(h.number)] || me.appeal_question !== h.number || h.answer === null) {
+      return null;
     }
-    if (me.appeal_question !== h.number || h.answer === null) { return null; }
     var open = el("button", {type: "button", class: "secondary koth-appeal-open", text: T.appeal});
     open.addEventListener("click", function () {
       var form = $("appeal-form");
@@ -89,17 +98,21 @@
   function renderHistory(history, me) {
     var T = page.text, el = window.kothEl;
     $("history-box").hidden = !history.length;
-    $("history").replaceChildren.apply($("history"), history.map(function (h) {
-      return el("tr", {"data-verdict": h.correct ? "correct" : "incorrect", "data-number": h.number}, [
+    var rows = [];
+    history.forEach(function (h) {
+      rows.push(el("tr", {"data-verdict": h.correct ? "correct" : "incorrect", "data-number": h.number}, [
         el("td", {text: String(h.number)}),
         el("td", {}, [document.createTextNode((h.answer === null ? T.noAnswer : h.answer) + " — " +
                                               (h.correct ? T.correct : T.incorrect)),
-                      appealNote(h, me)]),
+                      appealButton(h, me)]),
         el("td", {text: kindLabel(h.kind) + (h.ignored ? " *" : "")}),
         el("td", {text: h.king ? "♛" : String(h.step)}),
         el("td", {text: String(h.points)})
-      ]);
-    }));
+      ]));
+      var appeal = appealRow(h, me);
+      if (appeal) { rows.push(appeal); }
+    });
+    $("history").replaceChildren.apply($("history"), rows);
     // The window closed (the next question was closed) or the appeal went: the form goes too.
     var form = $("appeal-form");
     if (!form.hidden && (me.appeal_question !== Number(form.dataset.number) ||

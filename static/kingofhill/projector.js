@@ -314,16 +314,27 @@
       label.parts = [{node: line, full: lines[0], len: lines[0].length},
                      {node: second, full: lines[1], len: lines[1].length}];
     }
-    // still too wide: a somewhat smaller font before untangleLabels() has to cut the name
-    var widest = Math.max.apply(null, label.parts.map(function (p) { return p.node.getComputedTextLength(); }));
-    if (widest > room) {
+    // Still too wide: a somewhat smaller font before untangleLabels() has to cut the name.
+    // Measured by the box untangleLabels() tests against the edge: the advance width
+    // (getComputedTextLength) is a little narrower, so a name it called whole was cut by a
+    // fraction of a unit («Выдры» at 1024x768 came out «Выд…»).
+    var over = pastTheSide(text, place, viewBox);
+    if (over > 0) {
       var font = parseFloat(text.getAttribute("font-size"));
+      var widest = boxOf(text).w;
       // never below the legible floor: the board makes room, or the name is cut (untangleLabels)
-      var fitted = Math.max(0.64 * font, minFont, font * room / widest);
+      var fitted = Math.max(0.64 * font, minFont, font * (widest - over) / widest);
       text.setAttribute("font-size", round(fitted));
-      label.short = widest * fitted / font - room;
+      label.short = Math.max(0, pastTheSide(text, place, viewBox));
     }
     return label;
+  }
+
+  /* How many user units a side label reaches past the edge untangleLabels() keeps it inside. */
+  function pastTheSide(text, place, viewBox) {
+    var b = boxOf(text);
+    if (!b) { return 0; }
+    return place.anchor === "start" ? b.x + b.w - (viewBox[0] + viewBox[2] - 4) : viewBox[0] + 4 - b.x;
   }
 
   // ---------------------------------------------------------------- the board
@@ -421,6 +432,12 @@
     return geometry(m.teams.length, m.summit, aspect, scale, extraWidth);
   }
 
+  /* The board's box as render() laid it out for (its "data-box"), in whole CSS px. */
+  function boxSize(svg) {
+    var box = svg.getBoundingClientRect();
+    return Math.round(box.width) + "x" + Math.round(box.height);
+  }
+
   function layoutKey(m) {
     return JSON.stringify([m.summit, m.holdsToWin, m.teams.map(function (t) { return [t.name, t.colour]; })]);
   }
@@ -430,14 +447,17 @@
     strings = strings || {};
     var m = model(state);
     var box = svg.getBoundingClientRect ? svg.getBoundingClientRect() : null;
+    if (box) { svg.setAttribute("data-box", boxSize(svg)); }
     var g = boardGeometry(m, box, 0);
     var key = layoutKey(m) + "|" + g.viewBox.join(",") + "|" + g.labelFont;
     if (svg.__kothKey !== key) {
       var short = buildBoard(svg, m, g, strings);
       // A name lacks room at the side at its legible size: draw the board a little smaller
-      // rather than cut the name (room on both sides; the font in units grows with it).
-      for (var extra = 0, tries = 0; short > 0.5 && tries < 4 && extra < 400; tries++) {
-        extra = Math.min(400, extra + 2.5 * short);
+      // rather than cut the name (room on both sides; the font in units grows with it). Any
+      // lack counts, a fraction of a unit too (the cut takes a whole letter), and each try
+      // adds a unit more than it lacked so the last one does not stop just short.
+      for (var extra = 0, tries = 0; short > 0 && tries < 6 && extra < 400; tries++) {
+        extra = Math.min(400, extra + 2.5 * short + 1);
         g = boardGeometry(m, box, extra);
         short = buildBoard(svg, m, g, strings);
       }
@@ -800,10 +820,20 @@
       showButton();
     }
     var resizeTimer = null;
-    global.addEventListener("resize", function () {  // the board's viewBox follows the screen
+    var relayout = function () {  // the board's viewBox and its labels' floor follow its box
       global.clearTimeout(resizeTimer);
       resizeTimer = global.setTimeout(function () { apply(current); }, 200);
-    });
+    };
+    global.addEventListener("resize", relayout);
+    // The board's box changes without the window's too: a shown question's picture loads and
+    // its card above the board grows. Laid out for the box it had before, the labels were
+    // drawn at 8 px under a picture at 1024x768.
+    var board = global.document.getElementById("koth-board");
+    if (board && global.ResizeObserver) {
+      new global.ResizeObserver(function () {
+        if (board.getAttribute("data-box") !== boxSize(board)) { relayout(); }
+      }).observe(board);
+    }
     // The socket, versions and resync are the shared live module's (js/live.js).
     global.Live.connect({
       path: root.getAttribute("data-ws-path"),

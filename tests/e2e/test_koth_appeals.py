@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 from playwright.sync_api import expect
 
+from kingofhill import appeals
 from kingofhill.models import Answer, Appeal
 from tests.conftest import artifacts_dir
 from tests.e2e.test_koth_live import WAIT, open_phone, with_session
@@ -29,8 +30,8 @@ def appeal(phone, text):
     expect(phone.locator("#koth-error")).to_be_hidden()
     phone.locator("#appeal-text").fill(text)
     phone.locator("#appeal-send").click()
-    expect(row.locator(".koth-appeal-state")).to_have_attribute("data-status", "open",
-                                                                timeout=WAIT)
+    note = phone.locator('#history tr[data-appeal-for="1"] .koth-appeal-state')
+    expect(note).to_have_attribute("data-status", "open", timeout=WAIT)
     expect(phone.locator("#appeal-form")).to_be_hidden()
 
 
@@ -76,12 +77,48 @@ def test_the_host_accepts_one_appeal_after_its_preview_and_rejects_another_with_
     host.screenshot(path=str(artifacts_dir() / "koth-appeals-host.png"))
 
     # The phones show the outcomes live: Alpha's verdict is now correct.
-    alpha_state = alpha_phone.locator('#history tr[data-number="1"] .koth-appeal-state')
+    alpha_state = alpha_phone.locator('#history tr[data-appeal-for="1"] .koth-appeal-state')
     expect(alpha_state).to_have_attribute("data-status", "accepted", timeout=WAIT)
     expect(alpha_state).to_contain_text("Апелляция принята")
     expect(alpha_phone.locator('#history tr[data-number="1"]')).to_have_attribute(
         "data-verdict", "correct")
-    beta_state = beta_phone.locator('#history tr[data-number="1"] .koth-appeal-state')
+    beta_state = beta_phone.locator('#history tr[data-appeal-for="1"] .koth-appeal-state')
     expect(beta_state).to_have_attribute("data-status", "rejected", timeout=WAIT)
     expect(beta_state).to_contain_text("В вопросе просили фамилию поэта.")
     beta_phone.screenshot(path=str(artifacts_dir() / "koth-appeals-phone.png"))
+
+
+# Where the appeal's note lies, with the history's table scrolled sideways by ``scroll`` px
+# (a table wider than a phone scrolls inside its card; the note must stay whole in view).
+NOTE_ON_THE_PHONE = """(scroll) => {
+  const note = document.querySelector('#history .koth-appeal-state');
+  const scroller = note.closest('.table-scroll');
+  scroller.scrollLeft = scroll;
+  const r = note.getBoundingClientRect(), box = scroller.getBoundingClientRect();
+  return {inside: r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.right <= innerWidth,
+          lines: Math.round(r.height / parseFloat(getComputedStyle(note).lineHeight)),
+          widens: note.scrollWidth > note.clientWidth,
+          page: document.documentElement.scrollWidth - innerWidth};
+}"""
+
+
+@pytest.mark.parametrize("width", [320, 390])
+def test_a_long_answer_to_an_appeal_wraps_whole_on_a_narrow_phone(asgi_server, new_page, width):
+    organizer, game, koth, (alpha, beta, gamma) = started(f"appeal-{width}", "Царь Горы: ответ")
+    play(koth, organizer, {alpha: False, beta: True, gamma: True})
+    filed = appeals.appeal_file(game=koth, application=alpha, question=1,
+                                text="Пушкин — тоже верный ответ")
+    said = ("В вопросе просили фамилию автора поэмы, а не её героя; ответ «Онегин» "
+            "засчитать нельзя, сверились с источником и с редактором пакета.")
+    appeals.appeal_reject(actor=organizer, game=koth, appeal=filed.pk, answer=said)
+
+    phone = open_phone(new_page, asgi_server, koth, alpha)
+    phone.set_viewport_size({"width": width, "height": 844})
+    note = phone.locator('#history tr[data-appeal-for="1"] .koth-appeal-state')
+    expect(note).to_have_text(f"Апелляция отклонена: {said}", timeout=WAIT)
+    for scroll in (0, 10_000):
+        size = phone.evaluate(NOTE_ON_THE_PHONE, scroll)
+        assert size["inside"] and not size["widens"] and size["page"] <= 0, (scroll, size)
+        # wrapped across the card, not a word a line down a narrow column
+        assert 1 < size["lines"] <= 8, (scroll, size)
+    phone.screenshot(path=str(artifacts_dir() / f"koth-appeal-answer-{width}.png"), full_page=True)

@@ -166,3 +166,61 @@ def test_each_phone_sees_its_verdict_move_and_history_after_every_close_and_the_
     expect(phones["Alpha"].locator("#result-winner")).to_contain_text("Beta", timeout=WAIT)
     beta_phone.screenshot(path=str(shots / "koth-phone-finished.png"), full_page=True)
     assert errors == []
+
+
+# Far from the site's zone (Moscow), so a time shown in the device's zone would differ.
+DEVICE_ZONE = "Asia/Tokyo"
+
+
+def test_a_phone_and_a_console_set_to_another_zone_show_times_as_the_hall_reads_them(
+        asgi_server, browser, evening):  # noqa: F811 - the fixture imported above
+    from zoneinfo import ZoneInfo
+
+    from django.conf import settings
+    from django.test import Client
+
+    from kingofhill import services
+    from kingofhill.models import Answer
+    from tests.conftest import settle_socket_closes
+    from tests.kingofhill.conftest import join_session
+
+    koth, host_user, (alpha, _beta, _gamma) = evening
+    services.game_start(actor=host_user, game=koth)
+    services.question_announce(actor=host_user, game=koth)
+    contexts = []
+
+    def device(viewport, client):
+        context = browser.new_context(viewport=viewport, locale="ru-RU", timezone_id=DEVICE_ZONE)
+        contexts.append(context)
+        return with_session(context.new_page(), asgi_server, client)
+
+    try:
+        team = Client()
+        join_session(team, alpha)
+        phone = device(PHONE, team)
+        phone.goto(f"{asgi_server}/koth/{koth.pk}/play/")
+        expect(phone.locator("#live-status")).to_have_attribute("data-status", "online",
+                                                                timeout=WAIT)
+        answer_now(phone, "Пушкин")
+        arrived = Answer.objects.get(application=alpha).at
+        hall = arrived.astimezone(ZoneInfo(settings.TIME_ZONE)).strftime("%H:%M:%S")
+        device_time = arrived.astimezone(ZoneInfo(DEVICE_ZONE)).strftime("%H:%M:%S")
+        assert hall != device_time
+        expect(phone.locator("#answer-confirm")).to_have_text(
+            f"Ответ принят в {hall}: «Пушкин»")
+
+        answer_row = Answer.objects.get(application=alpha)
+        services.answers_judge(actor=host_user, game=koth, question=1,
+                               normalized=answer_row.normalized, verdict=True)
+        services.question_close(actor=host_user, game=koth)
+        staff = Client()
+        staff.force_login(host_user)
+        console = device({"width": 1366, "height": 768}, staff)
+        console.goto(f"{asgi_server}/koth/{koth.pk}/host/")
+        history = console.locator('details[data-question="1"]')
+        history.locator("summary").click()
+        expect(history.locator("tr[data-answer]")).to_contain_text(hall, timeout=WAIT)
+    finally:
+        for context in contexts:
+            context.close()
+        settle_socket_closes()

@@ -228,3 +228,30 @@ def test_the_results_page_lists_the_appeals_and_their_outcomes(
     assert "Апелляции во время игры" in text
     assert "Gamma: «Тверь тоже подходит» — <strong>отклонена</strong>: Нет, только Торжок." \
         in text
+
+
+def test_the_organizer_sees_the_appeals_on_the_results_page_before_publishing_the_public_after(
+        running, host, organizer, alpha, beta, gamma):
+    play(running, host, {alpha: True, beta: True, gamma: False})
+    rejected = file(running, gamma, text="Тверь тоже подходит")
+    appeals.appeal_reject(actor=host, game=running, appeal=rejected.pk,
+                          answer="Нет, только Торжок.")
+    play(running, host, {alpha: True, beta: False, gamma: False})
+    file(running, beta, number=2, text="Мы написали «Торжок» с ошибкой")
+    url = reverse("rating:results", args=[running.pk])
+    staff, public = Client(), Client()
+    staff.force_login(organizer)
+
+    before = staff.get(url, HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "Результаты этой игры ещё не опубликованы." in before
+    assert "Апелляции во время игры" in before
+    assert "Gamma: «Тверь тоже подходит» — <strong>отклонена</strong>: Нет, только Торжок." \
+        in before
+    assert "Beta: «Мы написали «Торжок» с ошибкой» — <strong>" in before  # still open
+    assert "Апелляции во время игры" not in public.get(url, HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+
+    while running.status == KothGame.Status.RUNNING:
+        play(running, host, {alpha: True, beta: False, gamma: False})
+    rating_services.results_publish(actor=organizer, game=running.game)
+    after = public.get(url, HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "Gamma: «Тверь тоже подходит» — <strong>отклонена</strong>: Нет, только Торжок." in after
