@@ -352,19 +352,15 @@
     var level = $("fix-level").value, C = page.config;
     if (!level) { return; }
     closePreview();
-    window.fetch(C.levelFixUrl + "?level=" + encodeURIComponent(level), {
-      credentials: "same-origin", headers: {"Accept": "application/json"}
-    }).then(function (r) {
-      return r.json().catch(function () { return {}; }).then(function (data) {
-        if (!r.ok) { page.showError(data.detail || C.failed); return; }
-        var form = $("level-fix-form");
-        form.dataset.level = data.level;
-        FIX_FIELDS.forEach(function (k) { form.elements[k].value = data[k] || ""; });
-        form.elements.reason.value = "";
-        form.hidden = false;
-        $("fix-task").focus();
-      });
-    }, function () { page.showError(C.failed); });
+    Live.send("GET", C.levelFixUrl + "?level=" + encodeURIComponent(level)).then(function (r) {
+      if (!r.ok) { page.showError(r.detail || C.failed); return; }
+      var data = r.data, form = $("level-fix-form");
+      form.dataset.level = data.level;
+      FIX_FIELDS.forEach(function (k) { form.elements[k].value = data[k] || ""; });
+      form.elements.reason.value = "";
+      form.hidden = false;
+      $("fix-task").focus();
+    });
   }
 
   function closeFix() {

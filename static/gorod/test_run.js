@@ -13,17 +13,9 @@
 
   function send(method, url, body) {
     show("");
-    return fetch(url, {
-      method: method, credentials: "same-origin",
-      headers: {"Accept": "application/json", "Content-Type": "application/json",
-                "X-CSRFToken": Live.cookie("csrftoken")},
-      body: body ? JSON.stringify(body) : undefined
-    }).then(function (response) {
-      return response.json().catch(function () { return {}; }).then(function (data) {
-        if (!response.ok) { throw new Error(data.detail || config.failed); }
-        window.location.reload();
-      });
-    }).catch(function (exc) { show(exc.message || config.failed); });
+    return Live.send(method, url, body).then(function (result) {
+      if (result.ok) { window.location.reload(); } else { show(result.detail || config.failed); }
+    });
   }
 
   var form = document.getElementById("test-run-form");

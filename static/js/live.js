@@ -364,26 +364,39 @@
     return detail || ("HTTP " + status);
   }
 
-  // POST JSON (or a FormData upload, as is) with the CSRF header; a returned {version, state}
-  // renders at once (the push that follows is then a duplicate and ignored).
-  Page.prototype.post = function (url, body) {
-    var self = this, upload = global.FormData && body instanceof global.FormData;
+  // Send JSON (or a FormData upload, as is) with the CSRF header; resolves to {ok, data,
+  // detail} (detail: the refusal's message) or {ok: false, network: true}. Pages without a
+  // stream (set-up cards) send through this too, so one place speaks to the API.
+  function send(method, url, body) {
+    var upload = global.FormData && body instanceof global.FormData;
     var headers = {"Accept": "application/json", "X-CSRFToken": cookie("csrftoken")};
     if (!upload) { headers["Content-Type"] = "application/json"; }
     return global.fetch(url, {
-      method: "POST", credentials: "same-origin", headers: headers,
-      body: upload ? body : JSON.stringify(body || {})
+      method: method, credentials: "same-origin", headers: headers,
+      body: upload ? body : (body === undefined && method !== "POST" ? undefined : JSON.stringify(body || {}))
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (data) {
-        if (!response.ok) {
-          self.showError(errorDetail(data || {}, response.status));
-          return {ok: false, data: data, network: false};
-        }
-        self.showError("");
-        if (data.version != null) { self.live.accept(data.version, data.state); }
+        data = data || {};
+        if (!response.ok) { return {ok: false, data: data, detail: errorDetail(data, response.status)}; }
         return {ok: true, data: data};
       });
     }, function () { return {ok: false, network: true}; });
+  }
+
+  // POST with send; a returned {version, state} renders at once (the push that follows is then
+  // a duplicate and ignored).
+  Page.prototype.post = function (url, body) {
+    var self = this;
+    return send("POST", url, body).then(function (result) {
+      if (result.network) { return result; }
+      if (!result.ok) {
+        self.showError(result.detail);
+        return {ok: false, data: result.data, network: false};
+      }
+      self.showError("");
+      if (result.data.version != null) { self.live.accept(result.data.version, result.data.state); }
+      return {ok: true, data: result.data};
+    });
   };
 
   // ------------------------------------------------------------------ boot
@@ -403,7 +416,7 @@
   });
 
   global.Live = {
-    connect: connect, Page: Page, streams: streams, backoff: backoff, announce: announce, patch: patch,
+    connect: connect, Page: Page, send: send, streams: streams, backoff: backoff, announce: announce, patch: patch,
     el: el, time: time, timeIn: timeIn, readJson: readJson, cookie: cookie, STATE_WAIT_MS: STATE_WAIT_MS
   };
 })(window);
