@@ -5,12 +5,21 @@ them."""
 from __future__ import annotations
 
 from django import forms
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from core.announcements import MAX_LENGTH
 from core.converters import ID_MAX
 from core.validators import validate_plausible_datetime
+
+
+def show_form_errors(request, form) -> None:
+    """A refused page form's errors as page messages, each after its field's label."""
+    for field, errors in form.errors.items():
+        label = form.fields[field].label if field in form.fields else ""
+        for error in errors:
+            messages.error(request, f"{label}: {error}" if label else error)
 
 
 def _in_range(value) -> bool:

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from core import exports as core_exports
+from core.forms import show_form_errors
 from core.roles import is_organizer, require_organizer
 from gorod import exports, forms, rules, scenario, selectors, services
 from gorod.models import CodeAttempt, GorodGame, PhotoProof, Route, Ruling, TaskImage
@@ -132,12 +133,6 @@ def _cell_text(value) -> str:
 # --- set-up: a GoRoD night without the admin ----------------------------------------------------
 
 
-def _form_errors(request, form) -> None:
-    for field, errors in form.errors.items():
-        label = form.fields[field].label if field in form.fields else ""
-        for error in errors:
-            messages.error(request, f"{label}: {error}" if label else error)
-
 
 @login_required
 def setup_index(request):
@@ -158,7 +153,7 @@ def setup_index(request):
                 messages.success(request, _("The GoRoD is created: add its levels."))
                 return redirect("gorod:setup", game_id=gg.pk)
         else:
-            _form_errors(request, form)
+            show_form_errors(request, form)
     in_setup = (GorodGame.objects.select_related("game")
                 .filter(status=GorodGame.Status.SETUP, game__test_of__isnull=True)
                 .order_by("game__starts_at"))
@@ -246,7 +241,7 @@ class _Setup:
     def add(self):
         self.add_form = forms.LevelForm(self.request.POST, images=self.images)
         if not self.add_form.is_valid():
-            return _form_errors(self.request, self.add_form)
+            return show_form_errors(self.request, self.add_form)
         data = dict(self.add_form.cleaned_data)
         data["label"] = data["label"].strip() or _free_label(self.gg)
         level = services.level_add(actor=self.user, game=self.gg, **data)
@@ -256,7 +251,7 @@ class _Setup:
         level = get_object_or_404(self.gg.levels, pk=_level_id(self.request))
         self.edit_form = forms.LevelForm.of(level, self.request.POST, images=self.images)
         if not self.edit_form.is_valid():
-            return _form_errors(self.request, self.edit_form)
+            return show_form_errors(self.request, self.edit_form)
         data = dict(self.edit_form.cleaned_data)
         data["label"] = data["label"].strip() or level.label
         data["codes"] = forms.keep_personal(data["codes"], level.codes)
@@ -281,7 +276,7 @@ class _Setup:
                                        self.request.POST)
         self.personal_forms[level.pk] = form
         if not form.is_valid():
-            return _form_errors(self.request, form)
+            return show_form_errors(self.request, form)
         services.level_edit(actor=self.user, game=self.gg, level=level, codes=form.codes())
         return self.done(_("The personal codes of level %(level)s are saved.")
                          % {"level": level.label})
@@ -289,14 +284,14 @@ class _Setup:
     def settings(self):
         self.settings_form = forms.SettingsForm(self.request.POST)
         if not self.settings_form.is_valid():
-            return _form_errors(self.request, self.settings_form)
+            return show_form_errors(self.request, self.settings_form)
         services.settings_edit(actor=self.user, game=self.gg, **self.settings_form.settings())
         return self.done(_("The settings are saved."))
 
     def image(self):
         form = forms.ImageUploadForm(self.request.POST, self.request.FILES)
         if not form.is_valid():
-            return _form_errors(self.request, form)
+            return show_form_errors(self.request, form)
         upload = form.cleaned_data["image"]
         if upload.size > services.IMAGE_MAX_BYTES:
             raise services.DomainError(_("%(name)s is larger than 5 MB.") % {"name": upload.name})
@@ -316,7 +311,7 @@ class _Setup:
     def scenario(self):
         form = forms.ScenarioUploadForm(self.request.POST, self.request.FILES)
         if not form.is_valid():
-            return _form_errors(self.request, form)
+            return show_form_errors(self.request, form)
         try:
             parsed = scenario.parse_scenario(scenario.loads(form.cleaned_data["file"].read()))
             services.scenario_import(actor=self.user, game=self.gg, scenario=parsed)

@@ -13,10 +13,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.accounts.selectors import rating_name
+from core.forms import show_form_errors
 from teams import forms, profiles
 from teams.errors import TeamsError
 from teams.models import Member
-from teams.views import form_errors, managed_team
+from teams.views import managed_team
 
 
 def _team_member(request, pk: int, member_pk: int) -> Member:
@@ -62,7 +63,7 @@ def member_merge(request, pk: int, member_pk: int):
     member = _team_member(request, pk, member_pk)
     form = forms.MemberMergeForm(request.POST, member=member)
     if not form.is_valid():
-        form_errors(request, form)
+        show_form_errors(request, form)
         return redirect("teams:member_edit", pk=pk, member_pk=member_pk)
     into = form.cleaned_data["into"]
     try:

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from core.forms import show_form_errors
 from core.net import client_address, public_url
 from core.roles import is_organizer, require_organizer
 from teams import forms, rules, selectors, services
@@ -26,13 +27,6 @@ from teams.permissions import (
     get_team_entry,
 )
 from teams.presentation import notice_message, profile_context, qr_svg
-
-
-def form_errors(request, form) -> None:
-    for field, errors in form.errors.items():
-        label = form.fields[field].label if field in form.fields else ""
-        for error in errors:
-            messages.error(request, f"{label}: {error}" if label else error)
 
 
 def managed_team(request, pk: int) -> Team:
@@ -111,7 +105,7 @@ def games(request):
                     messages.warning(request, warning)
                 return redirect("teams:game_manage", pk=game.pk)
         else:
-            form_errors(request, form)
+            show_form_errors(request, form)
     game_list = (
         selectors.games_with_counts().order_by("-starts_at")
         if organizer
@@ -261,7 +255,7 @@ def apply(request, pk: int, game_pk: int):
                     return redirect("teams:game_detail", pk=game.pk)
                 return redirect("teams:team_detail", pk=team.pk)
         else:
-            form_errors(request, form)
+            show_form_errors(request, form)
     low, high = rules.TEAM_SIZE[game.format]
     return render(
         request,
@@ -391,7 +385,7 @@ def ban_create(request, pk: int):
         else:
             messages.success(request, _("The team is banned."))
     else:
-        form_errors(request, form)
+        show_form_errors(request, form)
     game_id = request.POST.get("game", "")
     if game_id.isdigit() and Game.objects.filter(pk=int(game_id)).exists():
         return redirect("teams:game_manage", pk=int(game_id))
@@ -450,7 +444,7 @@ def join(request):
             else:
                 return redirect("teams:playing", game_pk=entry.game_id)
         else:
-            form_errors(request, form)
+            show_form_errors(request, form)
     entries = selectors.session_entries(request.session)
     return render(request, "teams/join.html", {"form": form, "entries": entries})
 

@@ -15,15 +15,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from core.accounts import forms, selectors, services
+from core.forms import show_form_errors
 from core.net import public_url
 from core.roles import require_organizer
-
-
-def _show_errors(request, form) -> None:
-    for field, errors in form.errors.items():
-        label = form.fields[field].label if field in form.fields else ""
-        for error in errors:
-            messages.error(request, f"{label}: {error}" if label else error)
 
 
 def _next_path(request) -> str:
@@ -93,7 +87,7 @@ def profile(request):
                 messages.success(request, _("The profile is saved."))
                 return redirect("accounts:profile")
         else:
-            _show_errors(request, form)
+            show_form_errors(request, form)
     return render(request, "registration/profile.html", {
         "form": form, "rating_name": selectors.rating_name(user)})
 
