@@ -24,6 +24,14 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1440, "height": 900}
 LONG_NAME = "Достопримечательности"
+SCENARIO = """format: gorod-scenario
+version: 1
+title: Мосты
+levels:
+  - id: "1"
+    task: Найдите мост
+    codes: {code: G1R1D}
+"""
 
 OVERFLOW_JS = "() => document.documentElement.scrollWidth - window.innerWidth"
 
@@ -71,6 +79,17 @@ def build_site(asgi_server) -> dict:
     for nickname in ("Лис", "Ёж", "Сыч"):
         team_services.member_create(team=own, nickname=nickname)
     team_services.application_submit(team=own, game=registration, members=list(own.members.all()))
+    # The captain is a player with a profile on his roster (rule 2.6: his player page), and has
+    # a scenario proposal waiting (10.1: his team's proposals page, the organizers' list).
+    from gorod import proposals
+    from teams import profiles
+
+    captain.email, captain.first_name, captain.last_name = (
+        "captain-pages@example.org", "Анна", "Краеведова")
+    captain.save()
+    fox = own.members.get(nickname="Лис")
+    profiles.member_link(actor=captain, member=fox, email=captain.email)
+    proposals.propose(actor=captain, team=own, file_name="мосты.yaml", content=SCENARIO.encode())
     # Two played GoRoD nights: one with preliminary results (the organizer's table form), one
     # final in a season of that one game (its chart).
     from tests.rating.helpers import finalize, gorod_game
@@ -101,7 +120,8 @@ def build_site(asgi_server) -> dict:
             "team": long_team.pk, "token": token, "own": own.pk, "member": own.members.first().pk,
             "season": season.pk, "season_team": koth_team.pk,
             "season_member": own.members.first().pk, "setup": setup.pk,
-            "preliminary": preliminary.pk}
+            "preliminary": preliminary.pk, "player": captain.pk,
+            "invite": profiles.invite_token(own.members.get(nickname="Ёж"))}
 
 
 def pages(site) -> dict[str, list[str]]:
@@ -134,19 +154,20 @@ def every_page(site) -> dict[str, list[str]]:
             f"/rating/seasons/{site['season']}/players/{site['season_member']}/",
             f"/rating/games/{site['gorod']}/", f"/rating/games/{site['preliminary']}/",
             "/accounts/password_reset/done/",
-            "/accounts/reset/done/"],
+            "/accounts/reset/done/", f"/rating/players/{site['player']}/"],
         "captain": ["/teams/", f"/teams/{site['own']}/",
                     f"/teams/{site['own']}/members/{site['member']}/",
                     f"/teams/{site['own']}/apply/{site['registration']}/",
                     f"/teams/games/{site['registration']}/about/", "/accounts/profile/",
-                    "/accounts/password_change/", "/accounts/password_change/done/"],
+                    "/accounts/password_change/", "/accounts/password_change/done/",
+                    f"/gorod/teams/{site['own']}/proposals/", f"/teams/invite/{site['invite']}/"],
         "host": ["/koth/", f"/koth/{site['koth']}/host/", "/accounts/profile/"],
         "organizer": main["organizer"] + [
             f"/teams/games/{site['registration']}/sheet/", f"/koth/{site['koth']}/questions/",
             f"/gorod/{site['setup']}/setup/", "/announce/", "/accounts/lockouts/",
             "/audit/", f"/audit/games/{site['gorod']}/", f"/rating/games/{site['koth']}/",
             f"/rating/games/{site['preliminary']}/",
-            f"/rating/seasons/{site['season']}/"],
+            f"/rating/seasons/{site['season']}/", "/gorod/proposals/"],
         "koth phone": main["koth phone"] + [f"/teams/play/{site['koth']}/"],
         "gorod phone": main["gorod phone"] + [f"/teams/play/{site['gorod']}/"],
     }
