@@ -26,6 +26,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.core.cache import cache
 
+from core import realtime
 from core.errors import DomainError
 
 log = logging.getLogger(__name__)
@@ -89,6 +90,9 @@ class Coalesced:
 
 
 async def drain() -> None:
-    """Wait for every scheduled refresh (tests)."""
-    while _PENDING:
-        await asyncio.gather(*list(_PENDING), return_exceptions=True)
+    """Wait for every refresh scheduled on this loop and for the pushes it handed to the loop's
+    sender (tests: a loop closed while its sender is sending cancels it mid-send)."""
+    loop = asyncio.get_running_loop()
+    while pending := [task for task in _PENDING if task.get_loop() is loop]:
+        await asyncio.gather(*pending, return_exceptions=True)
+    await realtime.flush()

@@ -146,6 +146,11 @@ async def _drain(queue: asyncio.Queue) -> None:
             _lost(messages)
         finally:
             queue.task_done()
+        if asyncio.current_task().cancelling():
+            # The loop is closing and a library under ``group_send`` took the cancellation
+            # without passing it on: waiting on the queue again would hold the loop's close
+            # for ever (a test's ``async_to_sync`` hung on CI, its loop never closing).
+            raise asyncio.CancelledError
 
 
 async def flush() -> None:

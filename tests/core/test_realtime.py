@@ -4,6 +4,7 @@ returns; the loop sends every batch in the order it was handed over."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
@@ -91,3 +92,37 @@ def test_outside_a_server_the_sends_complete_before_it_returns(monkeypatch):
     async_to_sync(plain.group_add)("koth.1.public", channel)
     assert realtime.send_to_groups([("koth.1.public", _push(7))]) == 1
     assert async_to_sync(plain.receive)(channel)["version"] == 7
+
+
+class SwallowingLayer(InMemoryChannelLayer):
+    """A layer whose send takes a cancellation and returns, as a client library that turns it
+    into its own error and handles that."""
+
+    def __init__(self):
+        super().__init__()
+        self.sending = threading.Event()
+
+    async def group_send(self, group, message):
+        self.sending.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            pass
+
+
+def test_a_loop_closing_while_its_sender_sends_closes_even_when_the_layer_takes_the_cancel(
+        monkeypatch):
+    swallowing = SwallowingLayer()
+    monkeypatch.setattr(realtime, "get_channel_layer", lambda: swallowing)
+
+    async def a_write_then_the_loop_ends():
+        await sync_to_async(realtime.send_to_groups)([("koth.1.public", _push(1))])
+        await asyncio.get_running_loop().run_in_executor(None, swallowing.sending.wait, 5)
+
+    # asyncio.run cancels what is left on the loop and waits for it before closing.
+    runner = threading.Thread(target=asyncio.run, args=(a_write_then_the_loop_ends(),),
+                              daemon=True)
+    runner.start()
+    runner.join(timeout=10)
+    assert swallowing.sending.is_set()
+    assert not runner.is_alive(), "the loop's close waits for ever on its sender"
