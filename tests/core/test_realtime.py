@@ -110,6 +110,7 @@ class SwallowingLayer(InMemoryChannelLayer):
             pass
 
 
+@pytest.mark.fast_internals
 def test_a_loop_closing_while_its_sender_sends_closes_even_when_the_layer_takes_the_cancel(
         monkeypatch):
     swallowing = SwallowingLayer()
