@@ -20,7 +20,11 @@ from gorod.models import GorodGame
 from teams.models import Application, Game, Team
 
 TEAM_NAMES = ("Alpha", "Beta", "Gamma")
-T0 = datetime(2026, 12, 5, 19, 0, tzinfo=UTC)  # 22:00 in Moscow
+# 22:00 in Moscow on a Saturday far ahead. The services take this clock, but some paths read the
+# real one (a team's rename refreshes its games, pages and the API check the protest window): a
+# night still to come keeps those paths before it, whatever day the suite runs. A past night
+# would be ended by the first real-clock refresh (its time cap long gone).
+T0 = datetime(2037, 12, 5, 19, 0, tzinfo=UTC)
 LEVELS = [
     {"label": "1", "task": "Find the bridge", "hint1": "Near water", "hint2": "Red bridge",
      "codes": {"code": "G1R1D"}},

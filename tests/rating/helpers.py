@@ -19,7 +19,7 @@ from gorod import services as gorod_services
 from kingofhill import services as koth_services
 from kingofhill.models import Answer, KothGame
 from teams.models import Application, Game, Member, Team
-from tests.gorod.fixtures_live import LEVELS, minutes
+from tests.gorod.fixtures_live import LEVELS, T0, minutes
 
 NAMES = ("Alpha", "Beta", "Gamma")
 
@@ -112,8 +112,9 @@ def gorod_game(organizer: User, *, title: str = "ГоРоД", days: int = 0, tea
     return game
 
 
-# Well past every fixture game's protest window (the GoRoD nights end on 2026-12-05).
-AFTER = datetime(2027, 1, 1, tzinfo=UTC)
+# Well past every fixture game's protest window (the GoRoD nights end on T0's evening, the King
+# of the Hill games now).
+AFTER = T0 + timedelta(days=60)
 
 
 def finalize(organizer: User, game: Game, **kwargs):
