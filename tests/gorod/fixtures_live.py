@@ -104,7 +104,7 @@ def gorod(scheduled, entries, organizer) -> GorodGame:
 
 @pytest.fixture
 def running(gorod, organizer) -> GorodGame:
-    """Started at T0 (a fixed past night: pass ``now`` to every call)."""
+    """Started at T0 (a fixed night: pass ``now`` to every call)."""
     services.game_start(actor=organizer, game=gorod, now=T0)
     gorod.refresh_from_db()
     return gorod
