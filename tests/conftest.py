@@ -254,14 +254,14 @@ def new_page(browser):
     yield open_page
     for context in contexts:
         context.close()
-    if contexts:
-        settle_socket_closes()
+    # tests/e2e/conftest.py then waits for the server to settle before the flush.
 
 
 def settle_socket_closes(timeout: float = 5) -> None:
-    """Wait until the server has handled the closed pages' sockets: a King of the Hill phone's
-    socket removes its presence row when it closes, and that write must not run into the
-    database flush that ends a transactional test (the two can deadlock on PostgreSQL)."""
+    """Wait until the server has handled what the closed pages left behind: a King of the Hill
+    phone's socket removes its presence row when it closes, and a page's last request may still
+    be reading; either must not run into the database flush that ends a transactional test (on
+    PostgreSQL the two deadlock: seen with a GoRoD phone's state read against the TRUNCATE)."""
     import time
 
     from django.db import DatabaseError
@@ -277,9 +277,29 @@ def settle_socket_closes(timeout: float = 5) -> None:
                 # pages), so there is nothing to wait for.
                 if KothGame.objects.exists():
                     time.sleep(0.5)
+                _wait_for_other_sessions_idle(deadline)
                 return
         except (DatabaseError, RuntimeError):  # a test without database access
             return
+        time.sleep(0.05)
+
+
+def _wait_for_other_sessions_idle(deadline: float) -> None:
+    """On PostgreSQL, wait until no other session of this test database is running a statement
+    or holds a transaction open (the server's requests; other workers use other databases)."""
+    import time
+
+    from django.db import connection
+
+    if not on_postgresql():
+        return
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                           " AND pid <> pg_backend_pid()"
+                           " AND state IN ('active', 'idle in transaction')")
+            if cursor.fetchone()[0] == 0:
+                return
         time.sleep(0.05)
 
 

@@ -11,8 +11,19 @@ from core.roles import HOST, ORGANIZER
 from gorod import services as gorod_services
 from kingofhill import services as koth_services
 from teams.models import Game
+from tests.conftest import settle_socket_closes
 from tests.gorod.fixtures_live import LEVELS
 from tests.kingofhill.conftest import make_teams, make_user
+
+
+@pytest.fixture(autouse=True)
+def _server_settled_before_the_flush(request):
+    """After a browser test's pages are closed (its own fixtures end first), wait for the
+    server to finish what they left, before the database is flushed: whichever fixture opened
+    the pages."""
+    yield
+    if "browser" in request.fixturenames:
+        settle_socket_closes()
 
 
 @pytest.fixture
