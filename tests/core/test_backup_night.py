@@ -13,6 +13,8 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import sqlite_copy
 from tests.servers import Browser, manage, start_workers
 
@@ -50,6 +52,7 @@ def newest_snapshot_after(backups: Path, moment: float, timeout: float = 30) -> 
     raise AssertionError(f"no snapshot in {backups} after the last move within {timeout} s")
 
 
+@pytest.mark.slow
 def test_a_night_killed_mid_game_goes_on_from_its_snapshot_on_a_fresh_database(
         migrated_sqlite, tmp_path):
     first_db, backups = tmp_path / "laptop" / "db.sqlite3", tmp_path / "laptop" / "backups"

@@ -129,6 +129,7 @@ def own_redis(django_db_setup):
         redis.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_redis_outage_loses_no_submission_and_the_first_writes_after_it_push_again(
         own_redis):

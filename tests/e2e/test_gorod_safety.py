@@ -52,6 +52,7 @@ def open_phone(browser, base: str, entry, gg):
     return context, page
 
 
+@pytest.mark.slow
 def test_a_phone_on_a_grade_4_level_misses_its_check_in_and_the_monitor_raises_the_alarm(
         browser, asgi_server):
     # The check-in (every 15 min from the level's start) falls due fifteen seconds from now:
