@@ -8,8 +8,14 @@ class CoreConfig(AppConfig):
 
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_out
+        from django.db.models.signals import post_migrate
 
-        from core import announcements, backups, rights, scheduler
+        from core import announcements, backups, rights, roles, scheduler
+
+        # The role groups are data the code relies on, like content types: a flush (a test's
+        # end, `manage.py flush`) empties the table and emits post_migrate, which puts them
+        # back, as migrate first made them (migration 0001_roles).
+        post_migrate.connect(roles.ensure_groups, sender=self, dispatch_uid="core.roles.groups")
 
         # A log-out closes that session's staff sockets (core.rights).
         user_logged_out.connect(rights.on_logged_out, dispatch_uid="core.rights.logged_out")

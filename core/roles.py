@@ -6,10 +6,19 @@ Superusers count as both. Teams never need an account (their phones join with a 
 
 from __future__ import annotations
 
+from django.apps import apps as global_apps
 from django.core.exceptions import PermissionDenied
 
 ORGANIZER = "organizer"
 HOST = "host"
+
+
+def ensure_groups(sender, *, using: str = "default", apps=global_apps, **kwargs) -> None:
+    """post_migrate: make the two role groups where they are missing (after a flush, which
+    sends no ``apps``; migrate sends its state's)."""
+    Group = apps.get_model("auth", "Group")
+    for name in (ORGANIZER, HOST):
+        Group.objects.using(using).get_or_create(name=name)
 
 
 def _in_group(user, name: str) -> bool:

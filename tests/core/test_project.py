@@ -38,6 +38,17 @@ def test_the_organizer_and_host_groups_exist_after_migrate():
     assert set(Group.objects.values_list("name", flat=True)) >= {"organizer", "host"}
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_flush_leaves_the_organizer_and_host_groups_in_place():
+    """A flush empties every table, the groups' too: the post_migrate it emits makes them again
+    (a transactional test's end flushes, and tests after it find the roles)."""
+    from django.core.management import call_command
+
+    Group.objects.all().delete()
+    call_command("flush", interactive=False, verbosity=0)
+    assert set(Group.objects.values_list("name", flat=True)) >= {"organizer", "host"}
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("groups", "superuser", "organizer", "host"),
