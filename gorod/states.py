@@ -64,10 +64,17 @@ def mark_photos(row: dict, level_ids, application: int | None,
     return row
 
 
+def statistics_table(results) -> dict:
+    """The engine's statistics table (``rules.statistics_table`` of ``rules.compute``'s
+    results) as the screens carry it: moments as the club's local ISO text. What a replay of the
+    game's record gives, before the live part adds each row's application and photo outcomes."""
+    return _plain(rules.statistics_table(results))
+
+
 def statistics(snap: Snapshot) -> dict | None:
     if snap.results is None:
         return None
-    table = _plain(rules.statistics_table(snap.results))
+    table = statistics_table(snap.results)
     ids = {name: pk for pk, name in snap.names.items()}
     photos = photo_closed(snap.gorod.pk, snap.levels)
     for row in table["rows"]:

@@ -54,7 +54,7 @@ def standing(game, entry):
 def replays_to_live(game, now):
     record = services.game_record(game.pk, now=now)
     live = selectors.read_state(game, kind="organizer")["state"]["statistics"]
-    replayed = states._plain(rules.statistics_table(rules.compute(rules.parse_record(record))))
+    replayed = states.statistics_table(rules.compute(rules.parse_record(record)))
     ids = {r["team"]: r["application"] for r in live["rows"]}
     for row in replayed["rows"]:
         row["application"] = ids[row["team"]]

@@ -297,8 +297,7 @@ def test_a_live_night_with_pauses_codes_and_timeouts_replays_to_the_live_statist
         services.game_tick(game=running.pk, now=now)
         record = services.game_record(running.pk, now=now)
         live = organizer_state(running)["statistics"]
-        replayed = states._plain(rules.statistics_table(rules.compute(
-            rules.parse_record(record))))
+        replayed = states.statistics_table(rules.compute(rules.parse_record(record)))
         ids = {r["team"]: r["application"] for r in live["rows"]}
         for row in replayed["rows"]:
             row["application"] = ids[row["team"]]
