@@ -22,7 +22,7 @@ latencies: p50/p95 over every request of them) and a ratio to the baseline measu
 same run. ``BENCH_QUICK=1``: small counts (under
 2 minutes); ``BENCH_ONLY=sqlite`` or ``postgres``: one set-up only (the replays always run),
 ``BENCH_ONLY=replay``: the replays alone, no servers; ``BENCH_RESULTS=path``: where the JSON
-goes.
+goes; ``BENCH_FANOUT=5000``: the fan-out's sockets (2 000 by default).
 """
 
 from __future__ import annotations
@@ -55,6 +55,28 @@ SIZES = {
            "night_seconds": 2.0, "fanout": 40, "changes": 2},
 }[QUICK]
 PYTHON = sys.executable
+
+
+class BadSetting(ValueError):
+    """An environment variable the bench cannot use (``main`` prints it as ``error: ...``)."""
+
+
+def fanout_sockets(environ, default: int) -> int:
+    """How many sockets the fan-out opens: ``BENCH_FANOUT`` (e.g. 5000), else ``default``.
+
+    >>> fanout_sockets({"BENCH_FANOUT": "5000"}, 2000), fanout_sockets({}, 2000)
+    (5000, 2000)
+    """
+    text = environ.get("BENCH_FANOUT", "").strip()
+    if not text:
+        return default
+    try:
+        sockets = int(text)
+    except ValueError:
+        raise BadSetting(f"BENCH_FANOUT={text!r} is not a whole number of sockets") from None
+    if not 2 <= sockets <= 20000:
+        raise BadSetting(f"BENCH_FANOUT={sockets} is outside 2-20000 sockets")
+    return sockets
 SECRET = "bench-secret-key-" + "x" * 40
 
 
@@ -535,6 +557,11 @@ def table(rows: list[dict], cores: int) -> str:
 
 def main() -> int:
     started = time.perf_counter()
+    try:  # before any server starts
+        SIZES["fanout"] = fanout_sockets(os.environ, SIZES["fanout"])
+    except BadSetting as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     cores = os.cpu_count() or 1
     results_path = Path(os.environ.get("BENCH_RESULTS") or ROOT / "bench" / "results.json")
     work = Path(tempfile.mkdtemp(prefix="bench-"))
