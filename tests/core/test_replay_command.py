@@ -160,6 +160,6 @@ def test_a_record_without_a_backslash_replays_without_looking_for_surrogates_in_
 
     path = RECORDS / "koth-revolution.in.json"
     text = path.read_text("utf-8")
-    assert "\\" not in text and not command._may_hold_surrogates(text)
-    assert command._may_hold_surrogates(text.replace("Бета", "Б\\u0435та"))
+    assert "\\" not in text and not command.may_hold_surrogates(text)
+    assert command.may_hold_surrogates(text.replace("Бета", "Б\\u0435та"))
     assert command.run(str(path)) == command.run("-", stdin=io.StringIO(text))
