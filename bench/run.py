@@ -77,6 +77,24 @@ def fanout_sockets(environ, default: int) -> int:
     if not 2 <= sockets <= 20000:
         raise BadSetting(f"BENCH_FANOUT={sockets} is outside 2-20000 sockets")
     return sockets
+
+
+FAMILIES = ("sqlite", "postgres", "replay")
+
+
+def only_families(environ) -> set[str]:
+    """Which families of set-ups run: ``BENCH_ONLY`` (comma-separated), else both server
+    families (the replays always run).
+
+    >>> sorted(only_families({"BENCH_ONLY": "postgres, replay"})), sorted(only_families({}))
+    (['postgres', 'replay'], ['postgres', 'sqlite'])
+    """
+    names = {s.strip() for s in environ.get("BENCH_ONLY", "").split(",") if s.strip()}
+    unknown = sorted(names - set(FAMILIES))
+    if unknown:
+        raise BadSetting(f"BENCH_ONLY names {', '.join(unknown)}: choose from "
+                         f"{', '.join(FAMILIES)}")
+    return names or {"sqlite", "postgres"}
 SECRET = "bench-secret-key-" + "x" * 40
 
 
@@ -454,7 +472,7 @@ def nginx_scenario(setup: str, app, work: Path, manifest: dict) -> None:
 
 
 def run(work: Path) -> None:
-    only = {s.strip() for s in os.environ.get("BENCH_ONLY", "sqlite,postgres").split(",")}
+    only = only_families(os.environ)
     all_endpoints = ["healthz", "stack", "gorod_code", "koth_answer", "koth_state",
                      "gorod_state"]
     results: dict = {}
@@ -559,6 +577,7 @@ def main() -> int:
     started = time.perf_counter()
     try:  # before any server starts
         SIZES["fanout"] = fanout_sockets(os.environ, SIZES["fanout"])
+        only_families(os.environ)
     except BadSetting as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -257,7 +257,7 @@ def new_page(browser):
     # tests/e2e/conftest.py then waits for the server to settle before the flush.
 
 
-def settle_socket_closes(timeout: float = 5) -> None:
+def settle_server(timeout: float = 5) -> None:
     """Wait until the server has handled what the closed pages left behind: a King of the Hill
     phone's socket removes its presence row when it closes, and a page's last request may still
     be reading; either must not run into the database flush that ends a transactional test (on

@@ -53,12 +53,12 @@ def committed_once(django_db_blocker) -> Iterator[None]:
     what they write through the server goes with the flush."""
     from django.core.management import call_command
 
-    from tests.conftest import settle_socket_closes
+    from tests.conftest import settle_server
 
     with django_db_blocker.unblock():
         try:
             yield
         finally:
             # A phone's closing socket removes its presence row: not while the flush runs.
-            settle_socket_closes()
+            settle_server()
             call_command("flush", interactive=False, verbosity=0)

@@ -16,7 +16,7 @@ import pytest
 from gorod.models import CodeAttempt
 from kingofhill.models import Answer
 from live.delta import patch
-from tests.conftest import need, need_postgresql_and_redis, settle_socket_closes
+from tests.conftest import need, need_postgresql_and_redis, settle_server
 from tests.gorod.test_concurrency import set_up_night
 from tests.kingofhill.test_concurrency import set_up_evening
 from tests.servers import (
@@ -222,7 +222,7 @@ def test_revoking_a_binding_in_another_process_closes_the_phones_socket_over_red
         assert ws.close_code == 4403
     finally:
         ws.close()
-        settle_socket_closes()  # the worker's presence write must not meet the test's flush
+        settle_server()  # the worker's presence write must not meet the test's flush
 
 
 def test_after_redis_comes_back_every_socket_of_the_worker_is_told_to_resend_its_state(caplog):

@@ -11,7 +11,7 @@ from core.roles import HOST, ORGANIZER
 from gorod import services as gorod_services
 from kingofhill import services as koth_services
 from teams.models import Game
-from tests.conftest import settle_socket_closes
+from tests.conftest import settle_server
 from tests.gorod.fixtures_live import LEVELS
 from tests.kingofhill.conftest import make_teams, make_user
 
@@ -23,7 +23,7 @@ def _server_settled_before_the_flush(request):
     the pages."""
     yield
     if "browser" in request.fixturenames:
-        settle_socket_closes()
+        settle_server()
 
 
 @pytest.fixture

@@ -181,7 +181,7 @@ def test_a_phone_and_a_console_set_to_another_zone_show_times_as_the_hall_reads_
 
     from kingofhill import services
     from kingofhill.models import Answer
-    from tests.conftest import settle_socket_closes
+    from tests.conftest import settle_server
     from tests.kingofhill.conftest import join_session
 
     koth, host_user, (alpha, _beta, _gamma) = evening
@@ -223,4 +223,4 @@ def test_a_phone_and_a_console_set_to_another_zone_show_times_as_the_hall_reads_
     finally:
         for context in contexts:
             context.close()
-        settle_socket_closes()
+        settle_server()
