@@ -47,7 +47,9 @@ class AnswersAdded:
 @dataclass(frozen=True, slots=True)
 class GroupsChanged:
     """The host merged the open question's answer groups, split a merge or kept a suggested
-    pair apart (``kingofhill.grouping``): only the host's view changes."""
+    pair apart (``kingofhill.grouping``), or judged its answers (``services.set_verdicts``: a
+    verdict is news to the teams only once the move is played): only the host's view
+    changes."""
 
     current: Question
 

@@ -419,6 +419,8 @@ def set_verdicts(w: Write, question: Question, answers, verdict: bool, actor, *,
         answer.verdict, answer.judged_by, answer.judged_at = verdict, actor, w.now
     if question.closed_at is not None:  # a played move changed: the board is recomputed
         w.change = changes.BoardChanged()
+    else:  # the open question's verdicts are the host's until the close: no team sees them
+        w.change = changes.GroupsChanged(current=question)
     return len(judged)
 
 

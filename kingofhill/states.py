@@ -12,6 +12,7 @@ The state shapes are documented in ``kingofhill.realtime``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -72,21 +73,26 @@ def public_board(board: dict) -> dict:
     return {key: value for key, value in board.items() if key != "moves"}
 
 
+def public_question(snap: Snapshot) -> dict | None:
+    """The open question as every screen sees it (the host's view and the projector's count)."""
+    question = snap.current
+    if question is None:
+        return None
+    return {
+        "number": question.number,
+        "phase": question.phase,
+        "partner": question.partner,
+        "answered": sum(1 for a in question.answers.all() if a.application_id in snap.names),
+        "total": len(snap.entries),
+        "revolutions": _counting(snap, question, rules.REVOLUTION),
+        "jumps": _counting(snap, question, rules.JUMP),
+        "countdown": _countdown(question),
+    }
+
+
 def public_state(snap: Snapshot) -> dict:
     koth = snap.koth
-    question = snap.current
-    q = None
-    if question is not None:
-        q = {
-            "number": question.number,
-            "phase": question.phase,
-            "partner": question.partner,
-            "answered": sum(1 for a in question.answers.all() if a.application_id in snap.names),
-            "total": len(snap.entries),
-            "revolutions": _counting(snap, question, rules.REVOLUTION),
-            "jumps": _counting(snap, question, rules.JUMP),
-            "countdown": _countdown(question),
-        }
+    q = public_question(snap)
     return {
         "game": {
             "id": koth.pk,
@@ -271,8 +277,10 @@ def history_entry(snap: Snapshot, q: Question) -> dict:
     }
 
 
-def host_state(snap: Snapshot, public: dict | None = None) -> dict:
-    state = dict(public or public_state(snap))
+def host_open(snap: Snapshot) -> dict:
+    """The host's view of the open question: its declarations, the answers' groups and what
+    is left to judge, and what the console may do. These are the only fields of the host's
+    view that an answer changes (``answers_states``)."""
     question = snap.current
     current = None
     declarations: list[dict] = []
@@ -297,11 +305,10 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
         suggestions = group_suggestions(question, groups)
         answered = {a.application_id for a in question.answers.all()}
         unanswered = [snap.names[a.pk] for a in snap.entries if a.pk not in answered]
-    history = _history(snap)
     phase = question.phase if question is not None else None
     judged = all(g["verdict"] in (True, False) for g in groups)
     status = snap.koth.status
-    state["host"] = {
+    return {
         "question": current,
         "declarations": declarations,
         "groups": groups,
@@ -314,13 +321,6 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
         "unjudged": sum(1 for a in question.answers.all()
                         if a.application_id in snap.names and a.verdict is None)
         if question is not None else 0,
-        # Stored row by row (``Rows``): an answer rewrites the console's few changed fields,
-        # not every closed question's answers.
-        "history": Rows(history, by="number"),
-        "bank": bank_summary(snap.koth),
-        # Teams with at least one phone socket open, in registration order.
-        "connected": connected_teams(snap.koth, snap.entries, snap.names),
-        "challengers": list(rules.challengers(snap.board)) if snap.board is not None else [],
         "can": {
             "start": status == KothGame.Status.SETUP and len(snap.entries) >= 2,
             "announce": status == KothGame.Status.RUNNING and phase == Question.Phase.DECLARING,
@@ -329,6 +329,23 @@ def host_state(snap: Snapshot, public: dict | None = None) -> dict:
             "countdown": status == KothGame.Status.RUNNING and phase == Question.Phase.ANSWERING,
             "reveal": any(q.closed_at is not None for q in snap.questions),
         },
+    }
+
+
+def host_state(snap: Snapshot, public: dict | None = None) -> dict:
+    state = dict(public or public_state(snap))
+    current = host_open(snap)
+    can = current.pop("can")
+    state["host"] = {
+        **current,
+        # Stored row by row (``Rows``): an answer rewrites the console's few changed fields,
+        # not every closed question's answers.
+        "history": Rows(_history(snap), by="number"),
+        "bank": bank_summary(snap.koth),
+        # Teams with at least one phone socket open, in registration order.
+        "connected": connected_teams(snap.koth, snap.entries, snap.names),
+        "challengers": list(rules.challengers(snap.board)) if snap.board is not None else [],
+        "can": can,
         "revealed": state.get("reveal") is not None,
         # Waiting for the host's decision, oldest first; decided ones are in the history.
         "appeals": [a for number in sorted(_appeals(snap)) for a in _appeals(snap)[number]
@@ -389,14 +406,25 @@ def move_played(snap: Snapshot, move: rules.MoveResult, before: rules.Snapshot |
     return played
 
 
-def team_state(snap: Snapshot, application_id: int, public: dict | None = None) -> dict:
-    """The public state plus this team's own view; never another team's answer."""
+def teams_public(snap: Snapshot, public: dict | None = None) -> dict:
+    """What every team's state holds of the public state: the open question without the
+    answer count and the phones' screen. Built once per write and shared by every team's state,
+    so that each of its values is encoded and compared with the stored text once, not once per
+    team (``live.store.compare_and_store`` goes by the values' identity)."""
     state = dict(public or public_state(snap))
     if state.get("question"):
         # Other teams' answers are not this team's news: they push nothing to it, so its
         # state does not count them either (one version, one state).
         state["question"] = {k: v for k, v in state["question"].items() if k != "answered"}
     state["shown"] = shown_state(snap, PHONES)
+    return state
+
+
+def team_state(snap: Snapshot, application_id: int, public: dict | None = None, *,
+               common: dict | None = None) -> dict:
+    """The public state plus this team's own view; never another team's answer. ``common``:
+    ``teams_public`` of this snapshot, built once for all teams."""
+    state = dict(common if common is not None else teams_public(snap, public))
     name = snap.names.get(application_id)
     me: dict = {"application": application_id, "team": name}
     if name is None:
@@ -452,15 +480,22 @@ def team_state(snap: Snapshot, application_id: int, public: dict | None = None) 
                 reason = _declaration_status(snap, question, d)
                 me["declaration"] = {"kind": d.kind, "at": _time(d.at),
                                      "counts": reason is None, "reason": reason}
-        for a in question.answers.all():
-            if a.application_id == application_id:
-                me["answer"] = {
-                    "text": a.text, "at": _time(a.at), "client_id": str(a.client_id),
-                    # The verdict is news only once the move is played.
-                    "verdict": a.verdict if question.closed_at is not None else None,
-                }
+        me["answer"] = my_answer(question, application_id)
     state["me"] = me
     return state
+
+
+def my_answer(question: Question, application_id: int) -> dict | None:
+    """The team's own answer to ``question`` as its phone shows it."""
+    found = None
+    for a in question.answers.all():
+        if a.application_id == application_id:
+            found = {
+                "text": a.text, "at": _time(a.at), "client_id": str(a.client_id),
+                # The verdict is news only once the move is played.
+                "verdict": a.verdict if question.closed_at is not None else None,
+            }
+    return found
 
 
 @dataclass(frozen=True)
@@ -501,13 +536,48 @@ def bank_states(w: Write, stored: dict) -> dict[str, dict]:
                                  patches={"host": {"d": {"bank": {"=": summary}}}})}
 
 
+def answers_states(w: Write, snap: Snapshot, teams: Collection[int]) -> dict[str, dict] | None:
+    """The build of answers on a kept board (``AnswerAdded``, ``AnswersAdded`` with the closed
+    questions reused): an answer changes the open question's count (public and host), the
+    host's view of the open question (``host_open``) and the answering teams' own answers,
+    nothing else. So the stored rest of each of those states stays as it is, not rebuilt:
+    the host's history, bank and connected teams, a team's moves and projections (an answer
+    rebuilt them all for 64 teams, and the host's two queries for the bank and the phones).
+    What it keeps it reads with ``Write.read_values``, which spares the write its comparison
+    query. None when the public or host state is not stored yet (then the whole is built).
+
+    For example, team 7's answer to question 3 stores the public ``question`` (``answered``
+    one more), the host's ``question`` and ``host`` (its groups, ``unanswered``, ``unjudged``,
+    ``can``) and team 7's ``me`` with its ``answer``; every other team's state keeps its
+    version."""
+    answering = {team_audience(t): t for t in teams if t in snap.names}
+    stored = w.read_values({PUBLIC: ["question"], realtime.HOST: ["question", "host"],
+                            **{audience: ["me"] for audience in answering}})
+    host = stored.get(realtime.HOST, {}).get("host")
+    if host is None or "question" not in stored.get(PUBLIC, {}):
+        return None
+    question = public_question(snap)
+    # The stored values are read only (``shared``): each changed one is a new dict.
+    states: dict[str, dict] = {
+        PUBLIC: Parts({"question": question}),
+        realtime.HOST: Parts({"question": question, "host": {**host, **host_open(snap)}}),
+    }
+    for audience, team in answering.items():
+        me = stored.get(audience, {}).get("me")
+        if me is None:  # never stored: built whole
+            states[audience] = team_state(snap, team)
+        else:
+            states[audience] = Parts({"me": {**me, "answer": my_answer(snap.current, team)}})
+    return states
+
+
 def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
     """The live core's build for King of the Hill: the states of the audiences the write may
     have changed, rendered from what ``kingofhill.settle.settle`` computed.
 
-    A write about some teams (``AnswerAdded``, ``AnswersAdded``) on a kept board (the
-    snapshot ``reused`` the closed questions) builds, of the teams' views, only theirs; any
-    other write builds every audience.
+    A write about some teams (``AnswerAdded``, ``AnswersAdded``) or about the host's groups
+    (``GroupsChanged``) on a kept board (the snapshot ``reused`` the closed questions) builds
+    only the fields it changes (``answers_states``); any other write builds every audience.
     """
     if isinstance(settled, StoredHost):
         if isinstance(w.change, changes.BankChanged):
@@ -522,12 +592,17 @@ def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
             pass
         case changes.GroupsChanged():
             teams = frozenset()  # the host's groups only: no team sees them
+    if teams is not None and snap.reused:
+        answered = answers_states(w, snap, teams)
+        if answered is not None:
+            return answered
     public = public_state(snap)
     states = {PUBLIC: public, realtime.HOST: host_state(snap, public)}
     # A write about some teams on an unchanged board (an answer, a batch of answers) changes
     # only those teams' own views: the others see the public state without the answer count.
     touched = teams if snap.reused else None
+    common = teams_public(snap, public)
     for entry in snap.entries:
         if touched is None or entry.pk in touched:
-            states[team_audience(entry.pk)] = team_state(snap, entry.pk, public)
+            states[team_audience(entry.pk)] = team_state(snap, entry.pk, common=common)
     return states

@@ -152,6 +152,10 @@ def compare_and_store(game_id: int, states: dict[str, dict], read: list[tuple],
     # Values by identity: the audiences' states share parts (each team's state holds the
     # public board), encoded once per write. Every value lives in ``states`` meanwhile.
     encoded: dict[int, str] = {}
+    # Likewise a shared value's patch from an equal stored text, computed once per write: a
+    # close changes the board every team's state holds, and diffing it once per team was
+    # half of a 64-team close's time.
+    shared_patches: dict[tuple[str, int], dict] = {}
     some_rows: list[tuple[int, str]] = []  # (stream, "key/slot"): row parts to delete
     all_rows: list[tuple[int, str]] = []  # (stream, key): every row part of the key
     for audience, state in states.items():
@@ -211,11 +215,16 @@ def compare_and_store(game_id: int, states: dict[str, dict], read: list[tuple],
             if given is not None:
                 change["d"][key] = given
                 continue
-            sub = delta.diff(_stored_value(game_id, before[key], before_rows.get(key)),
-                             state[key])
-            whole_value = {"=": state[key]}
-            change["d"][key] = sub if sub is not None and len(encode(sub)) < len(
-                _whole_text(key, state, texts, splits)) + 6 else whole_value
+            memo = None if key in splits else (before[key].text, id(state[key]))
+            found = shared_patches.get(memo) if memo is not None else None
+            if found is None:
+                sub = delta.diff(_stored_value(game_id, before[key], before_rows.get(key)),
+                                 state[key])
+                found = sub if sub is not None and len(encode(sub)) < len(
+                    _whole_text(key, state, texts, splits)) + 6 else {"=": state[key]}
+                if memo is not None:
+                    shared_patches[memo] = found
+            change["d"][key] = found
         if removed:
             change["x"] = removed
         # A changed key's part is replaced in place (``insert_parts_sql`` upserts); a

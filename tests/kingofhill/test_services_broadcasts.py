@@ -91,17 +91,47 @@ def test_an_answer_reuses_the_kept_board_in_a_pinned_number_of_queries(
         announce(running, host, answer_key="Пушкин")  # cold: reads everything, keeps it
     # The service's savepoint pair (its transaction, inside the test's), the lock, the open
     # question, its answers and declarations (read once: the existing answer is among them and
-    # the build reuses them), the insert, the verdict change (a key match), the stored states
-    # read and
-    # the changed keys replaced (the versions bumped, one upsert, however many changed),
-    # and the host state's question bank (its next question and how many are left) and presence.
+    # the build reuses them), the insert, the verdict change (a key match), the stored keys an
+    # answer changes read (the build keeps the rest of them: the host's bank and connected
+    # phones are not read again, a team's moves not rebuilt) and the changed keys replaced
+    # (the versions bumped, one upsert, however many changed).
     # The team's entry is the phone's own, read with its team by the request (here: the fixture).
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(13):
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(11):
         answer(running, alpha, "Пушкин")
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(12):
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(10):
         answer(running, beta, "Лермонтов")
     host_state = selectors.read_state(KothGame.objects.get(pk=running.pk), kind="host")
     assert [g["teams"] for g in host_state["state"]["host"]["groups"]] == [["Alpha"], ["Beta"]]
+
+
+def test_a_close_computes_the_patch_of_the_board_every_team_shares_once(
+        running, host, alpha, beta, gamma, django_capture_on_commit_callbacks, monkeypatch):
+    """Every team's state holds the public board: a close's new board is one value, compared
+    with the stored text and diffed once per write, not once per team."""
+    import live.delta
+
+    with django_capture_on_commit_callbacks(execute=True):
+        play(running, host, {alpha: True, beta: False, gamma: False})
+        announce(running, host, answer_key="Пушкин")
+        for team in (alpha, beta, gamma):
+            answer(running, team, "Пушкин")
+    diffed, depth, real = [], [0], live.delta.diff
+
+    def counting(old, new):
+        depth[0] += 1
+        try:
+            if depth[0] == 1 and isinstance(new, dict) and "king" in new:
+                diffed.append(id(new))
+            return real(old, new)
+        finally:
+            depth[0] -= 1
+
+    monkeypatch.setattr(live.delta, "diff", counting)
+    monkeypatch.setattr("core.realtime.get_channel_layer", lambda: None)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.question_close(actor=host, game=running)
+    # The public and host states and the three teams' hold one board: one diff.
+    assert len(diffed) == 1
 
 
 def test_a_kept_board_is_not_used_for_another_board_version(
