@@ -10,7 +10,8 @@ redis-server of its own with one and with two workers of the deployment server (
 1. HTTP throughput at 32 connections, 3 rounds of 5 000 requests or 10 s each: ``/healthz``
    (the baseline) and a trivial view through the whole middleware stack (the second
    baseline), a GoRoD code (200 teams × 30 levels, 20 000 stored attempts), a King of the Hill
-   answer (64 teams, questions rotating), both public state reads;
+   answer (64 teams, questions rotating), both public state reads; then right codes one at a
+   time on one connection (a quiet night's code, against its CPU under load);
 2. a GoRoD night: 600 phones connected, codes at 200/s for 30 s;
 3. fan-out of one change to 2 000 sockets, peak RSS per worker, a 600-phone reconnect storm;
 4. replays of a 64-team × 500-move King of the Hill and a 200-team × 30-level GoRoD record:
@@ -235,6 +236,7 @@ def http_scenario(setup: str, urls: list[str], manifest: dict, *, endpoints: lis
     }
     runs: dict[str, list[dict]] = {k: [] for k in endpoints}
     cpu: dict[str, list[float]] = {k: [] for k in endpoints}  # ms per answered request
+    alone_cpu: list[float] = []  # ms per right code sent alone
 
     async def measure() -> dict:
         single = await client.throughput(urls, client.get("/healthz"), connections=1,
@@ -248,6 +250,16 @@ def http_scenario(setup: str, urls: list[str], manifest: dict, *, endpoints: lis
                 if runs[key][-1]["n"]:
                     cpu[key].append(1000 * (server_cpu(pids) - before) / runs[key][-1]["n"])
         await rounds.finish(urls[0])  # no half-answered question left for the fan-out
+        if "gorod_code" in endpoints:
+            # A quiet night: right codes one at a time, so no batch shares a publish.
+            alone = client.Night(m, wrong_per_level=0)
+            for _ in range(SIZES["repeats"]):
+                before = server_cpu(pids)
+                done = await client.throughput(
+                    urls, lambda h, b, c: alone.submit(h, b, c, wrongly), connections=1,
+                    count=max(2, SIZES["count"] // 50), seconds=SIZES["seconds"] / 2)
+                if done["n"]:
+                    alone_cpu.append(1000 * (server_cpu(pids) - before) / done["n"])
         return single
 
     single = asyncio.run(measure())
@@ -302,6 +314,13 @@ def http_scenario(setup: str, urls: list[str], manifest: dict, *, endpoints: lis
             baseline="/healthz CPU ms" if key != "healthz" else "itself",
             base=base_cpu, goal=f"< {CTFD_FLAG_CPU_MS} (CTFd's wrong flag)" if write else "-",
             met=value < CTFD_FLAG_CPU_MS if write else None)
+    if alone_cpu and cpu.get("gorod_code"):
+        # Issue 34: a quiet night's code costs at most twice a code under load.
+        loaded = statistics.median(cpu["gorod_code"])
+        row(setup, "server CPU per request: a right GoRoD code alone (1 connection)",
+            statistics.median(alone_cpu), "ms", spread=(min(alone_cpu), max(alone_cpu)),
+            baseline="server CPU per GoRoD code under load", base=loaded, goal="<= 2x",
+            met=statistics.median(alone_cpu) <= 2 * loaded)
     return out
 
 
