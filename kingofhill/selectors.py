@@ -160,6 +160,12 @@ class Snapshot:
     def current(self) -> Question | None:
         return self.questions[-1] if self.questions else None
 
+    @functools.cached_property
+    def positions(self) -> dict[int, int]:
+        """Each team's place in the registration order, by its application id: a state per
+        team looked it up in the list, 64 × 64 steps at every close."""
+        return {a.pk: i for i, a in enumerate(self.entries)}
+
     def board_dict(self) -> dict:
         if self.board is not None:
             return rules.board_to_dict(self.board)

@@ -430,8 +430,7 @@ def team_state(snap: Snapshot, application_id: int, public: dict | None = None, 
     if name is None:
         state["me"] = me
         return state
-    index = [a.pk for a in snap.entries].index(application_id)
-    me["colour"] = team_colour(index)
+    me["colour"] = team_colour(snap.positions[application_id])
     question = snap.current
     row = next((t for t in state["board"]["teams"] if t["team"] == name), None) or {}
     me.update({"place": row.get("place"), "step": row.get("step", 0),
