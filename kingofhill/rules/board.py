@@ -301,9 +301,9 @@ class _Game:
     def play(self, move: Move) -> MoveResult:
         names, index = self.names, self.index
         q = self.question + 1
-        unknown = (move.declarations.keys() | move.answers.keys()) - index.keys()
-        if unknown:
-            name = next(n for n in (*move.declarations, *move.answers) if n in unknown)
+        # A containment test, not a set of the unknown: nothing to build for a valid move.
+        if not (index.keys() >= move.answers.keys() and index.keys() >= move.declarations.keys()):
+            name = next(n for n in (*move.declarations, *move.answers) if n not in index)
             raise RecordError(f"question {q}: unknown team {name!r}")
         n = len(names)
         summit = self.summit
@@ -371,18 +371,22 @@ class _Game:
                 target = top
             step[i] = target
 
-        def contest(i: int) -> tuple:
+        def contest(teams: list[int]) -> int:
             # 2.4.7: more points (this move's included), the earliest correct answer, then
-            # registration order.
-            return (-points[i], _arrival_key(at[i]), i)
+            # registration order. Arrival times are read only among those tied on points.
+            most = max(map(points.__getitem__, teams))
+            tied = [i for i in teams if points[i] == most]
+            if len(tied) == 1:
+                return tied[0]
+            return min(tied, key=lambda i: (_arrival_key(at[i]), i))
 
         new_king = -1
         if arriving:
-            new_king = min(arriving, key=contest)
+            new_king = contest(arriving)
         elif had_king and not correct[king]:
             winners = [i for i in revolutionaries if correct[i]]
             if winners:
-                new_king = min(winners, key=contest)
+                new_king = contest(winners)
                 step[king] = top  # [decision] on the page: the deposed King goes to S-1
                 moved.append(king)
 
