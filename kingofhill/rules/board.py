@@ -381,35 +381,38 @@ class _Game:
         # answer (or none) changes nothing, and the King never moves down.
         scored = list(compress(range(n), correct))  # every correct answer scores
         moved = scored[:]  # whose step or points change (for the standings' tie-break)
-        climbs: list[tuple[int, int]] = []  # (team, the step its move would reach)
+        gain = 1 + bonus
+        reaching: list[int] = []  # whose move would take it onto the summit
         revolutionaries: list[int] = []
         for i, kind in kinds.items():
             if kind == REVOLUTION:
                 right[i] = False  # declaring uses the right up, whatever happens
                 revolutionaries.append(i)
                 if correct[i]:
-                    points[i] += 1 + bonus
+                    points[i] += gain
             elif correct[i]:  # a jump
-                points[i] += 2 + bonus
-                climbs.append((i, step[i] + 2))
+                points[i] += gain + 1
+                if step[i] + 2 < summit:
+                    step[i] += 2
+                else:
+                    reaching.append(i)
             elif step[i] > 0:  # a failed jump goes a step down (never below 0)
                 step[i] -= 1
                 moved.append(i)
         for i in scored:
             if i not in kinds:  # an ordinary move, or the King's answer
-                points[i] += 1 + bonus
+                points[i] += gain
                 if i != king:
-                    climbs.append((i, step[i] + 1))
-        arriving: list[int] = []
-        for i, target in climbs:
-            if target >= summit:
-                # [decision] on the page: with a King only a revolution reaches the summit; the
-                # move stops on S-1 and keeps its points. Without one, the arriving team that
-                # wins the contest below is lifted onto the summit, the others stay on S-1.
-                if not had_king:
-                    arriving.append(i)
-                target = top
-            step[i] = target
+                    if step[i] + 1 < summit:
+                        step[i] += 1
+                    else:
+                        reaching.append(i)
+        # [decision] on the page: with a King only a revolution reaches the summit; the move
+        # stops on S-1 and keeps its points. Without one, the arriving team that wins the
+        # contest below is lifted onto the summit, the others stay on S-1.
+        for i in reaching:
+            step[i] = top
+        arriving = [] if had_king else reaching
 
         def contest(teams: list[int]) -> int:
             # 2.4.7: more points (this move's included), the earliest correct answer, then
