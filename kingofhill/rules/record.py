@@ -100,6 +100,19 @@ class GameRecord:
         return self.main_questions + self.reserve_questions
 
 
+class PlayedMove(NamedTuple):
+    """One move as the engine plays it: a ``Move`` with its answers as two tuples in
+    registration order (no answer: not correct, no time). A 64-team × 500-move replay reads
+    32 000 answers, and these tuples are all the engine needs of them: an ``Answer`` for each,
+    put back in registration order move by move, was a quarter of that replay's engine time."""
+
+    announced_at: datetime | None
+    partner: bool
+    declarations: Mapping[str, Declaration]
+    correct: tuple[bool, ...]
+    at: tuple[datetime | None, ...]
+
+
 def parse_record(data: Any) -> GameRecord:
     """Validate a record (``docs/spec/record-format.md``) and return it as a frozen ``GameRecord``.
 
@@ -180,19 +193,6 @@ def read_record(data: Any) -> tuple[GameRecord, list[PlayedMove]] | None:
             return None
         moves.append(move)
     return head, moves
-
-
-class PlayedMove(NamedTuple):
-    """One move as the engine plays it: a ``Move`` with its answers as two lists in
-    registration order (no answer: not correct, no time). A 64-team × 500-move replay reads
-    32 000 answers, and these lists are all the engine needs of them; an ``Answer`` for each
-    would cost more than playing the move."""
-
-    announced_at: datetime | None
-    partner: bool
-    declarations: Mapping[str, Declaration]
-    correct: tuple[bool, ...]
-    at: tuple[datetime | None, ...]
 
 
 def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move") -> Move:
@@ -319,17 +319,17 @@ def _played_move(data: Any, index: dict[str, int], in_order: list[int]) -> Playe
         return PlayedMove(announced_at, partner is True, declared, (False,) * n, (None,) * n)
     values = answers.values()
     try:
-        where = list(map(index.__getitem__, answers))
+        places = list(map(index.__getitem__, answers))
         correct = tuple(map(dict.get, values, repeat("correct")))
         stamps = tuple(map(_fromisoformat, map(dict.get, values, repeat("at"))))
     except (KeyError, TypeError, ValueError):  # an unknown team, not an object, no time...
         return None
     if not set(map(type, correct)) <= _BOOL or None in map(_tzinfo, stamps):
         return None
-    if where != in_order:  # not every team, or not in registration order
+    if places != in_order:  # not every team, or not in registration order
         n = len(in_order)
         correct_of, at_of = [False] * n, [None] * n
-        for i, ok, stamp in zip(where, correct, stamps, strict=True):
+        for i, ok, stamp in zip(places, correct, stamps, strict=True):
             correct_of[i] = ok
             at_of[i] = stamp
         correct, stamps = tuple(correct_of), tuple(at_of)
