@@ -43,6 +43,7 @@ from kingofhill.rules.board import (  # noqa: F401
     TeamState,
     advance,
     compute,
+    compute_played,
     initial_board,
 )
 from kingofhill.rules.output import (  # noqa: F401
@@ -87,8 +88,10 @@ from kingofhill.rules.record import (  # noqa: F401
     Declaration,
     GameRecord,
     Move,
+    PlayedMove,
     parse_move,
     parse_record,
+    read_record,
 )
 from kingofhill.rules.screens import (  # noqa: F401
     SHOW_ANNOUNCE,
@@ -116,7 +119,8 @@ __all__ = [
     "Declaration", "Answer", "Move", "GameRecord",
     "TeamState", "Position", "Snapshot", "MoveResult", "Board",
     "Allowed", "Outcome", "Projection", "NOTE_CODES",
-    "parse_record", "parse_move", "compute", "advance", "initial_board", "replay", "board_to_dict",
+    "parse_record", "parse_move", "compute", "advance", "read_record", "PlayedMove",
+    "compute_played", "initial_board", "replay", "board_to_dict",
     "allowed_declarations", "projected_outcome", "moves_to_penultimate",
     "could_still_depose", "challengers",
     "record_with", "PlaceChange", "ChangeEffect", "change_effect", "MoveAfterEnd",

@@ -7,11 +7,13 @@ Pure, like the whole package (see ``kingofhill.rules``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import compress
+from operator import not_
 from types import MappingProxyType
+from typing import Any
 
 from core.records import RecordError
 from kingofhill.rules.record import (
@@ -31,9 +33,9 @@ from kingofhill.rules.record import (
     REV_NO_RIGHT,
     REV_NOT_PENULTIMATE,
     REVOLUTION,
-    Declaration,
     GameRecord,
     Move,
+    PlayedMove,
 )
 
 # --------------------------------------------------------------------------------------------
@@ -219,18 +221,28 @@ def compute(record: GameRecord, *, until_end: bool = False) -> Board:
     not count instead (a changed verdict that ends the live game earlier: ``board.question``
     says how many moves counted).
     """
-    game = _Game.start(record)
-    results = []
-    for i, move in enumerate(record.moves):
-        if game.finish_reason is not None:
-            if until_end:
-                break
-            raise MoveAfterEnd(
-                f"moves[{i}]: the game already finished after question {game.question} "
-                f"({game.finish_reason}); no move may follow",
-                question=game.question, finish_reason=game.finish_reason)
-        results.append(game.play(move))
-    return game.board(tuple(results))
+    return _Game.start(record).replay(record.moves, _Game.play, until_end)
+
+
+def compute_played(record: GameRecord, moves: Sequence[PlayedMove], *,
+                   until_end: bool = False) -> Board:
+    """``compute`` of a record read by ``read_record``: ``record`` without its moves, and the
+    moves as ``PlayedMove``. The same board as ``compute(parse_record(data))``.
+
+    Both teams reach the summit of 2 with 2 points on question 2; B answered first, so B is King:
+
+    >>> def both(a, b):
+    ...     return {"answers": {"A": {"correct": True, "at": f"2026-12-05T19:10:{a}+03:00"},
+    ...                         "B": {"correct": True, "at": f"2026-12-05T19:10:{b}+03:00"}}}
+    >>> data = {"format": "kingofhill", "summit": 2, "teams": ["A", "B"],
+    ...         "moves": [both(10, 20), both(41, 40)]}
+    >>> board = compute_played(*read_record(data))
+    >>> board.king, [(t.team, t.step, t.points) for t in board.teams]
+    ('B', [('B', 2, 2), ('A', 1, 2)])
+    >>> board == compute(parse_record(data))
+    True
+    """
+    return _Game.start(record).replay(moves, _Game.play_read, until_end)
 
 
 def advance(board: Board, move: Move) -> Board:
@@ -298,13 +310,43 @@ class _Game:
         game.winner = -1 if board.winner is None else game.index[board.winner]
         return game
 
+    def replay(self, moves: Iterable[Move | PlayedMove],
+               play: Callable[[_Game, Any], MoveResult], until_end: bool) -> Board:
+        results = []
+        for i, move in enumerate(moves):
+            if self.finish_reason is not None:
+                if until_end:
+                    break
+                raise MoveAfterEnd(
+                    f"moves[{i}]: the game already finished after question {self.question} "
+                    f"({self.finish_reason}); no move may follow",
+                    question=self.question, finish_reason=self.finish_reason)
+            results.append(play(self, move))
+        return self.board(tuple(results))
+
     def play(self, move: Move) -> MoveResult:
+        return self.play_read(self.read(move))
+
+    def read(self, move: Move) -> PlayedMove:
+        """The move as ``play_read`` takes it, its teams checked against this game's."""
+        index = self.index
+        # A containment test, not a set of the unknown: nothing to build for a valid move.
+        if not (index.keys() >= move.answers.keys() and index.keys() >= move.declarations.keys()):
+            name = next(n for n in (*move.declarations, *move.answers) if n not in index)
+            raise RecordError(f"question {self.question + 1}: unknown team {name!r}")
+        n = len(self.names)
+        correct = [False] * n
+        at: list[datetime | None] = [None] * n
+        for name, answer in move.answers.items():
+            i = index[name]
+            correct[i] = answer.correct
+            at[i] = answer.at
+        return PlayedMove(move.announced_at, move.partner, move.declarations, tuple(correct),
+                          tuple(at))
+
+    def play_read(self, move: PlayedMove) -> MoveResult:
         names, index = self.names, self.index
         q = self.question + 1
-        unknown = (move.declarations.keys() | move.answers.keys()) - index.keys()
-        if unknown:
-            name = next(n for n in (*move.declarations, *move.answers) if n in unknown)
-            raise RecordError(f"question {q}: unknown team {name!r}")
         n = len(names)
         summit = self.summit
         top = summit - 1
@@ -312,26 +354,24 @@ class _Game:
         king = self.king
         had_king = king >= 0
         bonus = 1 if move.partner else 0
-
-        correct = [False] * n
-        at: list[datetime | None] = [None] * n
-        for name, answer in move.answers.items():
-            i = index[name]
-            correct[i] = answer.correct
-            at[i] = answer.at
+        correct, at = move.correct, move.at
 
         kinds: dict[int, str] = {}
         effective: dict[str, str] = {}
         ignored: dict[str, str] = {}
-        for name, declared in move.declarations.items():
+        played, failed, announced = self.question, self.failed, move.announced_at
+        for name, (kind, declared_at) in move.declarations.items():
             i = index[name]
-            reason = _refusal(declared.kind, False, self.question, i == king, step[i], top,
-                              self.failed[i], had_king, right[i])
-            if reason is None and _late(declared, move):
+            reason = _refusal(kind, False, played, i == king, step[i], top, failed[i], had_king,
+                              right[i])
+            # A declaration without a time, or in a move without an announcement time, is on
+            # time.
+            if (reason is None and declared_at is not None and announced is not None
+                    and declared_at >= announced):
                 reason = LATE
             if reason is None:
-                kinds[i] = declared.kind
-                effective[name] = declared.kind
+                kinds[i] = kind
+                effective[name] = kind
             else:
                 # [decision] an ignored declaration costs nothing: a late revolution keeps the
                 # right, and the team simply plays an ordinary move (2.2.5).
@@ -341,48 +381,55 @@ class _Game:
         # answer (or none) changes nothing, and the King never moves down.
         scored = list(compress(range(n), correct))  # every correct answer scores
         moved = scored[:]  # whose step or points change (for the standings' tie-break)
-        climbs: list[tuple[int, int]] = []  # (team, the step its move would reach)
+        gain = 1 + bonus
+        reaching: list[int] = []  # whose move would take it onto the summit
         revolutionaries: list[int] = []
         for i, kind in kinds.items():
             if kind == REVOLUTION:
                 right[i] = False  # declaring uses the right up, whatever happens
                 revolutionaries.append(i)
                 if correct[i]:
-                    points[i] += 1 + bonus
+                    points[i] += gain
             elif correct[i]:  # a jump
-                points[i] += 2 + bonus
-                climbs.append((i, step[i] + 2))
+                points[i] += gain + 1
+                if step[i] + 2 < summit:
+                    step[i] += 2
+                else:
+                    reaching.append(i)
             elif step[i] > 0:  # a failed jump goes a step down (never below 0)
                 step[i] -= 1
                 moved.append(i)
         for i in scored:
             if i not in kinds:  # an ordinary move, or the King's answer
-                points[i] += 1 + bonus
+                points[i] += gain
                 if i != king:
-                    climbs.append((i, step[i] + 1))
-        arriving: list[int] = []
-        for i, target in climbs:
-            if target >= summit:
-                # [decision] on the page: with a King only a revolution reaches the summit; the
-                # move stops on S-1 and keeps its points. Without one, the arriving team that
-                # wins the contest below is lifted onto the summit, the others stay on S-1.
-                if not had_king:
-                    arriving.append(i)
-                target = top
-            step[i] = target
+                    if step[i] + 1 < summit:
+                        step[i] += 1
+                    else:
+                        reaching.append(i)
+        # [decision] on the page: with a King only a revolution reaches the summit; the move
+        # stops on S-1 and keeps its points. Without one, the arriving team that wins the
+        # contest below is lifted onto the summit, the others stay on S-1.
+        for i in reaching:
+            step[i] = top
+        arriving = [] if had_king else reaching
 
-        def contest(i: int) -> tuple:
+        def contest(teams: list[int]) -> int:
             # 2.4.7: more points (this move's included), the earliest correct answer, then
-            # registration order.
-            return (-points[i], _arrival_key(at[i]), i)
+            # registration order. Arrival times are read only among those tied on points.
+            most = max(map(points.__getitem__, teams))
+            tied = [i for i in teams if points[i] == most]
+            if len(tied) == 1:
+                return tied[0]
+            return min(tied, key=lambda i: (_arrival_key(at[i]), i))
 
         new_king = -1
         if arriving:
-            new_king = min(arriving, key=contest)
+            new_king = contest(arriving)
         elif had_king and not correct[king]:
             winners = [i for i in revolutionaries if correct[i]]
             if winners:
-                new_king = min(winners, key=contest)
+                new_king = contest(winners)
                 step[king] = top  # [decision] on the page: the deposed King goes to S-1
                 moved.append(king)
 
@@ -401,7 +448,7 @@ class _Game:
             changed_at[i] = at[i]
         # [decision] a move "failed" when the team's answer was not correct (or it sent none),
         # whatever it declared; a correct move stopped on S-1 below a King did not fail.
-        self.failed = [not c for c in correct]
+        self.failed = list(map(not_, correct))
         self.question = q
         self._check_end()
         snapshot = self.snapshot()
@@ -462,12 +509,6 @@ class _Game:
     def board(self, moves: tuple[MoveResult, ...]) -> Board:
         snapshot = moves[-1].snapshot if moves else self.snapshot()
         return Board(**snapshot.position_fields(), moves=moves)
-
-
-def _late(declared: Declaration, move: Move) -> bool:
-    # A declaration without a time, or in a move without an announcement time, is on time.
-    return (declared.at is not None and move.announced_at is not None
-            and declared.at >= move.announced_at)
 
 
 def _refusal(kind: str, finished: bool, played: int, is_king: bool, step: int, top: int,

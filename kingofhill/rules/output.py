@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kingofhill.rules.board import Board, compute
-from kingofhill.rules.record import parse_record
+from kingofhill.rules.board import Board, compute, compute_played
+from kingofhill.rules.record import parse_record, read_record
 
 # --------------------------------------------------------------------------------------------
 # The replay contract
@@ -53,4 +53,7 @@ def replay(data: Any) -> dict:
     >>> out["king"], out["king_holds"], [t["team"] for t in out["teams"]]
     ('A', 0, ['A', 'B'])
     """
-    return board_to_dict(compute(parse_record(data)))
+    read = read_record(data)
+    if read is None:  # answers without a time, or a record with something to say about it
+        return board_to_dict(compute(parse_record(data)))
+    return board_to_dict(compute_played(*read))

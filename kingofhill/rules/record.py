@@ -8,7 +8,7 @@ Pure, like the whole package (see ``kingofhill.rules``).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import repeat
@@ -100,6 +100,19 @@ class GameRecord:
         return self.main_questions + self.reserve_questions
 
 
+class PlayedMove(NamedTuple):
+    """One move as the engine plays it: a ``Move`` with its answers as two tuples in
+    registration order (no answer: not correct, no time). A 64-team × 500-move replay reads
+    32 000 answers, and these tuples are all the engine needs of them: an ``Answer`` for each,
+    put back in registration order move by move, was a quarter of that replay's engine time."""
+
+    announced_at: datetime | None
+    partner: bool
+    declarations: Mapping[str, Declaration]
+    correct: tuple[bool, ...]
+    at: tuple[datetime | None, ...]
+
+
 def parse_record(data: Any) -> GameRecord:
     """Validate a record (``docs/spec/record-format.md``) and return it as a frozen ``GameRecord``.
 
@@ -113,6 +126,17 @@ def parse_record(data: Any) -> GameRecord:
     A move after the game finished is found by ``compute``; a move beyond main+reserve
     questions is refused here already.
     """
+    head, raw_moves = _record_head(data)
+    known = set(head.teams)
+    moves = tuple(parse_move(m, known, f"moves[{i}]") for i, m in enumerate(raw_moves))
+    return GameRecord(teams=head.teams, moves=moves, summit=head.summit,
+                      main_questions=head.main_questions,
+                      reserve_questions=head.reserve_questions)
+
+
+def _record_head(data: Any) -> tuple[GameRecord, list]:
+    """Everything of a record but its moves (a ``GameRecord`` without them), and its moves as
+    they are in ``data``, the count checked against main + reserve."""
     if not isinstance(data, dict):
         raise RecordError("the record must be a JSON object")
     fmt = data.get("format")
@@ -141,10 +165,34 @@ def parse_record(data: Any) -> GameRecord:
         raise RecordError(
             f"moves[{total}]: only {total} questions (main + reserve) exist, "
             f"but the record has {len(raw_moves)} moves")
-    known = set(teams)
-    moves = tuple(parse_move(m, known, f"moves[{i}]") for i, m in enumerate(raw_moves))
-    return GameRecord(teams=teams, moves=moves, summit=summit,
-                      main_questions=main, reserve_questions=reserve)
+    head = GameRecord(teams=teams, summit=summit, main_questions=main, reserve_questions=reserve)
+    return head, raw_moves
+
+
+def read_record(data: Any) -> tuple[GameRecord, list[PlayedMove]] | None:
+    """The record as a replay reads it, when all its moves are well formed and every answer
+    is stamped (as a live game exports them): the record without its moves, and the moves as
+    ``PlayedMove``; None for any other record (``parse_record`` then reads it, with its
+    messages). ``compute_played`` replays it as ``compute`` replays ``parse_record(data)``.
+
+    >>> head, moves = read_record({"format": "kingofhill", "teams": ["A", "B"], "moves": [
+    ...     {"answers": {"B": {"correct": True, "at": "2026-12-05T19:10:41+03:00"}}}]})
+    >>> head.teams, head.moves, moves[0].correct, moves[0].at[0]
+    (('A', 'B'), (), (False, True), None)
+    >>> read_record({"format": "kingofhill", "teams": ["A", "B"], "moves": [
+    ...     {"answers": {"B": {"correct": True}}}]}) is None
+    True
+    """
+    head, raw_moves = _record_head(data)
+    index = {name: i for i, name in enumerate(head.teams)}
+    in_order = list(range(len(index)))
+    moves = []
+    for raw in raw_moves:
+        move = _played_move(raw, index, in_order)
+        if move is None:
+            return None
+        moves.append(move)
+    return head, moves
 
 
 def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move") -> Move:
@@ -179,8 +227,7 @@ def parse_move(data: Any, teams: set[str] | tuple[str, ...], where: str = "move"
                 declarations=MappingProxyType(declarations), answers=MappingProxyType(answers))
 
 
-def _declarations_at_once(raw: dict, teams: set[str] | tuple[str, ...]
-                          ) -> dict[str, Declaration] | None:
+def _declarations_at_once(raw: dict, teams: Collection[str]) -> dict[str, Declaration] | None:
     """A move's declarations when every one is well formed, read a field at a time over all of
     them (as ``_stamped_answers``), or None (then ``_declarations`` reads them one by one)."""
     if not all(map(teams.__contains__, raw)):
@@ -193,6 +240,10 @@ def _declarations_at_once(raw: dict, teams: set[str] | tuple[str, ...]
         times = list(map(dict.get, values, repeat("at")))
     except TypeError:  # not an object, or a kind no set can hold
         return None
+    if times.count(None) == len(times):
+        # Declarations without a time (a revolution is declared on the spot) are equal values:
+        # one shared tuple a kind, not one each.
+        return dict(zip(raw, map(_UNTIMED.__getitem__, kinds), strict=True))
     stamps = list(map(_fast_time, times))  # None for no time and for a time it refuses
     if stamps.count(None) != times.count(None):
         return None
@@ -244,6 +295,47 @@ def _stamped_answers(raw: dict, teams: set[str] | tuple[str, ...]) -> dict[str, 
                     strict=True))
 
 
+def _played_move(data: Any, index: dict[str, int], in_order: list[int]) -> PlayedMove | None:
+    """``parse_move`` of a well-formed move with stamped answers as a ``PlayedMove``, or None
+    for anything else (``parse_move`` then says what is wrong, or reads what it allows)."""
+    if type(data) is not dict:
+        return None
+    announced = data.get("announced_at")
+    announced_at = None if announced is None else _fast_time(announced)
+    partner = data.get("partner")
+    declarations = data.get("declarations")
+    answers = data.get("answers")
+    if ((announced is not None and announced_at is None)
+            or (partner is not None and type(partner) is not bool)
+            or (declarations is not None and type(declarations) is not dict)
+            or (answers is not None and type(answers) is not dict)):
+        return None
+    declared = _declarations_at_once(declarations, index) if declarations else {}
+    if declared is None:
+        return None
+    declared = MappingProxyType(declared)
+    if not answers:
+        n = len(in_order)
+        return PlayedMove(announced_at, partner is True, declared, (False,) * n, (None,) * n)
+    values = answers.values()
+    try:
+        places = list(map(index.__getitem__, answers))
+        correct = tuple(map(dict.get, values, repeat("correct")))
+        stamps = tuple(map(_fromisoformat, map(dict.get, values, repeat("at"))))
+    except (KeyError, TypeError, ValueError):  # an unknown team, not an object, no time...
+        return None
+    if not set(map(type, correct)) <= _BOOL or None in map(_tzinfo, stamps):
+        return None
+    if places != in_order:  # not every team, or not in registration order
+        n = len(in_order)
+        correct_of, at_of = [False] * n, [None] * n
+        for i, ok, stamp in zip(places, correct, stamps, strict=True):
+            correct_of[i] = ok
+            at_of[i] = stamp
+        correct, stamps = tuple(correct_of), tuple(at_of)
+    return PlayedMove(announced_at, partner is True, declared, correct, stamps)
+
+
 def _answers(raw: dict, teams: set[str] | tuple[str, ...], where: str) -> dict[str, Answer]:
     answers: dict[str, Answer] = {}
     for team, value in raw.items():
@@ -293,6 +385,7 @@ _tuple = tuple.__new__
 _tzinfo = attrgetter("tzinfo")
 _BOOL = {bool}
 _DECLARABLE = set(DECLARABLE)
+_UNTIMED = {kind: Declaration(kind) for kind in DECLARABLE}
 
 
 def _top(data: dict, key: str, kind: type, default: Any) -> Any:

@@ -11,17 +11,21 @@ from core.records import RecordError
 from kingofhill.rules import (
     Board,
     advance,
+    board_to_dict,
     challengers,
     compute,
+    compute_played,
     could_still_depose,
     initial_board,
     parse_record,
+    read_record,
     replay,
 )
 from tests.kingofhill.rules_cases import (
     PROPERTY,
     records,
     seeds,
+    t,
     timed_records,
 )
 from tests.properties import examples
@@ -169,3 +173,65 @@ def test_a_valid_record_with_one_junk_node_replays_or_raises_a_record_error(reco
     except RecordError:
         return
     assert out["format"] == "kingofhill"
+
+
+# --------------------------------------------------------------------------------------------
+# The replay's reading (read_record, compute_played) against the full parse
+
+
+def reordered(record: dict, rnd: random.Random) -> dict:
+    """The record with each move's answers in a random order, some of them left out."""
+    moves = []
+    for move in record["moves"]:
+        answers = [item for item in move["answers"].items() if rnd.random() < 0.8]
+        rnd.shuffle(answers)
+        moves.append({**move, "answers": dict(answers)})
+    return {**record, "moves": moves}
+
+
+def outcome(play, *args, **kwargs):
+    try:
+        return play(*args, **kwargs)
+    except RecordError as exc:
+        return type(exc), str(exc)
+
+
+def played(data, *, until_end=False):
+    return compute_played(*read_record(data), until_end=until_end)
+
+
+def parsed(data, *, until_end=False):
+    return compute(parse_record(data), until_end=until_end)
+
+
+@PROPERTY
+@given(timed_records, seeds)
+def test_a_stamped_record_read_for_the_replay_plays_the_board_its_full_parse_plays(record, seed):
+    # Answers reordered or left out may end the game earlier: until_end plays what counts.
+    for candidate in (record, reordered(record, random.Random(seed))):
+        read = read_record(candidate)
+        assert read is not None
+        assert compute_played(*read, until_end=True) == compute(parse_record(candidate),
+                                                                until_end=True)
+
+
+@PROPERTY
+@given(records, seeds)
+def test_a_move_after_the_end_is_refused_alike_by_the_replay_reading_and_the_full_parse(record, seed):
+    rnd = random.Random(seed)
+    timed = {**record, "moves": [
+        {**move, "answers": {team: {"correct": answer["correct"], "at": t(rnd.randrange(600))}
+                             for team, answer in move["answers"].items()}}
+        for move in record["moves"]]}
+    for candidate in (timed, {**timed, "moves": [*timed["moves"], *timed["moves"][-1:]]}):
+        for until_end in (False, True):
+            assert outcome(played, candidate, until_end=until_end) == outcome(
+                parsed, candidate, until_end=until_end)
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(records, timed_records), seeds, json_values)
+def test_the_replay_of_a_record_with_one_junk_node_is_the_full_parse_s_result_or_its_refusal(
+        record, seed, junk):
+    changed = mutate(record, random.Random(seed), junk)
+    assert outcome(replay, changed) == outcome(lambda: board_to_dict(parsed(changed)))
