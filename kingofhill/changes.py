@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kingofhill.models import Question
+    from kingofhill.models import Answer, Question
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,11 +29,12 @@ class QuestionChanged:
 
 @dataclass(frozen=True, slots=True)
 class AnswerAdded:
-    """A team answered the open question (``current``, read with the new answer): only the
-    host's view, the projector's count and that team's own view change."""
+    """A team answered the open question (``current``; its other answers are not read): only
+    the host's view, the projector's count and that team's own view change."""
 
     team: int  # the team's application id
     current: Question
+    answers: tuple[Answer, ...] = ()  # the new answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,8 @@ class AnswersAdded:
     """Several answers applied in one batch (``kingofhill.live.merged``)."""
 
     teams: frozenset[int]
-    current: Question  # the last answer's open question: it holds every answer before it
+    current: Question  # the last answer's open question
+    answers: tuple[Answer, ...] = ()  # the new answers, in the order they were stored
 
 
 @dataclass(frozen=True, slots=True)

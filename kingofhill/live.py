@@ -17,14 +17,16 @@ def _missing(game_id: int) -> DomainError:
 
 def merged(writes: list[Write]) -> Write:
     """Answers applied in one batch (``live.batch``) as the one write settled and built: the
-    last answer's open question (read after every answer before it, so it holds them all) and
-    every answering team. Only answers batch (``services.answer_submit``): anything else is
-    refused, and the live core then applies each write alone."""
+    open question (the batch's first answer read it, the others reuse it), every answering team
+    and their answers in the order they were stored. Only answers batch
+    (``services.answer_submit``): anything else is refused, and the live core then applies each
+    write alone."""
     last = writes[-1]
     if not all(isinstance(x.change, changes.AnswerAdded) for x in writes):
         raise ValueError("only answers are merged")
     return Write(game=last.game, now=last.now, change=changes.AnswersAdded(
-        teams=frozenset(x.change.team for x in writes), current=last.change.current))
+        teams=frozenset(x.change.team for x in writes), current=last.change.current,
+        answers=tuple(a for x in writes for a in x.change.answers)))
 
 
 LIVE = LiveGame(name=realtime.NAME, model=KothGame, settle=settle.settle,

@@ -275,6 +275,15 @@ def read_open(question: Question) -> None:
         f"t.{sql.column(Declaration, 'at')}, t.{sql.column(Declaration, 'pk')}"))
 
 
+def team_answer(question: Question, application_id: int) -> Answer | None:
+    """The team's answer to ``question``, if it has one (one row: an answer checks its own
+    team's, not the question's 64)."""
+    found = _ANSWERS.load(f"t.{sql.column(Answer, 'question')} = %s AND "
+                          f"t.{sql.column(Answer, 'application')} = %s",
+                          [question.pk, application_id])
+    return found[0] if found else None
+
+
 def load_snapshot(koth: KothGame, *, reuse: bool = False,
                   current: Question | None = None, current_read: bool = False) -> Snapshot:
     """Everything the states need, in four queries, with the board computed once.

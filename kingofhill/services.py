@@ -196,20 +196,18 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
     koth = w.game
     _require_running(koth)
     entry = _entry(koth, application)
-    # The open question's answers are read once, here, for the check and for the build
-    # (``changes.AnswerAdded``), which sees the new one appended; in a batch, once for all
-    # its answers: the previous answer's read, with that answer appended, is the same rows
-    # (nothing but answers runs under the batch's lock; 64 answers built as models were a
-    # fifth of an answer's time).
+    # In a batch the open question was read by the answer before (nothing but answers runs
+    # under the batch's lock). Only this team's own answer is read for the check: the build
+    # adds the new answer to the host's stored groups (``states.answers_states``) rather than
+    # regrouping the question's every answer (64 answers read as models were a fifth of an
+    # answer's time).
     earlier = w.earlier.change if w.earlier is not None else None
     question = earlier.current if isinstance(earlier, changes.AnswerAdded) else None
     if question is None:
         question = _current(koth)
-        selectors.read_open(question)
     else:
         question.koth = koth  # the game row as locked again after a refused answer
-    answers = question.answers.all()
-    existing = next((a for a in answers if a.application_id == entry.pk), None)
+    existing = selectors.team_answer(question, entry.pk)
     if existing is not None:
         if existing.client_id == client_id:
             w.unchanged = True
@@ -246,11 +244,9 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
         at=w.now, verdict=verdict, judged_at=w.now if verdict else None, client_id=client_id)
     if verdict is not None:
         NEW_VERDICT_CHANGE.insert(answer=answer, old=None, new=verdict, changed_at=w.now)
-    # The newest answer (its moment was taken under the lock) goes last, as the models order.
-    sql.prefetched(question, "answers", [*answers, answer])
     # Nothing on the board moves until the close: the host's view, the projector's count and
     # this team's own view are all an answer changes.
-    w.change = changes.AnswerAdded(team=entry.pk, current=question)
+    w.change = changes.AnswerAdded(team=entry.pk, current=question, answers=(answer,))
     return answer
 
 

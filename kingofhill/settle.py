@@ -49,6 +49,8 @@ def settle(w: Write) -> selectors.Snapshot | states.StoredHost:
         case changes.QuestionChanged(current=current) | changes.GroupsChanged(current=current):
             pass
         case changes.AnswerAdded(current=current) | changes.AnswersAdded(current=current):
+            # Not its answers: the build adds the new ones to the host's stored groups, and
+            # reads the rest (``selectors.read_open``) only when it builds the states whole.
             current_read = True
     try:
         snap = None if closed is None else closed_snapshot(koth, closed)

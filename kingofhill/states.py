@@ -30,6 +30,7 @@ from kingofhill.selectors import (
     game_appeals,
     game_entries,
     kept_closed,
+    read_open,
 )
 from live.messages import PUBLIC, team_audience
 from live.rows import Rows
@@ -489,12 +490,16 @@ def my_answer(question: Question, application_id: int) -> dict | None:
     found = None
     for a in question.answers.all():
         if a.application_id == application_id:
-            found = {
-                "text": a.text, "at": _time(a.at), "client_id": str(a.client_id),
-                # The verdict is news only once the move is played.
-                "verdict": a.verdict if question.closed_at is not None else None,
-            }
+            found = answer_view(question, a)
     return found
+
+
+def answer_view(question: Question, a: Answer) -> dict:
+    return {
+        "text": a.text, "at": _time(a.at), "client_id": str(a.client_id),
+        # The verdict is news only once the move is played.
+        "verdict": a.verdict if question.closed_at is not None else None,
+    }
 
 
 @dataclass(frozen=True)
@@ -535,39 +540,108 @@ def bank_states(w: Write, stored: dict) -> dict[str, dict]:
                                  patches={"host": {"d": {"bank": {"=": summary}}}})}
 
 
-def answers_states(w: Write, snap: Snapshot, teams: Collection[int]) -> dict[str, dict] | None:
-    """The build of answers on a kept board (``AnswerAdded``, ``AnswersAdded`` with the closed
-    questions reused): an answer changes the open question's count (public and host), the
-    host's view of the open question (``host_open``) and the answering teams' own answers,
-    nothing else. So the stored rest of each of those states stays as it is, not rebuilt:
-    the host's history, bank and connected teams, a team's moves and projections (an answer
-    rebuilt them all for 64 teams, and the host's two queries for the bank and the phones).
-    What it keeps it reads with ``Write.read_values``, which spares the write its comparison
-    query. None when the public or host state is not stored yet (then the whole is built).
+def answers_states(w: Write, snap: Snapshot, teams: Collection[int],
+                   added: tuple[Answer, ...] | None) -> dict[str, dict] | None:
+    """The build of answers (``added``: ``AnswerAdded``, ``AnswersAdded``) or of the host's
+    groups (``added`` None: ``GroupsChanged``) on a kept board: these change the open
+    question's count (public and host), the host's view of the open question (``host_open``)
+    and the answering teams' own answers, nothing else. So the stored rest of each of those
+    states stays as it is, not rebuilt: the host's history, bank and connected teams, a team's
+    moves and projections (an answer rebuilt them all, and read the host's bank and phones).
+    New answers are added to the host's stored groups (``grown_open``) rather than the
+    question's every answer read and regrouped. What it keeps it reads with
+    ``Write.read_values``, which spares the write its comparison query. None when a state it
+    needs is not stored as expected (then the whole is built).
 
     For example, team 7's answer to question 3 stores the public ``question`` (``answered``
-    one more), the host's ``question`` and ``host`` (its groups, ``unanswered``, ``unjudged``,
-    ``can``) and team 7's ``me`` with its ``answer``; every other team's state keeps its
-    version."""
+    one more), the host's ``question`` and ``host`` (its group grown by one, ``unanswered``,
+    ``unjudged``, ``can``) and team 7's ``me`` with its ``answer``; every other team's state
+    keeps its version."""
     answering = {team_audience(t): t for t in teams if t in snap.names}
     stored = w.read_values({PUBLIC: ["question"], realtime.HOST: ["question", "host"],
                             **{audience: ["me"] for audience in answering}})
     host = stored.get(realtime.HOST, {}).get("host")
-    if host is None or "question" not in stored.get(PUBLIC, {}):
+    public = stored.get(PUBLIC, {}).get("question")
+    if host is None or public is None:
         return None
-    question = public_question(snap)
+    if added is None:
+        question, host = public_question(snap), {**host, **host_open(snap)}
+    else:
+        grown = grown_open(snap, public, host, added)
+        if grown is None:
+            return None
+        question, host = grown
     # The stored values are read only (``shared``): each changed one is a new dict.
     states: dict[str, dict] = {
         PUBLIC: Parts({"question": question}),
-        realtime.HOST: Parts({"question": question, "host": {**host, **host_open(snap)}}),
+        realtime.HOST: Parts({"question": question, "host": host}),
     }
+    mine = {a.application_id: a for a in added or ()}
     for audience, team in answering.items():
         me = stored.get(audience, {}).get("me")
-        if me is None:  # never stored: built whole
+        if me is None or team not in mine:  # never stored: built whole
             states[audience] = team_state(snap, team)
         else:
-            states[audience] = Parts({"me": {**me, "answer": my_answer(snap.current, team)}})
+            states[audience] = Parts({"me": {**me, "answer": answer_view(snap.current,
+                                                                         mine[team])}})
     return states
+
+
+def grown_open(snap: Snapshot, public: dict, host: dict, added: tuple[Answer, ...]
+               ) -> tuple[dict, dict] | None:
+    """The public open question and the host's view after ``added`` (the newest answers, in
+    the order they were stored), from their stored values: each answer joins its group (or
+    opens one), the groups are ordered again, biggest first and then by their first answer, as
+    ``answer_groups`` orders them (answers are stored in the order of their moments: each
+    takes its moment under the game's lock, then its id). None when the stored values are not
+    of the open question.
+
+    For example, with the groups ``пушкин`` (2 answers) and ``лермонтов`` (2, arrived later)
+    stored, a third ``Лермонтов`` makes ``лермонтов`` the first group, with index 1."""
+    question = snap.current
+    shown = host.get("question")
+    if (question is None or question.closed_at is not None or public.get("number") !=
+            question.number or shown is None or shown.get("number") != question.number):
+        return None
+    new = [a for a in added if a.application_id in snap.names]
+    keys, merged = _keys(question), question.merged or {}
+    groups = {g["key"]: g for g in host["groups"]}
+    for a in new:
+        key = rules.group_of(merged, a.normalized)
+        name = snap.names[a.application_id]
+        old = groups.get(key)
+        if old is None:
+            groups[key] = {"key": key, "texts": [a.text], "teams": [name], "answers": [a.pk],
+                           "forms": [a.normalized], "matches_key": a.normalized in keys,
+                           "index": 0, "count": 1, "verdict": a.verdict}
+            continue
+        fresh = a.normalized not in old["forms"]
+        groups[key] = {
+            **old,
+            "texts": old["texts"] if a.text in old["texts"] else [*old["texts"], a.text],
+            "teams": [*old["teams"], name], "answers": [*old["answers"], a.pk],
+            "forms": [*old["forms"], a.normalized] if fresh else old["forms"],
+            "matches_key": old["matches_key"] or (fresh and a.normalized in keys),
+            "count": old["count"] + 1,
+            "verdict": old["verdict"] if old["verdict"] is a.verdict else "mixed",
+        }
+    ordered = sorted(groups.values(), key=lambda g: (-g["count"], g["answers"][0]))
+    ordered = [g if g["index"] == i else {**g, "index": i}
+               for i, g in enumerate(ordered, start=1)]
+    named = {snap.names[a.application_id] for a in new}
+    judged = all(g["verdict"] in (True, False) for g in ordered)
+    status = snap.koth.status
+    grown = {
+        **host,
+        "groups": ordered,
+        "suggestions": group_suggestions(question, ordered),
+        "answered": host["answered"] + len(new),
+        "unanswered": [n for n in host["unanswered"] if n not in named],
+        "unjudged": host["unjudged"] + sum(1 for a in new if a.verdict is None),
+        "can": {**host["can"], "close": status == KothGame.Status.RUNNING
+                and question.phase == Question.Phase.ANSWERING and judged},
+    }
+    return {**public, "answered": public["answered"] + len(new)}, grown
 
 
 def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
@@ -583,18 +657,20 @@ def build_states(w: Write, settled: Snapshot | StoredHost) -> dict[str, dict]:
             return bank_states(w, settled.host)
         return presence_states(w, settled.host)
     snap = settled
-    teams = None
+    teams, added = None, None
     match w.change:
-        case changes.AnswerAdded(team=team):
+        case changes.AnswerAdded(team=team, answers=added):
             teams = {team}
-        case changes.AnswersAdded(teams=teams):
+        case changes.AnswersAdded(teams=teams, answers=added):
             pass
         case changes.GroupsChanged():
             teams = frozenset()  # the host's groups only: no team sees them
     if teams is not None and snap.reused:
-        answered = answers_states(w, snap, teams)
+        answered = answers_states(w, snap, teams, added)
         if answered is not None:
             return answered
+        if added is not None:  # built whole after all: every answer of the question
+            read_open(snap.current)
     public = public_state(snap)
     states = {PUBLIC: public, realtime.HOST: host_state(snap, public)}
     # A write about some teams on an unchanged board (an answer, a batch of answers) changes

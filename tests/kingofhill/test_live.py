@@ -14,7 +14,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kingofhill import selectors, services
+from kingofhill import grouping, rules, selectors, services
 from kingofhill.live import LIVE
 from kingofhill.models import Answer, Question
 from live.models import LivePart
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db
 TEXTS = ("Пушкин", "пушкин!", "Лермонтов", "Тютчев")
 step = st.tuples(
     st.sampled_from(["declare", "withdraw", "announce", "answer", "answer", "answer", "judge",
-                     "judge", "close", "close", "flip", "partner",
+                     "judge", "close", "close", "flip", "partner", "merge", "split",
                      # The write reaches a worker that keeps no board (another one moved on).
                      "cold answer", "cold judge", "cold announce"]),
     st.integers(0, 2),  # which team
@@ -61,6 +61,17 @@ def act(koth, host, entries, kind, team, choice, now):
             services.answers_judge(actor=host, game=koth.pk, question=current.number,
                                    normalized=groups[choice % len(groups)],
                                    verdict=choice < 2, now=now)
+    elif kind in ("merge", "split"):
+        # The host's groups of the open question: answers that come after a merge join the
+        # merged group (``states.grown_open``).
+        groups = sorted({rules.group_of(current.merged or {}, a.normalized)
+                         for a in Answer.objects.filter(question=current)})
+        if kind == "merge" and len(groups) >= 2:
+            grouping.groups_merge(actor=host, game=koth.pk, question=current.number,
+                                  keys=groups[choice % 2:][:2], now=now)
+        elif kind == "split" and groups:
+            grouping.groups_split(actor=host, game=koth.pk, question=current.number,
+                                  key=groups[choice % len(groups)], now=now)
     elif kind == "close":
         services.question_close(actor=host, game=koth.pk, now=now)
     elif kind == "flip":

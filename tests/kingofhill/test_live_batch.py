@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from core.errors import DomainError
-from kingofhill import realtime, selectors, services
+from kingofhill import guards, realtime, selectors, services
 from kingofhill.live import LIVE
 from kingofhill.models import Answer, Question
 from tests.live_checks import HeldBatch, rebuilt, screens_moved_once_per_batch
@@ -42,7 +42,7 @@ def test_answers_that_queue_behind_an_answer_are_applied_together_as_one_by_one(
     services.question_announce(actor=host, game=running.pk, answer_key="Пушкин")
     before = versions(running.pk)
     pushed.clear()  # the announcement's
-    held = HeldBatch(monkeypatch, LIVE, running.pk, selectors, "read_open")
+    held = HeldBatch(monkeypatch, LIVE, running.pk, selectors, "team_answer")
     retried = uuid.uuid4()
 
     held.send("alpha", answer(running.pk, alpha, "Пушкин", retried))
@@ -71,29 +71,34 @@ def test_answers_that_queue_behind_an_answer_are_applied_together_as_one_by_one(
     assert fresh == {a: t for a, (_v, t) in after.items() if a in fresh}
 
 
-def test_a_batch_of_answers_reads_the_open_question_once(running, host, entries, monkeypatch,
-                                                         pushed):
+def test_a_batch_of_answers_reads_the_open_question_once_and_never_its_every_answer(
+        running, host, entries, monkeypatch, pushed):
     alpha, beta, gamma = entries
     services.question_announce(actor=host, game=running.pk, answer_key="Пушкин")
     question = Question.objects.get(koth=running, closed_at__isnull=True)
     with CaptureQueriesContext(connection) as probe:
         selectors.read_open(question)
-    reading = {q["sql"] for q in probe.captured_queries}  # the answers', the declarations'
+    every = {q["sql"] for q in probe.captured_queries}  # the answers', the declarations'
+    with CaptureQueriesContext(connection) as probe:
+        guards.current(running)
+    (current,) = {q["sql"] for q in probe.captured_queries}
     queries: list[str] = []
-    held = HeldBatch(monkeypatch, LIVE, running.pk, selectors, "read_open")
+    held = HeldBatch(monkeypatch, LIVE, running.pk, selectors, "team_answer")
 
     held.send("alpha", answer(running.pk, alpha, "Пушкин", queries=queries))
     held.send("beta", answer(running.pk, beta, "Лермонтов", queries=queries))
-    # Refused: beta's answer, read with the batch, stands.
+    # Refused: beta's answer, stored with the batch, stands.
     held.send("alpha again", answer(running.pk, alpha, "Гоголь", queries=queries))
     held.send("gamma", answer(running.pk, gamma, "пушкин", queries=queries))
     held.release()
 
     assert isinstance(held.outcomes["alpha again"], DomainError)
     assert held.outcomes["gamma"].verdict is True
-    # The held answer's read, then the batch's first: beta's and gamma's reuse it.
-    assert len(reading) == 2 and sorted(q for q in queries if q in reading) == sorted(
-        [*reading, *reading])
+    # The held answer's read of the open question, then the batch's first: the others reuse
+    # it. Each answer reads its own team's answer alone, and the build adds the new ones to
+    # the host's stored groups: the question's every answer is never read.
+    assert len(every) == 2 and not every & set(queries)
+    assert queries.count(current) == 2
     # Every answer stands and the stored states equal a rebuild from the rows.
     assert Answer.objects.filter(question__koth=running).count() == 3
     fresh = rebuilt(LIVE, running.pk, None)

@@ -26,10 +26,11 @@ pytestmark = pytest.mark.django_db
 
 # The budgets: each path's exact count, the same for every size of game. A stored state is
 # written key by key (``live.store.Parts``): old parts deleted, versions bumped, new ones inserted.
-# An answer: the open question with its answers and declarations read once for the check and
-# the build (no savepoint around the insert: the game's lock serialises a team's answers),
-# and only the stored keys it changes read: the host's bank and connected phones are kept.
-ANSWER = 10
+# An answer: the open question and the team's own answer read for the check (no savepoint
+# around the insert: the game's lock serialises a team's answers), and only the stored keys it
+# changes read: the new answer joins the host's stored groups, and the question's other
+# answers, the host's bank and connected phones are not read.
+ANSWER = 9
 # A judgement: the verdict changes, their audit entries and the answers in one statement each,
 # whatever the group's size (test_a_group_of_any_size_is_judged_in_the_same_queries); only
 # the host's view is built (no team sees a verdict before the close), from the keys it stored.

@@ -90,15 +90,15 @@ def test_an_answer_reuses_the_kept_board_in_a_pinned_number_of_queries(
     with django_capture_on_commit_callbacks(execute=True):
         announce(running, host, answer_key="Пушкин")  # cold: reads everything, keeps it
     # The service's savepoint pair (its transaction, inside the test's), the lock, the open
-    # question, its answers and declarations (read once: the existing answer is among them and
-    # the build reuses them), the insert, the verdict change (a key match), the stored keys an
-    # answer changes read (the build keeps the rest of them: the host's bank and connected
-    # phones are not read again, a team's moves not rebuilt) and the changed keys replaced
-    # (the versions bumped, one upsert, however many changed).
+    # question, the team's own answer (none yet), the insert, the verdict change (a key
+    # match), the stored keys an answer changes read (the new answer joins the host's stored
+    # groups: the question's other answers, the host's bank and connected phones are not
+    # read, a team's moves not rebuilt) and the changed keys replaced (the versions bumped,
+    # one upsert, however many changed).
     # The team's entry is the phone's own, read with its team by the request (here: the fixture).
-    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(11):
-        answer(running, alpha, "Пушкин")
     with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(10):
+        answer(running, alpha, "Пушкин")
+    with django_capture_on_commit_callbacks(execute=True), django_assert_num_queries(9):
         answer(running, beta, "Лермонтов")
     host_state = selectors.read_state(KothGame.objects.get(pk=running.pk), kind="host")
     assert [g["teams"] for g in host_state["state"]["host"]["groups"]] == [["Alpha"], ["Beta"]]
