@@ -579,7 +579,7 @@ def answers_states(w: Write, snap: Snapshot, teams: Collection[int],
     mine = {a.application_id: a for a in added or ()}
     for audience, team in answering.items():
         me = stored.get(audience, {}).get("me")
-        if me is None or team not in mine:  # never stored: built whole
+        if me is None or team not in mine:  # never stored, or no answer here: built whole
             states[audience] = team_state(snap, team)
         else:
             states[audience] = Parts({"me": {**me, "answer": answer_view(snap.current,
