@@ -51,8 +51,9 @@ class InMemoryChannelLayer(layers.InMemoryChannelLayer):
     ``Event``) whether or not the channel had one, since each receive dropped the queue it had
     just emptied. Here expired messages are swept once a second (they expire after a minute;
     a page sees no difference), a channel's queue lives while somebody waits on it or it holds
-    messages (the sweep drops the others), and a message whose values are all immutable is
-    copied shallowly, which is all a deep copy would do with it.
+    messages (the sweep drops the others), a message whose values are all immutable is
+    copied shallowly, which is all a deep copy would do with it, and a group's message goes
+    into its members' queues without a task each.
 
     It overrides Channels' ``_clean_expired`` and reads ``asyncio.Queue``'s waiters, so it
     sits behind ``STOCK_INTERNALS`` (``config.settings``): with it on, the settings name
@@ -71,12 +72,29 @@ class InMemoryChannelLayer(layers.InMemoryChannelLayer):
         assert isinstance(message, dict), "message is not a dict"
         self.require_valid_channel_name(channel)
         assert "__asgi_channel__" not in message
-        flat = all(isinstance(v, (str, int, float, bool, type(None))) for v in message.values())
+        self._put(channel, message, _flat(message))
+
+    def _put(self, channel: str, message: dict, flat: bool) -> None:
         try:
             self._queue(channel).put_nowait(
                 (time.time() + self.expiry, dict(message) if flat else deepcopy(message)))
         except asyncio.QueueFull:
             raise layers.ChannelFull(channel) from None
+
+    async def group_send(self, group, message):
+        """Put the message in each member's queue at once. Channels' own starts a task per
+        member and awaits them as they complete: for one change to 2 000 sockets, 2 000 tasks
+        that each only put a message in a queue, a sixth of the server's time in the fan-out
+        (py-spy). The members' names were checked when they joined."""
+        assert isinstance(message, dict), "message is not a dict"
+        self.require_valid_group_name(group)
+        self._clean_expired()
+        flat = _flat(message)
+        for channel in list(self.groups.get(group, ())):
+            try:
+                self._put(channel, message, flat)
+            except layers.ChannelFull:
+                pass  # as Channels' own: a full channel misses this message
 
     async def receive(self, channel):
         self.require_valid_channel_name(channel)
@@ -99,6 +117,11 @@ class InMemoryChannelLayer(layers.InMemoryChannelLayer):
             # holds nothing: a later send or receive makes a new one.
             if queue.empty() and not queue._getters:
                 del self.channels[channel]
+
+
+def _flat(message: dict) -> bool:
+    """Every value immutable: a shallow copy is all a deep copy would make of it."""
+    return all(isinstance(v, (str, int, float, bool, type(None))) for v in message.values())
 
 
 def create_pool(host: dict):

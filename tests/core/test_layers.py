@@ -85,3 +85,32 @@ async def test_a_message_is_copied_so_a_receiver_cannot_change_what_others_get()
     first["teams"].append(3)
     first["text"] = "changed"
     assert await layer.receive(b) == {"type": "push", "teams": [1, 2], "text": "{}"}
+
+
+async def test_a_group_message_goes_into_its_members_queues_without_a_task_each(monkeypatch):
+    """Channels' layer started a task per member for a group message: 2 000 tasks for one
+    change to 2 000 sockets, only to put it in their queues."""
+    layer = InMemoryChannelLayer()
+    channels = [await layer.new_channel() for _ in range(200)]
+    for channel in channels:
+        await layer.group_add("g", channel)
+    loop = asyncio.get_running_loop()
+    started, real = [], loop.create_task
+    monkeypatch.setattr(loop, "create_task",
+                        lambda coro, **kw: started.append(coro) or real(coro, **kw))
+    await layer.group_send("g", {"type": "push", "text": "{}"})
+    monkeypatch.undo()
+    assert started == []
+    assert all(layer.channels[c].qsize() == 1 for c in channels)
+
+
+async def test_a_full_members_channel_misses_the_group_message_and_the_others_get_it():
+    layer = InMemoryChannelLayer(capacity=1)
+    full, other = await layer.new_channel(), await layer.new_channel()
+    for channel in (full, other):
+        await layer.group_add("g", channel)
+    await layer.send(full, {"type": "first"})
+    await layer.group_send("g", {"type": "push"})
+    assert await layer.receive(full) == {"type": "first"}
+    assert await layer.receive(other) == {"type": "push"}
+    assert layer.channels.get(full) is None or layer.channels[full].empty()
