@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from django.db import connection
+
 from core import sql
 from live import delta
 from live.caches import head_value, keep_head, remember
@@ -24,6 +26,7 @@ from live.queries import (
     like,
     parts_sql,
     stored_sql,
+    unpacked,
 )
 from live.rows import (
     HEAD,
@@ -330,10 +333,15 @@ def stored_many(game_id: int, audiences: list[str] | None,
     if game_format is not None:
         params.append(game_format)
     params += audiences or []
+    shape = (game_format is not None, None if audiences is None else len(audiences))
+    if connection.vendor == "sqlite":
+        # One row a stream (``live.queries._PACKED`` says why); psycopg takes every row of a
+        # result at once, so PostgreSQL keeps one row a part.
+        return {audience: Stored(audience, version, joined(with_rows(unpacked(packed))))
+                for audience, version, packed in sql.rows(stored_sql(*shape, packed=True),
+                                                          params)}
     found: dict[str, tuple[int, list]] = {}
-    for audience, version, key, text in sql.rows(
-            stored_sql(game_format is not None,
-                        None if audiences is None else len(audiences)), params):
+    for audience, version, key, text in sql.rows(stored_sql(*shape), params):
         entry = found.setdefault(audience, (version, []))
         if key is not None:
             entry[1].append((key, text))
