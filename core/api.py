@@ -135,13 +135,17 @@ class PublicReadAPIView(ServiceAPIView):
         self.args, self.kwargs = args, kwargs
         try:
             response = self.read(request, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - DRF answers each as it would from get()
-            # DRF's own steps for a handler's exception (its dispatch, without the checks
-            # that a public read does not have): the same {"detail"} and status as before.
+        except Exception as failed:  # noqa: BLE001 - DRF answers each as it would from get()
+            # DRF's own dispatch with ``read``'s exception as its handler's: the same
+            # {"detail"}, status and headers, and without reading again.
             self.request = self.initialize_request(request, *args, **kwargs)
             self.headers = self.default_response_headers
-            self.response = self.finalize_response(self.request, self.handle_exception(exc),
-                                                   *args, **kwargs)
+            try:
+                self.initial(self.request, *args, **kwargs)
+                raise failed
+            except Exception as exc:  # noqa: BLE001 - as DRF's dispatch
+                self.response = self.finalize_response(
+                    self.request, self.handle_exception(exc), *args, **kwargs)
             return self.response
         # The headers DRF's finalize_response adds, in its order (``read``'s response has no
         # Vary of its own to keep).
