@@ -117,12 +117,16 @@ def insert_parts_sql(n: int) -> str:
 
 @functools.lru_cache(maxsize=64)
 def stored_sql(by_format: bool, audiences: int | None, packed: bool = False) -> str:
-    """The streams' versions and parts; ``packed`` (SQLite only): one row per stream, its parts
-    packed into one text (``unpacked``)."""
-    text = (f"SELECT s.{_Q('audience')}, s.{_Q('version')}, "
-            + (f"group_concat({_PACKED}, '') " if packed else f"p.{_Q('key')}, p.{_Q('text')} ")
-            + f"FROM {_Q(_STREAM)} s LEFT OUTER JOIN {_Q(_PART)} p "
-            f"ON p.{_Q('stream_id')} = s.{_Q('id')} ")
+    """The streams' versions and parts; ``packed`` (SQLite only): one row of one column per
+    stream, "<audience> <version> <its parts packed>" (``unpacked``; an audience holds no
+    space)."""
+    if packed:
+        text = (f"SELECT s.{_Q('audience')} || ' ' || s.{_Q('version')} || ' ' "
+                f"|| coalesce(group_concat({_PACKED}, ''), '') ")
+    else:
+        text = f"SELECT s.{_Q('audience')}, s.{_Q('version')}, p.{_Q('key')}, p.{_Q('text')} "
+    text += (f"FROM {_Q(_STREAM)} s LEFT OUTER JOIN {_Q(_PART)} p "
+             f"ON p.{_Q('stream_id')} = s.{_Q('id')} ")
     if by_format:
         game = LiveStream._meta.get_field("game").related_model._meta.db_table
         text += f"INNER JOIN {_Q(game)} g ON g.{_Q('id')} = s.{_Q('game_id')} "
@@ -137,10 +141,10 @@ def stored_sql(by_format: bool, audiences: int | None, packed: bool = False) -> 
 
 
 # Python's sqlite3 gives up the interpreter's lock around each step of a statement (one per row
-# fetched); in a server whose threads all want that lock, each give-up costs the read a wait
-# and a switch. Under the bench's load (one uvicorn, 32 connections) fetching a 6-part state's
-# six rows took a read's thread ~240 us of CPU, its one packed row ~60 us, and the state's rate
-# rose by a third. Each part is "<position> <key length> <text length> <key><text>" (lengths
+# fetched) and around each column's type of each row; in a server whose threads all want that
+# lock, each give-up costs the read a wait and a switch. Under the bench's load (one uvicorn,
+# 32 connections) fetching a 6-part state's six rows of four columns took a read's thread
+# ~240 us of CPU, one packed row ~60 us, and the state's rate rose by a third. Each part is "<position> <key length> <text length> <key><text>" (lengths
 # in characters, as SQLite's ``length`` counts them up to a NUL, which no JSON text holds):
 # whatever else a key or a text holds, nothing in it can be taken for a separator.
 _PACKED = (f"p.{_Q('position')} || ' ' || length(p.{_Q('key')}) || ' ' "

@@ -335,11 +335,14 @@ def stored_many(game_id: int, audiences: list[str] | None,
     params += audiences or []
     shape = (game_format is not None, None if audiences is None else len(audiences))
     if connection.vendor == "sqlite":
-        # One row a stream (``live.queries._PACKED`` says why); psycopg takes every row of a
+        # One row a stream (``live.queries`` says why); psycopg takes every row of a
         # result at once, so PostgreSQL keeps one row a part.
-        return {audience: Stored(audience, version, joined(with_rows(unpacked(packed))))
-                for audience, version, packed in sql.rows(stored_sql(*shape, packed=True),
-                                                          params)}
+        read: dict[str, Stored] = {}
+        for (row,) in sql.rows(stored_sql(*shape, packed=True), params):
+            audience, version, packed = row.split(" ", 2)
+            read[audience] = Stored(audience, int(version),
+                                    joined(with_rows(unpacked(packed))))
+        return read
     found: dict[str, tuple[int, list]] = {}
     for audience, version, key, text in sql.rows(stored_sql(*shape), params):
         entry = found.setdefault(audience, (version, []))
