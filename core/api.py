@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 
 from django.db import OperationalError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -84,6 +85,77 @@ class ServiceAPIView(APIView):
         serializer = serializer_class(data=self.request.data)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
+
+
+# The Accept values under which DRF's negotiation always picks the JSON renderer (its media
+# type has no parameters, so a token's own parameters and q never keep it from matching).
+_JSON_ACCEPTED = frozenset({"*/*", "application/*", "application/json", "*/json"})
+
+
+def takes_json(accept: str | None) -> bool:
+    """Whether DRF would answer a request with this Accept header in JSON rather than 406:
+    no header, or one naming JSON or a wildcard of it. Anything else may or may not be
+    acceptable; DRF decides those."""
+    if accept is None:
+        return True
+    return any(token.partition(";")[0].strip() in _JSON_ACCEPTED for token in accept.split(","))
+
+
+# A public read that answers bytes it already has: a plain GET that accepts JSON gets
+# ``read``'s response with DRF's headers, without DRF's request, negotiation, permission and
+# renderer steps (on a projector's poll they cost more than reading the state). Anything else
+# — a refusal or failure of ``read``, another method, another Accept, a query string
+# (``?format=``) — is DRF's, as in every other view, so the answers are DRF's to the byte.
+# Skipping DRF's steps skips nothing they would do: such a view is public (``AllowAny``),
+# authenticates no one and is not throttled, which ``__init_subclass__`` holds. (A comment, not
+# a docstring: the schema describes an operation by its view's docstring.)
+class PublicReadAPIView(ServiceAPIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_classes: list = []
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if (any(p is not AllowAny for p in cls.permission_classes)
+                or cls.authentication_classes or cls.throttle_classes):
+            raise TypeError(f"{cls.__name__}: a public read checks no permission, "
+                            "authenticates no one and is not throttled")
+
+    def read(self, request, **kwargs) -> HttpResponse:
+        """The answer; raises what DRF answers (``Http404`` for an unknown game)."""
+        raise NotImplementedError
+
+    def get(self, request, **kwargs):
+        return self.read(request, **kwargs)
+
+    def dispatch(self, request, *args, **kwargs):
+        if (request.method != "GET" or request.META.get("QUERY_STRING")
+                or not takes_json(request.META.get("HTTP_ACCEPT"))):
+            return super().dispatch(request, *args, **kwargs)
+        self.args, self.kwargs = args, kwargs
+        try:
+            response = self.read(request, **kwargs)
+        except Exception as failed:  # noqa: BLE001 - DRF answers each as it would from get()
+            # DRF's own dispatch with ``read``'s exception as its handler's: the same
+            # {"detail"}, status and headers, and without reading again.
+            self.request = self.initialize_request(request, *args, **kwargs)
+            self.headers = self.default_response_headers
+            try:
+                self.initial(self.request, *args, **kwargs)
+                raise failed
+            except Exception as exc:  # noqa: BLE001 - as DRF's dispatch
+                self.response = self.finalize_response(
+                    self.request, self.handle_exception(exc), *args, **kwargs)
+            return self.response
+        # The headers DRF's finalize_response adds, in its order (``read``'s response has no
+        # Vary of its own to keep).
+        headers = self.default_response_headers
+        vary = headers.pop("Vary", None)
+        if vary is not None:
+            response["Vary"] = vary
+        for header, value in headers.items():
+            response[header] = value
+        return response
 
 
 class FileNegotiation(BaseContentNegotiation):

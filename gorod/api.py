@@ -8,10 +8,10 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from core.api import JSONFileAPIView, ServiceAPIView
+from core.api import JSONFileAPIView, PublicReadAPIView, ServiceAPIView
 from core.errors import NotAllowed
 from core.permissions import IsOrganizer
 from gorod import proposals, scenario, selectors, services
@@ -59,13 +59,13 @@ class TeamAPIView(TeamPhoneAPIView, GorodAPIView):
 # --- reads ------------------------------------------------------------------------------------
 
 
-class PublicStateAPI(GorodAPIView):
-    permission_classes = [AllowAny]
-    authentication_classes: list = []
-
+class PublicStateAPI(PublicReadAPIView):
     @extend_schema(tags=TAG, responses={200: s.GorodStateSerializer, 404: s.ErrorSerializer},
                    summary="Public state: the game and, once it is over, the statistics")
     def get(self, request, game_id: int):
+        return self.read(request, game_id=game_id)
+
+    def read(self, request, game_id: int):
         # One query: the stored state by the game's id (the most frequent read: projectors).
         stored = LIVE.read_by_id(game_id, PUBLIC)
         if stored is None:

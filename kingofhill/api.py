@@ -10,11 +10,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.permissions import AllowAny, BasePermission
+from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from core import images
-from core.api import JSONFileAPIView, ServiceAPIView
+from core.api import JSONFileAPIView, PublicReadAPIView, ServiceAPIView
 from core.errors import DomainError, NotAllowed
 from core.permissions import IsHost, IsOrganizer
 from kingofhill import appeals, bank_edits, grouping, screens, selectors, services
@@ -70,13 +70,13 @@ class TeamAPIView(TeamPhoneAPIView, KothAPIView):
 # --- reads ------------------------------------------------------------------------------------
 
 
-class PublicStateAPI(KothAPIView):
-    permission_classes = [AllowAny]
-    authentication_classes: list = []
-
+class PublicStateAPI(PublicReadAPIView):
     @extend_schema(tags=TAG, responses={200: s.StateSerializer, 404: s.ErrorSerializer},
                    summary="Public state (projector): {version, state}; no login")
     def get(self, request, game_id: int):
+        return self.read(request, game_id=game_id)
+
+    def read(self, request, game_id: int):
         # One query: the stored state by the game's id (the most frequent read: projectors).
         stored = LIVE.read_by_id(game_id, PUBLIC)
         if stored is None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from django.db import connection
+
 from core import sql
 from live import delta
 from live.caches import head_value, keep_head, remember
@@ -24,6 +26,7 @@ from live.queries import (
     like,
     parts_sql,
     stored_sql,
+    unpacked,
 )
 from live.rows import (
     HEAD,
@@ -339,10 +342,18 @@ def stored_many(game_id: int, audiences: list[str] | None,
     if game_format is not None:
         params.append(game_format)
     params += audiences or []
+    shape = (game_format is not None, None if audiences is None else len(audiences))
+    if connection.vendor == "sqlite":
+        # One row a stream (``live.queries`` says why); psycopg takes every row of a
+        # result at once, so PostgreSQL keeps one row a part.
+        read: dict[str, Stored] = {}
+        for (row,) in sql.rows(stored_sql(*shape, packed=True), params):
+            audience, version, packed = row.split(" ", 2)
+            read[audience] = Stored(audience, int(version),
+                                    joined(with_rows(unpacked(packed))))
+        return read
     found: dict[str, tuple[int, list]] = {}
-    for audience, version, key, text in sql.rows(
-            stored_sql(game_format is not None,
-                        None if audiences is None else len(audiences)), params):
+    for audience, version, key, text in sql.rows(stored_sql(*shape), params):
         entry = found.setdefault(audience, (version, []))
         if key is not None:
             entry[1].append((key, text))

@@ -203,3 +203,41 @@ class Screen:
 
     async def disconnect(self, *args, **kwargs):
         return await self.communicator.disconnect(*args, **kwargs)
+
+
+def public_read_checked(client, path: str, stored, *, monkeypatch, assert_num_queries):
+    """A public state read as a projector polls it: one query, the stored text as it is (with
+    its version), DRF's headers, and none of DRF's negotiation; then the same read through
+    DRF's own steps (a query string sends it there) has the same headers and state."""
+    from rest_framework.negotiation import DefaultContentNegotiation
+
+    def negotiated(*_args, **_kwargs):
+        raise AssertionError("a plain GET of a public state went through DRF's negotiation")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(DefaultContentNegotiation, "select_renderer", negotiated)
+        with assert_num_queries(1):
+            response = client.get(path)
+    assert response.status_code == 200, response.content
+    assert response.content.decode().endswith(f',"state":{stored.text}}}')
+    assert response.json()["version"] == stored.version
+    through_drf = client.get(f"{path}?via=drf", HTTP_ACCEPT="application/xhtml+xml, */*")
+    assert through_drf.status_code == 200
+    assert through_drf.content.decode().endswith(f',"state":{stored.text}}}')
+    apart = {"Content-Length"}  # server_time's digits may differ
+    assert ({k: v for k, v in response.headers.items() if k not in apart}
+            == {k: v for k, v in through_drf.headers.items() if k not in apart})
+    assert response.headers["Content-Type"] == "application/json"
+    return response
+
+
+def unknown_public_read_checked(client, path: str, *, assert_num_queries):
+    """An unknown game's public state: DRF's 404 ``{"detail"}`` after one query, the same as
+    DRF's own steps answer it."""
+    with assert_num_queries(1):
+        response = client.get(path)
+    through_drf = client.get(f"{path}?via=drf")
+    assert response.status_code == through_drf.status_code == 404
+    assert response.content == through_drf.content
+    assert dict(response.headers) == dict(through_drf.headers)
+    return response.json()

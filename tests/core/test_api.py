@@ -100,3 +100,58 @@ def test_a_bad_content_length_is_a_400():
                                 CONTENT_LENGTH="many")
     assert response.status_code == 400
     _detail(response)
+
+
+def _failing_public_read(monkeypatch, exc: Exception) -> list:
+    from live.write import LiveGame
+
+    reads = []
+
+    def read_by_id(*_args):
+        reads.append(1)
+        raise exc
+
+    monkeypatch.setattr(LiveGame, "read_by_id", read_by_id)
+    return reads
+
+
+def test_a_public_read_out_of_database_connections_is_a_503_detail_after_one_try(monkeypatch):
+    from django.db import OperationalError
+
+    class PoolTimeout(Exception):
+        pass
+
+    busy = OperationalError("no connection in time")
+    busy.__cause__ = PoolTimeout()
+    reads = _failing_public_read(monkeypatch, busy)
+    response = Client().get("/koth/api/games/1/state/")
+    assert response.status_code == 503 and response["Retry-After"]
+    assert "busy" in _detail(response)
+    assert reads == [1]  # answered as DRF answers it, without reading again
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_public_read_that_fails_otherwise_raises_its_own_error(monkeypatch, settings, debug):
+    settings.DEBUG = debug
+    _failing_public_read(monkeypatch, RuntimeError("the disk is gone"))
+    with pytest.raises(RuntimeError, match="the disk is gone"):
+        Client().get("/koth/api/games/1/state/")
+
+
+@pytest.mark.parametrize(("accept", "plain"), [
+    (None, True), ("*/*", True), ("application/json", True),
+    ("text/html, application/json;q=0.9", True), ("application/*; q=0.1", True),
+    ("text/html", False), ("application/xml", False), ("", False)])
+def test_a_public_read_skips_drf_only_for_an_accept_drf_answers_in_json(accept, plain):
+    from core.api import takes_json
+
+    assert takes_json(accept) is plain
+
+
+def test_a_public_read_cannot_be_given_a_check_it_would_skip():
+    from rest_framework.permissions import IsAuthenticated
+
+    from core.api import PublicReadAPIView
+
+    with pytest.raises(TypeError, match="checks no permission"):
+        type("Guarded", (PublicReadAPIView,), {"permission_classes": [IsAuthenticated]})

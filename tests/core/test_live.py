@@ -400,6 +400,44 @@ def test_a_public_state_read_serves_the_stored_text_in_one_query_without_model_i
     assert instances == []
 
 
+def test_a_stored_read_fetches_one_row_a_stream_and_gives_back_every_part_as_stored(
+        toy_game, monkeypatch):
+    """SQLite's read packs a stream's parts into one row (``live.queries``): keys and texts
+    that look like its lengths, characters past the BMP, a stream with no part at all."""
+    from core import sql
+    from live.codec import joined
+    from live.models import LivePart
+    from live.queries import unpacked
+    from live.rows import with_rows
+
+    STATES.update({"public": {"1 2": "3 4 ", "ключ": ["☃ 😀 12 ", {"a b": 5}], "n": 0},
+                   "team:1": {}, "team:2": {"x": "\u001e\u001f 0 0 "}})
+    TOY.refresh(game=toy_game)
+    marked = ' "3 4 " \n'  # white space that a parse and encode would drop
+    assert LivePart.objects.filter(stream__game_id=toy_game, key="1 2").update(text=marked)
+    fetched = []
+    real = sql.rows
+
+    def counted(*args):
+        found = real(*args)
+        fetched.append(len(found))
+        return found
+
+    monkeypatch.setattr(sql, "rows", counted)
+    read = live_store.stored_many(toy_game, None)
+    monkeypatch.undo()
+    parts = LivePart.objects.filter(stream__game_id=toy_game).order_by("position", "key")
+    expected = {stream.audience: (stream.version, joined(with_rows(
+        [(p.key, p.text) for p in parts if p.stream_id == stream.pk])))
+        for stream in LiveStream.objects.filter(game_id=toy_game)}
+    assert {a: (s.version, s.text) for a, s in read.items()} == expected
+    assert marked in read["public"].text and read["team:1"].text == "{}"
+    assert json.loads(read["team:2"].text) == {"x": "\u001e\u001f 0 0 "}
+    if connection.vendor == "sqlite":
+        assert fetched == [3]
+    assert unpacked(None) == unpacked("") == []
+
+
 def test_an_organizers_state_read_with_rows_stored_one_by_one_serves_the_stored_texts(
         live, organizer):
     client = Client()

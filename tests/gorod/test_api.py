@@ -7,9 +7,12 @@ import uuid
 import pytest
 from django.test import Client
 
+from gorod.live import LIVE
 from gorod.models import CodeAttempt, GorodGame, Ruling
+from live.messages import PUBLIC
 from tests.gorod.fixtures_live import *  # noqa: F403 (the fixtures)
 from tests.gorod.fixtures_live import LEVELS, join_session
+from tests.live_checks import public_read_checked, unknown_public_read_checked
 
 pytestmark = pytest.mark.django_db
 
@@ -147,6 +150,20 @@ def test_states_for_each_audience(live, alpha, beta, organizer):
     org = logged_in(organizer).get(url(live, "organizer/state")).json()
     assert org["state"]["attempts"][0]["text"] == "alpha-secret"
     assert len(org["state"]["statistics"]["rows"]) == 3
+
+
+def test_the_public_state_is_the_stored_text_in_one_query_without_drf_negotiation(
+        live, monkeypatch, django_assert_num_queries):
+    stored = LIVE.read(live.pk, PUBLIC)
+    public_read_checked(Client(), url(live, "state"), stored, monkeypatch=monkeypatch,
+                        assert_num_queries=django_assert_num_queries)
+
+
+def test_an_unknown_games_public_state_is_drfs_404_detail_in_one_query(
+        django_assert_num_queries):
+    assert unknown_public_read_checked(
+        Client(), "/gorod/api/games/999999/state/",
+        assert_num_queries=django_assert_num_queries) == {"detail": "No GoRoD game here."}
 
 
 def test_routes_generate(gorod, organizer):

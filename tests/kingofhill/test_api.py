@@ -9,9 +9,12 @@ from django.test import Client
 from django.urls import reverse
 
 from kingofhill import rules, services
+from kingofhill.live import LIVE
 from kingofhill.models import Answer, Declaration, KothGame
+from live.messages import PUBLIC
 from live.store import stream_versions
 from tests.kingofhill.conftest import join_session
+from tests.live_checks import public_read_checked, unknown_public_read_checked
 
 pytestmark = pytest.mark.django_db
 
@@ -47,6 +50,21 @@ def test_the_public_state_needs_no_login_and_carries_the_version(client, running
 
 def test_an_unknown_game_is_a_404(client):
     assert client.get("/koth/api/games/999999/state/").status_code == 404
+
+
+def test_the_public_state_is_the_stored_text_in_one_query_without_drf_negotiation(
+        client, running, monkeypatch, django_assert_num_queries):
+    stored = LIVE.read(running.pk, PUBLIC)
+    public_read_checked(client, url("api_state", running), stored, monkeypatch=monkeypatch,
+                        assert_num_queries=django_assert_num_queries)
+
+
+def test_an_unknown_games_public_state_is_drfs_404_detail_in_one_query(
+        client, django_assert_num_queries):
+    assert unknown_public_read_checked(
+        client, "/koth/api/games/999999/state/",
+        assert_num_queries=django_assert_num_queries) == {
+            "detail": "No King of the Hill game here."}
 
 
 def test_the_host_state_is_for_hosts_only(client, running, outsider, host):
