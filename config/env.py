@@ -41,6 +41,30 @@ def env_int(name: str, default: int, environ: Mapping[str, str] = os.environ) ->
         raise ImproperlyConfigured(f"{name}={raw!r} is not a whole number") from None
 
 
+def gc_thresholds(name: str, default: tuple[int, int, int] | None,
+                  environ: Mapping[str, str] = os.environ) -> tuple[int, int, int] | None:
+    """``gen0,gen1,gen2`` for ``gc.set_threshold``, or None for ``python`` (Python's own).
+
+    >>> gc_thresholds("GC", (10000, 20, 100), {"GC": "700, 10, 10"})
+    (700, 10, 10)
+    >>> gc_thresholds("GC", (10000, 20, 100), {"GC": "python"}) is None
+    True
+    """
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if raw.strip().lower() == "python":
+        return None
+    try:
+        values = tuple(int(part) for part in raw.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 3 or min(values) < 1:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not three whole numbers above 0 "
+                                   "(generations 0, 1 and 2) nor 'python'")
+    return values  # type: ignore[return-value]
+
+
 def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.environ) -> list[str]:
     raw = environ.get(name)
     if raw is None or raw.strip() == "":

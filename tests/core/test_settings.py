@@ -18,6 +18,7 @@ from config.env import (
     email_config,
     env_bool,
     env_int,
+    gc_thresholds,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -262,6 +263,36 @@ def test_a_boolean_that_is_not_a_boolean_fails_with_its_name(raw):
 def test_a_number_that_is_not_a_number_fails_with_its_name():
     with pytest.raises(ImproperlyConfigured, match="SECURE_HSTS_SECONDS='a year'"):
         env_int("SECURE_HSTS_SECONDS", 0, {"SECURE_HSTS_SECONDS": "a year"})
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [("", (10_000, 20, 100)), ("700,10,10", (700, 10, 10)), (" 5000, 20 ,50 ", (5000, 20, 50)),
+     ("python", None), ("Python", None)],
+)
+def test_the_collectors_thresholds_are_three_numbers_or_pythons_own(raw, value):
+    assert gc_thresholds("GC_THRESHOLDS", (10_000, 20, 100), {"GC_THRESHOLDS": raw}) == value
+
+
+@pytest.mark.parametrize("raw", ["10000", "10000,20", "1,2,3,4", "0,10,10", "a,b,c", "-1,10,10"])
+def test_collector_thresholds_that_are_not_three_positive_numbers_fail_with_their_name(raw):
+    with pytest.raises(ImproperlyConfigured, match=f"GC_THRESHOLDS={raw!r} is not three"):
+        gc_thresholds("GC_THRESHOLDS", (10_000, 20, 100), {"GC_THRESHOLDS": raw})
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("", "[[10000, 20, 100], true]"), ("2000,5,50", "[[2000, 5, 50], true]"),
+    ("python", "[[700, 10, 10], false]")])
+def test_the_served_app_sets_its_collector_once_built(raw, expected):
+    """config.asgi, as every server loads it: the start-up's objects frozen out of the
+    collections and the thresholds set, or Python's collector left as it is."""
+    env = {**os.environ, "GC_THRESHOLDS": raw, "DATABASE_URL": "", "REDIS_URL": ""}
+    code = ("import gc, json; import config.asgi; "
+            "print(json.dumps([gc.get_threshold(), gc.get_freeze_count() > 0]))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == expected
 
 
 def load_settings(**env):
