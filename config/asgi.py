@@ -30,10 +30,10 @@ application = InProcessScheduler(ProtocolTypeRouter(
 
 # The collector, once the app is built (GC_THRESHOLDS, docs/performance.md "The collector"):
 # thousands of open sockets keep hundreds of thousands of objects alive, and with Python's own
-# thresholds a fan-out to 5 000 of them waited on full collections of them all (p95 0.9-1.2 s
-# against 0.25-0.35 s). The start-up's objects (modules, models, URL patterns) are frozen out
-# of the collections; young objects are collected every 10 000 allocations, not 700, and the
-# whole heap a tenth as often.
+# thresholds a fan-out to 5 000 of them waited on collections of them all (p95 0.93-0.95 s
+# against 0.33-0.44 s). The start-up's objects (modules, models, URL patterns) are frozen out
+# of the collections, and a collection is due every 10 000 allocations, not 700, and of the
+# older objects every 20, not 10 (the whole heap as often relative to those as Python's own).
 if settings.GC_THRESHOLDS is not None:
     gc.freeze()
     gc.set_threshold(*settings.GC_THRESHOLDS)

@@ -45,9 +45,9 @@ def gc_thresholds(name: str, default: tuple[int, int, int] | None,
                   environ: Mapping[str, str] = os.environ) -> tuple[int, int, int] | None:
     """``gen0,gen1,gen2`` for ``gc.set_threshold``, or None for ``python`` (Python's own).
 
-    >>> gc_thresholds("GC", (10000, 20, 100), {"GC": "700, 10, 10"})
+    >>> gc_thresholds("GC", (10000, 20, 10), {"GC": "700, 10, 10"})
     (700, 10, 10)
-    >>> gc_thresholds("GC", (10000, 20, 100), {"GC": "python"}) is None
+    >>> gc_thresholds("GC", (10000, 20, 10), {"GC": "python"}) is None
     True
     """
     raw = environ.get(name)

@@ -158,7 +158,7 @@ REQUEST_CHAIN_IN_ONE_CALL = env_bool(
 # The server's garbage collector (config.asgi; docs/performance.md, "The collector"): the
 # thresholds of generations 0, 1 and 2, or "python" for Python's own (700, 10, 10), which
 # also leaves the start-up's objects in the collections.
-GC_THRESHOLDS = gc_thresholds("GC_THRESHOLDS", (10_000, 20, 100))
+GC_THRESHOLDS = gc_thresholds("GC_THRESHOLDS", (10_000, 20, 10))
 # A game's phone writes (GoRoD codes, King of the Hill answers) that arrive while its previous
 # write runs are applied together in one transaction, one build and one push (live.batch): one
 # game's writes queue on its lock anyway, and a batch shares what each of them repeats.
