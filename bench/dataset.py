@@ -116,7 +116,8 @@ def _users():
     return organizer, host
 
 
-def build_gorod(organizer, size: dict, rng: random.Random) -> dict:
+def build_gorod(organizer, size: dict, rng: random.Random, *, title: str = "bench GoRoD night",
+                prefix: str = "Night") -> dict:
     from django.utils import timezone
 
     from gorod import services
@@ -128,9 +129,9 @@ def build_gorod(organizer, size: dict, rng: random.Random) -> dict:
     n_teams, n_levels = size["gorod_teams"], size["levels"]
     now = timezone.now()
     start = now - timedelta(hours=NIGHT_HOURS)
-    game = Game.objects.create(title="bench GoRoD night", format=Game.Format.GOROD,
-                               starts_at=start, created_by=organizer)
-    apps = _teams(game, n_teams, organizer, "Night")
+    game = Game.objects.create(title=title, format=Game.Format.GOROD, starts_at=start,
+                               created_by=organizer)
+    apps = _teams(game, n_teams, organizer, prefix)
     levels = [{"label": str(n), "codes": {"code": level_code(n)}, "task": f"Level {n}",
                "hint1": "first hint", "hint2": "second hint"} for n in range(1, n_levels + 1)]
     gg = services.gorod_create(actor=organizer, game=game, levels=levels)
@@ -138,8 +139,8 @@ def build_gorod(organizer, size: dict, rng: random.Random) -> dict:
     rows = {lv.label: lv for lv in Level.objects.filter(gorod=gg)}
     # Each team closed 3..8 levels, evenly over the night so far, and is on the next one; the
     # wrong attempts fill the rest of the 20 000, spread inside each level's time. At least 22
-    # levels stay for the bench's codes: three rounds of 10 s at 32 connections, then the
-    # 30-s night, in each set-up.
+    # levels stay for the bench's codes: the HTTP rounds (three of 10 s at 32 connections)
+    # play one such game, the 30-s night another.
     closed = {a.pk: rng.randint(3, min(8, n_levels - 22)) for a in apps}
     wrong_total = max(0, size["attempts"] - sum(closed.values()))
     per_team = wrong_total // n_teams
@@ -207,6 +208,10 @@ def build(size: dict, seed: int = 2026) -> dict:
         "organizer_session": _user_session(organizer),
         "host_session": _user_session(host),
         "gorod": build_gorod(organizer, size, rng),
+        # The night scenario's own game: a faster server plays more levels in the HTTP rounds,
+        # and teams that ran out of levels before the night starved it of codes to send.
+        "gorod_night": build_gorod(organizer, size, rng, title="bench GoRoD night (the night "
+                                   "scenario)", prefix="Eve"),
         "koth": build_koth(host, organizer, size),
     }
 

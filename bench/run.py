@@ -12,7 +12,8 @@ redis-server of its own with one and with two workers of the deployment server (
    baseline), a GoRoD code (200 teams × 30 levels, 20 000 stored attempts), a King of the Hill
    answer (64 teams, questions rotating), both public state reads; then right codes one at a
    time on one connection (a quiet night's code, against its CPU under load);
-2. a GoRoD night: 600 phones connected, codes at 200/s for 30 s;
+2. a GoRoD night: 600 phones connected, codes at 200/s for 30 s (on a second GoRoD game of the
+   same size that the HTTP rounds did not play);
 3. fan-out of one change to 2 000 sockets, peak RSS per worker, a 600-phone reconnect storm;
 4. replays of a 64-team × 500-move King of the Hill and a 200-team × 30-level GoRoD record:
    in process against the straightforward reference of the same rules, as a process against
@@ -329,7 +330,7 @@ def http_scenario(setup: str, urls: list[str], manifest: dict, *, endpoints: lis
 
 def night_scenario(setup: str, urls: list[str], manifest: dict, base_latency: float,
                    *, storm: bool) -> dict:
-    m = manifest
+    m = {**manifest, "gorod": manifest["gorod_night"]}  # a game the HTTP rounds left alone
     phones = sum(len(t["phones"]) for t in m["gorod"]["teams"])
     r = asyncio.run(client.night(m, urls, rate=SIZES["night_rate"],
                                  seconds=SIZES["night_seconds"], storm=storm))
