@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from django.db import OperationalError
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -120,10 +120,10 @@ class PublicReadAPIView(ServiceAPIView):
                 or cls.authentication_classes or cls.throttle_classes):
             raise TypeError(f"{cls.__name__}: a public read checks no permission, "
                             "authenticates no one and is not throttled")
-
-    def read(self, request, **kwargs) -> HttpResponse:
-        """The answer; raises what DRF answers (``Http404`` for an unknown game)."""
-        raise NotImplementedError
+        # ``read(request, **kwargs) -> HttpResponse``: the answer, or raises what DRF answers
+        # (``Http404`` for an unknown game). Required here rather than stubbed in the base.
+        if not callable(getattr(cls, "read", None)):
+            raise TypeError(f"{cls.__name__}: a public read says what it answers (read)")
 
     def get(self, request, **kwargs):
         return self.read(request, **kwargs)

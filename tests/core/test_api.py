@@ -155,3 +155,5 @@ def test_a_public_read_cannot_be_given_a_check_it_would_skip():
 
     with pytest.raises(TypeError, match="checks no permission"):
         type("Guarded", (PublicReadAPIView,), {"permission_classes": [IsAuthenticated]})
+    with pytest.raises(TypeError, match="says what it answers"):
+        type("Mute", (PublicReadAPIView,), {})
