@@ -1,12 +1,12 @@
 """King of the Hill's adapter to the live core (``live``): every write of
 ``kingofhill.services`` goes through ``LIVE.write``; ``kingofhill.settle.settle`` makes the
-locked game follow its rules, then ``kingofhill.states.build_states`` renders the audiences'
+locked game follow its rules, then ``kingofhill.builds.build_states`` renders the audiences'
 states."""
 
 from django.utils.translation import gettext as _
 
 from core.errors import DomainError, NotFound
-from kingofhill import changes, realtime, settle, states
+from kingofhill import builds, changes, realtime, settle
 from kingofhill.models import KothGame
 from live.write import LiveGame, Write
 
@@ -30,4 +30,4 @@ def merged(writes: list[Write]) -> Write:
 
 
 LIVE = LiveGame(name=realtime.NAME, model=KothGame, settle=settle.settle,
-                build=states.build_states, missing=_missing, merge=merged)
+                build=builds.build_states, missing=_missing, merge=merged)

@@ -1,7 +1,7 @@
 """Presence: which teams' phones are connected, as the host's console shows it. A phone's
 socket is stored without the game's lock (``phone_opened``, ``phone_closed``); the console
 learns of them through one coalesced live write (``PRESENCE``, ``presence_refresh``), which
-patches only the host's list of connected teams (``kingofhill.states.presence_states``).
+patches only the host's list of connected teams (``kingofhill.builds.presence_states``).
 
 A row is a lease, not a promise: a worker that crashes closes nothing, and its rows would show
 its teams connected until they reconnected. So each worker refreshes the rows of the phone

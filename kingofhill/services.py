@@ -2,7 +2,7 @@
 
 Every write goes through the live core (``kingofhill.live.LIVE.write``, see ``live``): one
 transaction that locks the ``KothGame`` row first and takes ``now`` after the lock, the action
-below, then ``kingofhill.settle.settle`` settles the game and ``kingofhill.states.build_states``
+below, then ``kingofhill.settle.settle`` settles the game and ``kingofhill.builds.build_states``
 renders every audience's state; the core stores the changed ones with their versions and pushes
 them after the commit. An action that changes the closed questions (a close, a verdict or
 partner mark on a played question, the start) sets ``changes.BoardChanged``: the board is then
@@ -198,7 +198,7 @@ def answer_submit(w: Write, *, application: Application | int, text: str,
     entry = _entry(koth, application)
     # In a batch the open question was read by the answer before (nothing but answers runs
     # under the batch's lock). Only this team's own answer is read for the check: the build
-    # adds the new answer to the host's stored groups (``states.answers_states``) rather than
+    # adds the new answer to the host's stored groups (``builds.answers_states``) rather than
     # regrouping the question's every answer (64 answers read as models were a fifth of an
     # answer's time).
     earlier = w.earlier.change if w.earlier is not None else None

@@ -4,7 +4,7 @@ before its states are built (``live.write.LiveGame.settle``).
 ``settle`` picks the snapshot the write needs by its change (``kingofhill.changes``), reads it
 (``kingofhill.selectors``) and, when the board was recomputed, makes the stored game follow it
 at the write's moment (``follow_board``: it finishes, opens its next question, stores the board
-under a new generation); it hands the snapshot to ``kingofhill.states.build_states``, which
+under a new generation); it hands the snapshot to ``kingofhill.builds.build_states``, which
 only renders. Besides the action's, these are the only writes a King of the Hill write makes to
 the game's own rows (the live core then stores the states).
 """
@@ -17,13 +17,13 @@ from django.db import transaction
 from django.db.models import prefetch_related_objects
 
 from core.records import RecordError
-from kingofhill import changes, realtime, rules, selectors, states
+from kingofhill import builds, changes, realtime, rules, selectors, states
 from kingofhill.models import KothGame, Question
 from live.write import Write
 from teams.models import Game
 
 
-def settle(w: Write) -> selectors.Snapshot | states.StoredHost:
+def settle(w: Write) -> selectors.Snapshot | builds.StoredHost:
     """The live core's settle for King of the Hill: the snapshot of the locked game at
     ``w.now``, the game made to follow it when its closed questions may have changed.
 
@@ -40,7 +40,7 @@ def settle(w: Write) -> selectors.Snapshot | states.StoredHost:
         case changes.PresenceChanged() | changes.BankChanged():
             host = w.read_values({realtime.HOST: ["host"]}).get(realtime.HOST, {}).get("host")
             if host is not None:
-                return states.StoredHost(host)
+                return builds.StoredHost(host)
             # Never stored: the whole game is built, as a refresh.
         case changes.BoardChanged(closed=closed):
             full = True

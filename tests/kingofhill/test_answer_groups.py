@@ -1,5 +1,5 @@
 """An answer's build adds the new answers to the host's stored groups
-(``kingofhill.states.grown_open``) instead of regrouping the question's every answer: for any
+(``kingofhill.builds.grown_open``) instead of regrouping the question's every answer: for any
 answers, verdicts, merges and batches, the grown view equals the one built from all the
 answers (``host_open``, ``public_question``), field for field and in the same order."""
 
@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kingofhill import rules, states
+from kingofhill import builds, rules, states
 from kingofhill.models import KothGame, Question
 from tests.properties import examples
 
@@ -83,7 +83,7 @@ def test_answers_added_to_the_stored_groups_equal_the_groups_of_every_answer(
     for start, end in zip(bounds, bounds[1:], strict=False):
         batch = tuple(answers[start:end])
         snap = snapshot(question_with(list(answers[:end]), merged), teams)
-        grown = states.grown_open(snap, public, host, batch)
+        grown = builds.grown_open(snap, public, host, batch)
         assert grown is not None
         public, host = grown
     expected_public, expected_host = whole(answers, merged, teams)
@@ -101,7 +101,7 @@ def test_a_later_group_that_catches_up_goes_back_behind_the_one_that_came_first(
     assert [g["key"] for g in host["groups"]] == ["пушкин", "лермонтов"]
     fourth = answer(4, 3, "лермонтов", None)
     snap = snapshot(question_with([*answers, fourth], {}), 4)
-    _public, grown = states.grown_open(snap, public, host, (fourth,))
+    _public, grown = builds.grown_open(snap, public, host, (fourth,))
     assert [(g["key"], g["index"], g["count"]) for g in grown["groups"]] == [
         ("лермонтов", 1, 2), ("пушкин", 2, 2)]
 
@@ -111,7 +111,7 @@ def test_stored_views_of_another_question_are_not_grown():
     public, host = whole(answers, {}, 2)
     later = question_with(answers, {})
     later.number = 4
-    assert states.grown_open(snapshot(later, 2), public, host, ()) is None
+    assert builds.grown_open(snapshot(later, 2), public, host, ()) is None
 
 
 def test_a_merged_group_matches_the_key_once_a_later_form_of_it_does():
@@ -121,7 +121,7 @@ def test_a_merged_group_matches_the_key_once_a_later_form_of_it_does():
     assert host["groups"][0]["matches_key"] is False
     second = answer(2, 1, "Пушкин", True)
     snap = snapshot(question_with([*answers, second], merged), 3)
-    _public, grown = states.grown_open(snap, public, host, (second,))
+    _public, grown = builds.grown_open(snap, public, host, (second,))
     assert grown["groups"] == whole([*answers, second], merged, 3)[1]["groups"]
     assert grown["groups"][0]["matches_key"] is True
     assert grown["groups"][0]["verdict"] == "mixed"

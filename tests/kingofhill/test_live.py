@@ -63,7 +63,7 @@ def act(koth, host, entries, kind, team, choice, now):
                                    verdict=choice < 2, now=now)
     elif kind in ("merge", "split"):
         # The host's groups of the open question: answers that come after a merge join the
-        # merged group (``states.grown_open``).
+        # merged group (``builds.grown_open``).
         groups = sorted({rules.group_of(current.merged or {}, a.normalized)
                          for a in Answer.objects.filter(question=current)})
         if kind == "merge" and len(groups) >= 2:

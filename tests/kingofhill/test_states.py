@@ -1,5 +1,5 @@
 """The states only render: whatever a write changed and whatever phase the game is in, building
-its states (``kingofhill.states.build_states``, after ``kingofhill.settle.settle``) issues no
+its states (``kingofhill.builds.build_states``, after ``kingofhill.settle.settle``) issues no
 writing statement and takes no lock; settling did every write before."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from kingofhill import changes, realtime, selectors, services, states
+from kingofhill import builds, changes, realtime, selectors, services
 from kingofhill.live import LIVE
 from kingofhill.models import KothGame, Question
 from live.messages import PUBLIC, team_audience
@@ -148,7 +148,7 @@ def test_a_presence_refresh_settles_nothing_when_the_hosts_state_is_stored(runni
         with CaptureQueriesContext(connection) as settling:
             settled = LIVE.settle(w)
         transaction.set_rollback(True)
-    assert isinstance(settled, states.StoredHost)
+    assert isinstance(settled, builds.StoredHost)
     assert settled.host["connected"] == []
     assert len(settling) == 1 and writes_of(settling) == []
 
