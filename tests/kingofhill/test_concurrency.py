@@ -16,9 +16,11 @@ from django.utils import timezone
 
 from core.roles import HOST, ORGANIZER
 from kingofhill import rules
+from kingofhill.live import LIVE
 from kingofhill.models import Answer, Appeal, Question, VerdictChange
 from teams.models import Application, Game
 from tests.kingofhill.conftest import make_teams, make_user
+from tests.live_checks import rebuilt, stored_streams
 from tests.servers import Browser, Workers, parallel
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -111,6 +113,10 @@ def test_forty_teams_answering_at_once_with_retries_store_one_answer_each(worker
     assert host["answered"] == 40 and host["unanswered"] == []
     assert sorted((g["key"], g["count"]) for g in host["groups"]) == sorted(
         (text.casefold(), 10) for text in TEXTS)
+    # Each answer grew the host's groups stored by the answer before it, on either worker:
+    # every stored view is what a rebuild from the rows gives.
+    fresh = rebuilt(LIVE, evening.id, None)
+    assert fresh == {a: row.text for a, row in stored_streams(evening.id).items() if a in fresh}
 
     judge = evening.hosts[0]
     for group in host["groups"]:
