@@ -15,10 +15,13 @@ its connection and transaction; only the thread outlives it. At most ``IDLE`` ex
 the pool; a burst beyond that gets new ones, shut down (off the event loop) when it ends.
 
 Every view and middleware of the app is sync, so with ``REQUEST_CHAIN_IN_ONE_CALL`` (the
-default on SQLite) the chain is loaded sync and a request enters its thread once for the whole
-chain and view. Django's async chain goes in and out of the thread for each middleware, each
-hop a wake-up of two threads and a copy of the context: on the embedded default the one call
-doubled the rate of /healthz and the reads. Beside PostgreSQL with two workers it lowered the
+default on SQLite) the chain is loaded sync and a request enters its thread once: for
+``request_started``, the whole chain and view, and the response's close (``request_finished``).
+Django's async chain goes in and out of the thread for each middleware, each hop a wake-up of
+two threads and a copy of the context: on the embedded default one call for the chain doubled
+the rate of /healthz and the reads. Django's ``handle`` still made three calls around it (the
+two signals, the chain), a quarter of a GoRoD code's interpreter time (py-spy ``--gil``,
+docs/performance.md). Beside PostgreSQL with two workers it lowered the
 code and answer rate of one game by a fifth (``make bench``, two runs each way; not yet
 explained — one guess: with every request's whole chain runnable at once, the thread that holds
 the game's lock gets less of the interpreter), so there Django's chain runs, in pooled threads.
@@ -37,8 +40,12 @@ from concurrent.futures import ThreadPoolExecutor
 import django
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
-from django.core.handlers.asgi import ASGIHandler
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.handlers.base import BaseHandler
+from django.http import FileResponse
+from django.urls import set_script_prefix
 
 from core.realtime import RESPONSE_SENT
 
@@ -78,11 +85,42 @@ class PooledASGIHandler(ASGIHandler):
         self.load_middleware(is_async=not self.one_call)
         self.pool = _Pool(idle)
 
-    async def get_response_async(self, request):
+    async def handle(self, scope, receive, send):
         if not self.one_call:
-            return await super().get_response_async(request)
-        # Django's sync ``get_response`` (the chain, the view, the error log) in one call.
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+            return await super().handle(scope, receive, send)
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        try:
+            set_script_prefix(get_script_prefix(scope))
+            response = await sync_to_async(self.served, thread_sensitive=True)(scope, body_file)
+            await self.send_response(response, send)
+            if response.streaming:
+                # Its content is produced while it is sent: it can close only after.
+                await sync_to_async(response.close, thread_sensitive=True)()
+        finally:
+            body_file.close()
+
+    def served(self, scope, body_file):
+        """A request's whole sync part in one call into its thread: what Django's ``handle``
+        does in three (``request_started``, the chain and the view, ``response.close()`` with
+        ``request_finished``), each a hand-off between the event loop and the thread. A
+        response that is not streamed is whole here, so it closes before it is sent; a
+        streamed one closes after (``handle``).
+
+        Nothing waits for a disconnect meanwhile: Django listens for one to cancel an async
+        view, and a sync view runs to its end in its thread whatever the task does."""
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+            response._handler_class = self.__class__
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size  # as Django's ``run_get_response``
+        if not response.streaming:
+            response.close()
+        return response
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":

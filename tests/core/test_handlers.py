@@ -13,7 +13,7 @@ from asgiref.sync import sync_to_async
 from channels.layers import InMemoryChannelLayer
 from django.core.signals import request_finished
 from django.db import connection
-from django.http import JsonResponse
+from django.http import JsonResponse, StreamingHttpResponse
 from django.test import override_settings
 from django.urls import path
 
@@ -165,3 +165,63 @@ async def test_pushes_of_a_response_that_never_finishes_leave_after_a_bounded_wa
         realtime.RESPONSE_SENT.reset(token)
     await asyncio.wait_for(realtime.flush(), 5)
     assert events == ["push 3"] and not gate.is_set()
+
+
+class CountingPool:
+    """The handler's pool, counting the calls each request makes into its thread."""
+
+    def __init__(self, pool):
+        self.pool, self.calls = pool, 0
+
+    def take(self):
+        executor = self.pool.take()
+        submit = executor.submit
+
+        def counted(*args, **kwargs):
+            self.calls += 1
+            return submit(*args, **kwargs)
+
+        executor.submit = counted
+        return executor
+
+    def give(self, executor):
+        del executor.submit
+        self.pool.give(executor)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_request_calls_into_its_thread_once_with_the_signals_chain_and_close(handler):
+    handler.pool = CountingPool(handler.pool)
+    finished: list[int] = []
+
+    def on_finished(**kwargs):
+        finished.append(threading.get_ident())
+
+    request_finished.connect(on_finished)
+    try:
+        assert (await get(handler, "/where"))[0] == 200
+    finally:
+        request_finished.disconnect(on_finished)
+    # Django's handle makes three: request_started, the chain, response.close().
+    assert handler.pool.calls == 1
+    assert finished == [seen[0]["thread"]]
+
+
+def stream(request):
+    def parts():
+        yield b"one,"
+        events.append("produced")
+        yield b"two"
+
+    response = StreamingHttpResponse(parts())
+    response._resource_closers.append(lambda: events.append("closed"))
+    return response
+
+
+urlpatterns.append(path("stream", stream))
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_streamed_response_is_closed_only_after_its_content_has_gone_out(handler):
+    assert await get(handler, "/stream") == (200, b"one,two")
+    assert events == ["produced", "response", "closed"]
