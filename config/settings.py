@@ -148,13 +148,12 @@ TEMPLATES = [
     },
 ]
 
-# A request's middleware and view in one call into its thread (``core.handlers``). Measured on
-# 2 cores (``make bench``): on the embedded default it doubles /healthz and the reads; beside
-# PostgreSQL with 2 workers it cost a fifth of the code and answer throughput of one game and
-# doubled the fan-out's p95, so there Django's own chain runs (see README "Requests in pooled
-# threads"). A finer switch of the pooled handler: no effect with STOCK_INTERNALS.
-REQUEST_CHAIN_IN_ONE_CALL = env_bool(
-    "REQUEST_CHAIN_IN_ONE_CALL", DATABASES["default"]["ENGINE"].endswith("sqlite3"))
+# A request's signals, middleware and view in one call into its thread (``core.handlers``; off:
+# Django's async chain, in and out of the thread around each middleware). Measured on 2 cores
+# (``make bench``, docs/performance.md "Requests in pooled threads"): faster on SQLite and on
+# PostgreSQL with one or two workers. A finer switch of the pooled handler: no effect with
+# STOCK_INTERNALS.
+REQUEST_CHAIN_IN_ONE_CALL = env_bool("REQUEST_CHAIN_IN_ONE_CALL", True)
 # The server's garbage collector (config.asgi; docs/performance.md, "The collector"): the
 # thresholds of generations 0, 1 and 2, or "python" for Python's own (700, 10, 10), which
 # also leaves the start-up's objects in the collections.

@@ -15,16 +15,16 @@ its connection and transaction; only the thread outlives it. At most ``IDLE`` ex
 the pool; a burst beyond that gets new ones, shut down (off the event loop) when it ends.
 
 Every view and middleware of the app is sync, so with ``REQUEST_CHAIN_IN_ONE_CALL`` (the
-default on SQLite) the chain is loaded sync and a request enters its thread once: for
+default) the chain is loaded sync and a request enters its thread once: for
 ``request_started``, the whole chain and view, and the response's close (``request_finished``).
 Django's async chain goes in and out of the thread for each middleware, each hop a wake-up of
 two threads and a copy of the context: on the embedded default one call for the chain doubled
 the rate of /healthz and the reads. Django's ``handle`` still made three calls around it (the
 two signals, the chain), a quarter of a GoRoD code's interpreter time (py-spy ``--gil``,
-docs/performance.md). Beside PostgreSQL with two workers it lowered the
-code and answer rate of one game by a fifth (``make bench``, two runs each way; not yet
-explained — one guess: with every request's whole chain runnable at once, the thread that holds
-the game's lock gets less of the interpreter), so there Django's chain runs, in pooled threads.
+docs/performance.md). Beside PostgreSQL the one call for the chain alone once lowered one
+game's code and answer rate with two workers, so PostgreSQL ran Django's chain; with the
+signals and the close in the same call it is faster there too (``make bench``, two runs each
+way), and it is the default everywhere.
 
 It calls Django's internals (``BaseHandler.__init__`` instead of ``ASGIHandler``'s, and
 ``load_middleware`` itself), so it sits behind ``STOCK_INTERNALS`` (``config.settings``): with

@@ -1,13 +1,12 @@
 """The middleware chain under ASGI (``core.handlers.PooledASGIHandler``): in one call, loaded
 sync, a request's middleware and view run in its thread with no hop back to the event loop
 inside the chain; otherwise Django's own (async-adapted) chain runs. One call is the default on
-SQLite, Django's chain on PostgreSQL (``REQUEST_CHAIN_IN_ONE_CALL``)."""
+every database (``REQUEST_CHAIN_IN_ONE_CALL``)."""
 
 from __future__ import annotations
 
 from asgiref.sync import AsyncToSync
 from django.conf import settings
-from django.db import connection
 from django.utils.deprecation import MiddlewareMixin
 
 from core.handlers import PooledASGIHandler
@@ -35,6 +34,6 @@ def test_otherwise_djangos_own_asgi_chain_runs_with_its_hops():
     assert any(isinstance(link, AsyncToSync) for link in links)
 
 
-def test_one_call_is_the_default_on_sqlite_and_not_on_postgresql():
-    assert settings.REQUEST_CHAIN_IN_ONE_CALL is (connection.vendor == "sqlite")
-    assert PooledASGIHandler().one_call is settings.REQUEST_CHAIN_IN_ONE_CALL
+def test_one_call_is_the_default_on_every_database():
+    assert settings.REQUEST_CHAIN_IN_ONE_CALL is True
+    assert PooledASGIHandler().one_call is True
