@@ -68,6 +68,23 @@ def _whole_text(key: str, state: dict, texts: dict[str, str], splits: dict) -> s
     return encode(state[key]) if key in splits else texts[key]
 
 
+def _patch_is_shorter(patch: str, key: str, state: dict, texts: dict[str, str],
+                      splits: dict[str, Split]) -> bool:
+    """Whether a key's patch is the smaller push: shorter than its whole value's text and the
+    ``{"=": …}`` around it. A row-by-row value is encoded whole only when a lower bound of its
+    text's length does not settle it: the rest of the value's text and two characters a row
+    (an answer's patch of the host's console was measured against every closed question's
+    answers, encoded again on each answer: a tenth of an answer's time by question 20)."""
+    split = splits.get(key)
+    if split is not None:
+        least = 2 * len(split.rows) + 1
+        if split.skeleton is not None:
+            least += len(encode(split.skeleton)) - len("null")
+        if len(patch) < least + 6:
+            return True
+    return len(patch) < len(_whole_text(key, state, texts, splits)) + 6
+
+
 def _least_length(texts: dict[str, str], splits: dict[str, Split]) -> int:
     """A lower bound of a whole state's text length, without encoding its row-by-row values:
     the other keys' texts, and for each row-by-row value its list (n values take at least
@@ -223,8 +240,8 @@ def compare_and_store(game_id: int, states: dict[str, dict], read: list[tuple],
             if found is None:
                 sub = delta.diff(_stored_value(game_id, before[key], before_rows.get(key)),
                                  state[key])
-                found = sub if sub is not None and len(encode(sub)) < len(
-                    _whole_text(key, state, texts, splits)) + 6 else {"=": state[key]}
+                found = sub if sub is not None and _patch_is_shorter(
+                    encode(sub), key, state, texts, splits) else {"=": state[key]}
                 if memo is not None:
                     shared_patches[memo] = found
             change["d"][key] = found

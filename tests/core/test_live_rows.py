@@ -268,3 +268,51 @@ def test_a_small_change_beside_a_long_row_by_row_value_does_not_encode_that_valu
     (_group, message), = sent
     assert json.loads(message["text"])["delta"] == {"d": {"round": {"=": 2}}}
     assert json.loads(stored_texts(game, ["public"])["public"])["history"] == history
+
+
+def test_a_small_change_inside_a_value_with_long_rows_is_pushed_without_encoding_it_whole(
+        game, monkeypatch, django_capture_on_commit_callbacks):
+    # The host's console: a few fields beside every closed question's row. An answer changes
+    # a field; its patch is chosen without encoding the console whole.
+    STATE.update(host={"open": 1, "history": Rows(team_rows(300), by="application")})
+    TOY.refresh(game=game)
+    old = json.loads(stored_texts(game, ["public"])["public"])
+    sent = []
+    monkeypatch.setattr("live.messages.send_to_groups", lambda messages: sent.extend(messages))
+    STATE["host"] = {"open": 2, "history": STATE["host"]["history"]}
+    encoded = []
+    real = store.encode
+    monkeypatch.setattr(store, "encode", lambda value: encoded.append(value) or real(value))
+    with django_capture_on_commit_callbacks(execute=True):
+        TOY.refresh(game=game)
+    assert not any(isinstance(v, dict) and isinstance(v.get("history"), Rows) for v in encoded)
+    (_group, message), = sent
+    pushed = json.loads(message["text"])["delta"]
+    assert pushed == {"d": {"host": {"d": {"open": {"=": 2}}}}}
+    assert delta.patch(old, pushed) == json.loads(stored_texts(game, ["public"])["public"])
+
+
+@pytest.mark.parametrize(("before", "after", "whole"), [
+    # A field of every row changes: the patch outgrows the bound (the rest and two characters
+    # a row), so the value is measured exactly, and the patch is still the shorter.
+    ({"a": "x" * 60, "n": 1}, {"a": "x" * 60, "n": 2}, False),
+    # A patch longer than the value itself: the value is pushed whole.
+    ({"a": 1}, {"b": [1, 2, 3], "c": "long enough to outgrow the value"}, True),
+])
+def test_a_patch_longer_than_the_bound_is_measured_against_the_encoded_value(
+        game, monkeypatch, django_capture_on_commit_callbacks, before, after, whole):
+    rows = lambda extra: Rows([{"application": i, **extra} for i in (1, 2)], by="application")  # noqa: E731
+    # The rest of the state is long, so that the push is the change, not the whole state.
+    STATE.update(host={"open": 1, "history": rows(before)}, rest="r" * 2000)
+    TOY.refresh(game=game)
+    old = json.loads(stored_texts(game, ["public"])["public"])
+    sent = []
+    monkeypatch.setattr("live.messages.send_to_groups", lambda messages: sent.extend(messages))
+    STATE["host"] = {"open": 1, "history": rows(after)}
+    with django_capture_on_commit_callbacks(execute=True):
+        TOY.refresh(game=game)
+    (_group, message), = sent
+    pushed = json.loads(message["text"])["delta"]["d"]["host"]
+    assert ("=" in pushed) is whole
+    assert delta.patch(old, {"d": {"host": pushed}}) == json.loads(
+        stored_texts(game, ["public"])["public"])
