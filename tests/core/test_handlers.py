@@ -208,7 +208,8 @@ async def test_a_request_calls_into_its_thread_once_with_the_signals_chain_and_c
 
 
 def stream(request):
-    def parts():
+    # Async, as Django serves a stream under ASGI (a sync one it warns about and wraps).
+    async def parts():
         yield b"one,"
         events.append("produced")
         yield b"two"
