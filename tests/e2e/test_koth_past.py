@@ -70,8 +70,10 @@ def test_a_flip_that_re_opens_a_published_game_asks_first_then_marks_the_results
         expect(asked).to_be_visible(timeout=WAIT)
         return asked
 
-    # The current question's own partner mark is asked next to its checkbox.
-    page.locator("#partner").check()
+    # The current question's own partner mark is asked next to its checkbox. A click, not
+    # ``check()``: the box goes back unticked as soon as the server asks (until applied), and a
+    # fast server answers before Playwright looks at the box after its click.
+    page.locator("#partner").click()
     marked = page.locator("label:has(#partner) + #past-confirm")
     expect(marked).to_contain_text("опубликовать их заново", timeout=WAIT)
     marked.locator("#past-confirm-cancel").click()
