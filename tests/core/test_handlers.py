@@ -226,3 +226,27 @@ urlpatterns.append(path("stream", stream))
 async def test_a_streamed_response_is_closed_only_after_its_content_has_gone_out(handler):
     assert await get(handler, "/stream") == (200, b"one,two")
     assert events == ["produced", "response", "closed"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_with_one_call_off_djangos_own_chain_still_serves_in_the_pooled_thread():
+    # REQUEST_CHAIN_IN_ONE_CALL=false: Django's handle and async chain, in pooled threads.
+    finished: list[int] = []
+
+    def on_finished(**kwargs):
+        finished.append(threading.get_ident())
+
+    request_finished.connect(on_finished)
+    try:
+        with override_settings(ROOT_URLCONF="tests.core.test_handlers",
+                               ALLOWED_HOSTS=["testserver"]):
+            handler = PooledASGIHandler(idle=2, one_call=False)
+            handler.pool = CountingPool(handler.pool)
+            assert (await get(handler, "/where"))[0] == 200
+            assert await get(handler, "/stream") == (200, b"one,two")
+    finally:
+        request_finished.disconnect(on_finished)
+        seen.clear()
+        events.clear()
+    assert handler.pool.calls > 2  # Django's hops, not the one call
+    assert len(finished) == 2 and threading.get_ident() not in finished
