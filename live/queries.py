@@ -11,8 +11,6 @@ import functools
 from core import sql
 from live.models import LivePart, LiveStream
 
-# poll, a resync, a socket's first message) and every write runs one, and the ORM spent more
-# time building these joins than the database spent answering them (a third of a public read).
 _Q, _marks = sql.q, sql.marks  # the same quoting on SQLite and PostgreSQL (``core.sql``)
 _STREAM, _PART = LiveStream._meta.db_table, LivePart._meta.db_table
 
@@ -144,8 +142,10 @@ def stored_sql(by_format: bool, audiences: int | None, packed: bool = False) -> 
 # fetched) and around each column's type of each row; in a server whose threads all want that
 # lock, each give-up costs the read a wait and a switch. Under the bench's load (one uvicorn,
 # 32 connections) fetching a 6-part state's six rows of four columns took a read's thread
-# ~240 us of CPU, one packed row ~60 us, and the state's rate rose by a third. Each part is "<position> <key length> <text length> <key><text>" (lengths
-# in characters, as SQLite's ``length`` counts them up to a NUL, which no JSON text holds):
+# ~240 us of CPU, one packed row ~60 us, and the state's rate rose by a third.
+#
+# Each part is packed as "<position> <key length> <text length> <key><text>" (lengths in
+# characters, as SQLite's ``length`` counts them up to a NUL, which no JSON text holds):
 # whatever else a key or a text holds, nothing in it can be taken for a separator.
 _PACKED = (f"p.{_Q('position')} || ' ' || length(p.{_Q('key')}) || ' ' "
            f"|| length(p.{_Q('text')}) || ' ' || p.{_Q('key')} || p.{_Q('text')}")

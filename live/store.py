@@ -338,8 +338,6 @@ def stored_parts(game_id: int, wanted: dict[str, list[str]]) -> dict[str, dict[s
     return {audience: dict(with_rows(parts)) for audience, parts in items.items()}
 
 
-# The hot reads and the write's comparison as constant SQL texts: every read (a projector's
-
 def streams_stored(game_id: int, audiences: list[str]) -> bool:
     """Every one of these audiences has a stored state (``Parts`` may be built for them)."""
     return LiveStream.objects.filter(game_id=game_id, audience__in=audiences).count() == len(
